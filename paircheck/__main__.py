@@ -1,0 +1,3 @@
+from paircheck.cli import main
+
+main()

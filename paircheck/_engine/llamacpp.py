@@ -1,0 +1,482 @@
+"""llama.cpp's rule for a separate draft model (``--spec-type draft-simple``).
+
+The checks are those of ``common_speculative_are_compatible`` in common/speculative.cpp
+of the reference version, in its order, preceded by "can each file be loaded at all".
+All of them are evaluated, so a user sees every problem at once; the first failure is
+the one llama.cpp itself stops at. The warnings cover what llama.cpp accepts but then
+pays for at run time, and never says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from paircheck import llamacpp_tables as T
+from paircheck._engine.interface import Rule
+from paircheck.model import ModelDescription
+from paircheck.report import FAIL, PASS, SKIP, CheckResult, Finding, Report
+from paircheck.textshow import show
+from paircheck.vocab import LlamaVocab
+
+ENGINE = "llama.cpp"
+METHOD = "draft-simple"
+
+SAME_FAMILY_FIX = (
+    "Use a draft from the same tokenizer family as the target (for example the smallest "
+    "model of the same series), converted with the same llama.cpp version."
+)
+
+R_LOADABLE = Rule(
+    "LC001",
+    "loadable",
+    "llama.cpp can load the file",
+    "llama.cpp's loader refuses some files outright: unknown tokenizer model or BPE "
+    "pre-tokenizer, special-token ids or add flags stored with the wrong GGUF type "
+    "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
+    "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
+    "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
+    "model'.",
+    "Reconvert the model with a current convert_hf_to_gguf.py, or use a newer llama.cpp "
+    "if the tokenizer or architecture is newer than your build.",
+)
+R_VOCAB_TYPE = Rule(
+    "LC002",
+    "vocab_type",
+    "Both vocabularies are of the same type",
+    "llama.cpp compares the vocab type its loader derives from tokenizer.ggml.model: "
+    "SPM (llama), BPE (gpt2, gemma4, ...), WPM (bert), UGM (t5), RWKV, PLAMO2. Different "
+    "model strings can map to the same type; only the type matters. This is the only "
+    "check whose failure llama.cpp names at the default log level.",
+    SAME_FAMILY_FIX,
+)
+R_BOS = Rule(
+    "LC003",
+    "bos",
+    "BOS handling matches",
+    "Both models must agree on whether a BOS token is added to the prompt; when both add "
+    "one, the BOS ids must be equal. The values are the loader's: a missing "
+    "add_bos_token key means true for SPM, WPM and some BPE pre-tokenizers (llama-bpe, "
+    "tekken, ...), Gemma-4 is forced to true, and an out-of-range id falls back to the "
+    "type default.",
+    "Use a draft from the same family. If only the add_bos flag differs, "
+    "--override-kv tokenizer.ggml.add_bos_token=bool:false (or true) applies to both "
+    "models and makes them agree, but then one model sees prompts it was not trained on.",
+)
+R_EOS = Rule(
+    "LC004",
+    "eos",
+    "EOS handling matches",
+    "Both models must agree on whether an EOS token is appended; when both append one, "
+    "the EOS ids must be equal (UGM/t5 vocabularies append EOS by default).",
+    SAME_FAMILY_FIX,
+)
+R_VOCAB_SIZE = Rule(
+    "LC005",
+    "vocab_size",
+    "Token counts differ by at most 128",
+    "The number of entries in tokenizer.ggml.tokens may differ by at most 128 "
+    "(SPEC_VOCAB_MAX_SIZE_DIFFERENCE); 128 passes, 129 fails. Family members padded to "
+    "different sizes (151936 vs 152064) pass. llama.cpp reports this failure only at "
+    "debug level, behind the message 'draft model vocab type must match target model'.",
+    SAME_FAMILY_FIX,
+)
+R_TOKEN_TEXT = Rule(
+    "LC006",
+    "token_text",
+    "Token texts are byte-equal from id 5 up",
+    "For every id from 5 up to the smaller token count, the token texts must be "
+    "byte-equal (after the loader cuts each text at its first NUL byte and replaces an "
+    "empty text with [EMPTY_<id>]). Ids 0-4 and the tail of the larger vocabulary are "
+    "not compared. llama.cpp reports this failure only at debug level.",
+    SAME_FAMILY_FIX + " Fine-tunes that add tokens (chat markers, tools) need a draft "
+    "fine-tuned with the same added tokens.",
+)
+
+W_VOCAB_TAIL = Rule(
+    "LW101",
+    "vocab_tail",
+    "Token ids exist in one model but not the other",
+    "llama.cpp accepts token counts up to 128 apart, but in the reference version any id "
+    "present in one model and not the other aborts llama-server (GGML_ABORT "
+    "'get_sub_batch: failed to add token ...'): a target token past the draft's "
+    "vocabulary cannot be mirrored into the draft, a drafted id past the target's "
+    "vocabulary cannot be verified. With padding entries ([PAD...]) that are never "
+    "sampled this rarely happens; with real tokens it will.",
+    "Prefer a draft with exactly the target's token count; otherwise make sure the extra "
+    "ids are padding that is never produced.",
+    kind="warning",
+)
+W_EOG = Rule(
+    "LW102",
+    "end_of_generation",
+    "End-of-generation tokens differ",
+    "llama.cpp stops generating at the target's end-of-generation tokens (EOS, EOT, EOM "
+    "and texts such as <|im_end|>). If the draft does not treat the same tokens as the "
+    "end, it keeps proposing past the target's end and its drafts are wasted.",
+    "Prefer the instruct/chat variant of the draft that matches the target's variant.",
+    kind="warning",
+)
+W_LOADER = Rule(
+    "LW103",
+    "loader_defaults",
+    "llama.cpp silently replaces stored values",
+    "The loader ignores an out-of-range special-token id (and keeps the type default), "
+    "disables a default id past the vocabulary, replaces empty token texts, guesses a "
+    "missing pre-tokenizer and forces add_bos for Gemma-4. paircheck shows where the "
+    "values it compared came from.",
+    "Usually nothing: the check already used the values llama.cpp will use. Reconvert "
+    "the file if the stored metadata looks wrong.",
+    kind="warning",
+)
+W_TOKENIZATION = Rule(
+    "LW104",
+    "tokenization",
+    "Same token texts, different tokenization rules",
+    "llama.cpp does not compare BPE pre-tokenizers or merges. Two vocabularies with "
+    "identical texts but different merge rules or pre-tokenizers were trained on "
+    "different token sequences, so the draft's guesses are accepted less often.",
+    "Prefer a draft converted from the same tokenizer as the target.",
+    kind="warning",
+)
+W_HEAD = Rule(
+    "LW105",
+    "draft_is_head",
+    "The draft is a speculative head, not a standalone model",
+    "EAGLE-3, DFlash/DSpark and MTP-assistant files are heads that read the target's "
+    "hidden states. draft-simple runs the draft as a standalone model, which a head "
+    "cannot be.",
+    "Use the head's own method: --spec-type draft-eagle3, draft-dflash, draft-dspark or "
+    "draft-mtp.",
+    kind="warning",
+)
+W_NONE_ABORT = Rule(
+    "LW106",
+    "no_vocab_abort",
+    "Two vocabularies without token texts",
+    "Both files declare no vocabulary (tokenizer.ggml.model no_vocab/none). llama.cpp "
+    "asserts when it reads a text of such a vocabulary, so the check aborts the process "
+    "as soon as the smaller count exceeds 5.",
+    "Use GGUF files that carry their tokenizer.",
+    kind="warning",
+)
+
+RULES: tuple[Rule, ...] = (
+    R_LOADABLE, R_VOCAB_TYPE, R_BOS, R_EOS, R_VOCAB_SIZE, R_TOKEN_TEXT,
+    W_VOCAB_TAIL, W_EOG, W_LOADER, W_TOKENIZATION, W_HEAD, W_NONE_ABORT,
+)
+
+
+def _result(rule: Rule, status: str, message: str, **details: object) -> CheckResult:
+    return CheckResult(rule.code, rule.name, status, message, dict(details), rule.fix if status == FAIL else None)
+
+
+def _finding(rule: Rule, message: str, **details: object) -> Finding:
+    return Finding(rule.code, rule.name, message, dict(details), rule.fix)
+
+
+def check_loadable(side: str, vocab: LlamaVocab) -> CheckResult:
+    if vocab.failure is None:
+        return _result(R_LOADABLE, PASS, f"{side}: llama.cpp loads the vocabulary", side=side)
+    how = "aborts the process while loading" if vocab.failure.aborts else "refuses to load"
+    return _result(
+        R_LOADABLE,
+        FAIL,
+        f"{side}: llama.cpp {how} it: {vocab.failure.message}",
+        side=side,
+        error=vocab.failure.message,
+        aborts=vocab.failure.aborts,
+    )
+
+
+def _skip(rule: Rule) -> CheckResult:
+    return _result(rule, SKIP, "not checked: a file does not load")
+
+
+def check_vocab_type(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+    details = dict(target=t.vocab_type, draft=d.vocab_type, target_name=t.vocab_type_name, draft_name=d.vocab_type_name)
+    if t.vocab_type == d.vocab_type:
+        return _result(R_VOCAB_TYPE, PASS, f"both are {t.vocab_type_name}", **details)
+    return _result(
+        R_VOCAB_TYPE,
+        FAIL,
+        f"vocab types differ: target {t.vocab_type_name} ({t.tokenizer_model}), "
+        f"draft {d.vocab_type_name} ({d.tokenizer_model})",
+        **details,
+    )
+
+
+def _check_special(rule: Rule, what: str, t_add: bool, d_add: bool, t_id: int, d_id: int) -> CheckResult:
+    details = dict(target_add=t_add, draft_add=d_add, target_id=t_id, draft_id=d_id)
+    if t_add != d_add:
+        verb = "adds" if what == "BOS" else "appends"
+        return _result(
+            rule,
+            FAIL,
+            f"the target {'' if t_add else 'never '}{verb} {what}, the draft "
+            f"{'' if d_add else 'never '}{verb} it (add: {int(t_add)} - {int(d_add)})",
+            **details,
+        )
+    if t_add and t_id != d_id:
+        return _result(rule, FAIL, f"both add {what} but the ids differ: target {t_id}, draft {d_id}", **details)
+    if not t_add:
+        return _result(rule, PASS, f"neither adds {what} (ids not compared)", **details)
+    return _result(rule, PASS, f"both add {what} {t_id}", **details)
+
+
+def check_bos(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+    return _check_special(R_BOS, "BOS", t.add_bos, d.add_bos, t.bos_id, d.bos_id)
+
+
+def check_eos(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+    return _check_special(R_EOS, "EOS", t.add_eos, d.add_eos, t.eos_id, d.eos_id)
+
+
+def check_vocab_size(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+    diff = abs(t.n_tokens - d.n_tokens)
+    limit = T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE
+    details = dict(target=t.n_tokens, draft=d.n_tokens, difference=diff, max_difference=limit)
+    if diff <= limit:
+        return _result(R_VOCAB_SIZE, PASS, f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})", **details)
+    return _result(
+        R_VOCAB_SIZE,
+        FAIL,
+        f"token counts differ by {diff}: target {t.n_tokens}, draft {d.n_tokens} (at most {limit} allowed)",
+        **details,
+    )
+
+
+def first_text_difference(t: LlamaVocab, d: LlamaVocab) -> int | None:
+    """The first id >= 5 below the smaller count whose texts differ, or None."""
+    start = T.SPEC_VOCAB_CHECK_START_TOKEN_ID
+    end = min(t.n_tokens, d.n_tokens)
+    if end <= start or t.texts[start:end] == d.texts[start:end]:
+        return None
+    # Compare in blocks so the search stays in C for long equal stretches.
+    step = 4096
+    for block in range(start, end, step):
+        stop = min(block + step, end)
+        if t.texts[block:stop] != d.texts[block:stop]:
+            for i in range(block, stop):
+                if t.texts[i] != d.texts[i]:
+                    return i
+    return None
+
+
+def check_token_text(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+    start = T.SPEC_VOCAB_CHECK_START_TOKEN_ID
+    end = min(t.n_tokens, d.n_tokens)
+    if t.vocab_type == T.VOCAB_NONE or d.vocab_type == T.VOCAB_NONE:
+        if t.vocab_type == d.vocab_type and end > start:
+            return _result(
+                R_TOKEN_TEXT, FAIL,
+                "neither vocabulary has token texts: llama.cpp aborts (GGML_ASSERT) when it reads them",
+                first_id=start, aborts=True,
+            )
+        return _result(R_TOKEN_TEXT, SKIP if end > start else PASS, "no token texts to compare (vocab type NONE)")
+    index = first_text_difference(t, d)
+    if index is None:
+        compared = max(0, end - start)
+        return _result(R_TOKEN_TEXT, PASS, f"{compared} token texts equal (ids {start}..{end - 1})", compared=compared)
+    differing = sum(1 for i in range(index, end) if t.texts[i] != d.texts[i])
+    return _result(
+        R_TOKEN_TEXT,
+        FAIL,
+        f"token {index} differs: target {show(t.texts[index])}, draft {show(d.texts[index])} "
+        f"({differing} of {end - start} compared ids differ)",
+        first_id=index,
+        target_text=show(t.texts[index]),
+        draft_text=show(d.texts[index]),
+        differing=differing,
+        compared=end - start,
+    )
+
+
+# (rule, function of the two vocabs); loadable comes first, then llama.cpp's order.
+PAIR_CHECKS: tuple[tuple[Rule, Callable[[LlamaVocab, LlamaVocab], CheckResult]], ...] = (
+    (R_VOCAB_TYPE, check_vocab_type),
+    (R_BOS, check_bos),
+    (R_EOS, check_eos),
+    (R_VOCAB_SIZE, check_vocab_size),
+    (R_TOKEN_TEXT, check_token_text),
+)
+
+
+def run_checks(t: LlamaVocab, d: LlamaVocab) -> list[CheckResult]:
+    checks = [check_loadable("target", t), check_loadable("draft", d)]
+    both_load = t.loadable and d.loadable
+    for rule, check in PAIR_CHECKS:
+        checks.append(check(t, d) if both_load else _skip(rule))
+    return checks
+
+
+_PADDING_PREFIXES = (b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved", b"<|extra_")
+
+
+def _is_padding(text: bytes) -> bool:
+    return text.startswith(_PADDING_PREFIXES)
+
+
+def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
+    if t.n_tokens == d.n_tokens or abs(t.n_tokens - d.n_tokens) > T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
+        return None
+    larger, smaller, who = (d, t, "draft") if d.n_tokens > t.n_tokens else (t, d, "target")
+    lo, hi = smaller.n_tokens, larger.n_tokens - 1
+    tail = larger.texts[lo:] if larger.texts else []
+    real = [i for i, text in enumerate(tail, start=lo) if not _is_padding(text)]
+    sample = ", ".join(f"{i} {show(larger.texts[i])}" for i in (real or list(range(lo, hi + 1)))[:3])
+    if who == "draft":
+        effect = (
+            f"the draft has ids {lo}..{hi} that the target lacks; llama-server aborts "
+            f"(get_sub_batch: failed to add token) the first time the draft proposes one"
+        )
+    else:
+        effect = (
+            f"target ids {lo}..{hi} cannot be mirrored by the draft; llama-server aborts "
+            f"(get_sub_batch: failed to add token) when the prompt or output contains one"
+        )
+    kind = f"{len(real)} of them are real tokens" if real else "all of them look like padding"
+    return _finding(
+        W_VOCAB_TAIL,
+        f"{effect} ({kind}; e.g. {sample})",
+        larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20],
+    )
+
+
+def _eog_texts(v: LlamaVocab) -> set[bytes]:
+    return {v.texts[i] for i in v.eog_ids if 0 <= i < len(v.texts)}
+
+
+def warn_end_of_generation(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
+    if not t.texts or not d.texts:
+        return None
+    t_eog, d_eog = _eog_texts(t), _eog_texts(d)
+    missing = sorted(t_eog - d_eog)
+    if not missing and t.eos_id == d.eos_id:
+        return None
+    if not missing:
+        if t.text(t.eos_id) == d.text(d.eos_id):
+            return None
+        message = f"EOS differs: target {t.eos_id} {show(t.text(t.eos_id))}, draft {d.eos_id} {show(d.text(d.eos_id))}"
+    else:
+        message = (
+            "the draft does not stop at the target's end-of-generation token(s) "
+            + ", ".join(show(x) for x in missing[:4])
+            + ": it keeps drafting past the target's end"
+        )
+    return _finding(
+        W_EOG,
+        message,
+        target_eog=sorted(show(x) for x in t_eog),
+        draft_eog=sorted(show(x) for x in d_eog),
+        target_eos=t.eos_id,
+        draft_eos=d.eos_id,
+    )
+
+
+def warn_loader_defaults(side: str, v: LlamaVocab) -> Finding | None:
+    notes = [w for w in v.loader_warnings if not w.startswith("empty token at index")]
+    empties = len(v.loader_warnings) - len(notes)
+    if empties:
+        notes.append(f"{empties} empty token text(s) replaced with [EMPTY_<id>]")
+    if not notes:
+        return None
+    return _finding(W_LOADER, f"{side}: " + "; ".join(notes[:4]), side=side, loader_warnings=notes)
+
+
+def warn_tokenization(target: ModelDescription, draft: ModelDescription) -> Finding | None:
+    t, d = target.vocab, draft.vocab
+    if t.vocab_type != T.VOCAB_BPE or d.vocab_type != T.VOCAB_BPE:
+        return None
+    t_merges = _count(target, "tokenizer.ggml.merges")
+    d_merges = _count(draft, "tokenizer.ggml.merges")
+    if t.pre == d.pre and t_merges == d_merges:
+        return None
+    return _finding(
+        W_TOKENIZATION,
+        f"pre-tokenizer {t.pre!r} vs {d.pre!r}, {t_merges} vs {d_merges} merges",
+        target_pre=t.pre, draft_pre=d.pre, target_merges=t_merges, draft_merges=d_merges,
+    )
+
+
+def _count(desc: ModelDescription, key: str) -> int | None:
+    value = desc.metadata.get(key)
+    return getattr(value, "count", None)
+
+
+HEAD_ARCHITECTURES = {"eagle3": "draft-eagle3", "dflash": "draft-dflash", "gemma4-assistant": "draft-mtp"}
+
+
+def warn_head(draft: ModelDescription) -> Finding | None:
+    arch = draft.identity.architecture or ""
+    method = HEAD_ARCHITECTURES.get(arch)
+    if method is None:
+        return None
+    return _finding(
+        W_HEAD,
+        f"the draft's architecture is {arch!r}: it is a head for {method}, not a standalone draft",
+        architecture=arch, method=method,
+    )
+
+
+def warn_none(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
+    if t.vocab_type == d.vocab_type == T.VOCAB_NONE and min(t.n_tokens, d.n_tokens) > 5:
+        return _finding(W_NONE_ABORT, "both files have no vocabulary; llama.cpp aborts while comparing them")
+    return None
+
+
+GENERIC = "draft model vocab type must match target model to use speculation"
+# What llama-server prints at the default log level when this check fails first.
+ENGINE_MESSAGES = {
+    "loadable": "failed to load draft model ... exiting due to model loading error",
+    "vocab_type": "draft model vocab type must match target model to use speculation but vocab_type_dft = ... "
+    "while vocab_type_tgt = ...",
+    "bos": "draft model bos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
+    "eos": "draft model eos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
+    "vocab_size": "only '" + GENERIC + "' (the real reason is logged at debug level)",
+    "token_text": "only '" + GENERIC + "' (the real reason is logged at debug level)",
+}
+
+
+def evaluate(target: ModelDescription, draft: ModelDescription, method: str = METHOD) -> Report:
+    t, d = target.vocab, draft.vocab
+    checks = run_checks(t, d)
+    found: list[Finding | None] = [warn_head(draft)]
+    # Pair warnings only matter for a pair that works; for a refused pair they are noise.
+    if t.loadable and d.loadable and all(c.status != FAIL for c in checks):
+        found += [
+            warn_vocab_tail(t, d),
+            warn_end_of_generation(t, d),
+            warn_tokenization(target, draft),
+            warn_none(t, d),
+        ]
+    found += [warn_loader_defaults("target", t), warn_loader_defaults("draft", d)]
+    report = Report(
+        engine=ENGINE,
+        method=method,
+        target=target,
+        draft=draft,
+        checks=checks,
+        warnings=[f for f in found if f is not None],
+        engine_version=T.REFERENCE_VERSION,
+    )
+    first = report.first_failure
+    if first is not None and first.name in ENGINE_MESSAGES:
+        report.engine_says = ENGINE_MESSAGES[first.name]
+    if report.compatible:
+        report.next_steps.append(
+            "llama-server -m TARGET -md DRAFT --spec-type draft-simple "
+            "(without --spec-type the draft is loaded but never used, silently)"
+        )
+    return report
+
+
+@dataclass(frozen=True)
+class LlamaCppEngine:
+    name: str = ENGINE
+    methods: tuple[str, ...] = (METHOD,)
+    default_method: str = METHOD
+    rules: tuple[Rule, ...] = RULES
+
+    def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report:
+        return evaluate(target, draft, method)

@@ -1,0 +1,378 @@
+"""A streaming GGUF metadata reader that stops at the end of the metadata.
+
+``gguf.GGUFReader`` maps every field of the file into numpy objects, which takes seconds
+on a 150k-token vocabulary. paircheck only needs the header and the key/value section,
+so this reader walks them once, sequentially, from any ``ByteSource`` (a local file, an
+HTTP range reader, a stream), and never touches tensor data.
+
+Hostile input is expected: every count and length is checked against the bytes that
+can still exist before anything is allocated or looped over, and what is held in memory
+grows only with the bytes actually read.
+
+Layout (GGUF v2 and v3 share it; v1 used 32-bit counts and is not supported, as in
+llama.cpp): magic "GGUF", uint32 version, uint64 tensor count, uint64 kv count, then
+kv pairs (string key, uint32 type, value), then tensor infos. The byte order of the
+whole file is that of the version field: a big-endian file stores 3 as 00 00 00 03.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, Callable, Protocol
+
+from paircheck._source.gguf_keys import SCALAR_FORMATS, ValueType
+
+GGUF_MAGIC = b"GGUF"
+SUPPORTED_VERSIONS = (2, 3)
+# Arrays nested deeper than this are refused: real files nest at most once, and a
+# hostile file could otherwise recurse without bound.
+MAX_ARRAY_DEPTH = 8
+# Arrays with more elements than this are not materialized unless asked for; their
+# type and count are kept. Scores, token types and merges are only counted.
+DEFAULT_KEEP_LIMIT = 1024
+MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8  # name length, n_dims, type, offset
+
+
+class GGUFFormatError(Exception):
+    """The bytes are not a readable GGUF file (not a model-level problem)."""
+
+
+class ByteSource(Protocol):
+    """Where the bytes come from.
+
+    ``read_at`` is called with offsets that only grow, each one where the previous read
+    ended, so a forward-only stream can implement it. It returns at most ``length``
+    bytes and fewer only at the end of the data.
+    """
+
+    name: str
+
+    @property
+    def size(self) -> int | None:  # total bytes if known
+        ...
+
+    def read_at(self, offset: int, length: int) -> bytes: ...
+
+
+class FileSource:
+    """A local file as a ByteSource."""
+
+    def __init__(self, path: str | os.PathLike[str], handle: BinaryIO) -> None:
+        self.name = os.fspath(path)
+        self._handle = handle
+        self._size = os.fstat(handle.fileno()).st_size
+
+    @property
+    def size(self) -> int | None:
+        return self._size
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        self._handle.seek(offset)
+        return self._handle.read(length)
+
+
+@dataclass(frozen=True)
+class GGUFArray:
+    """An array value. ``values`` is None when the array was counted but not kept;
+    ``head`` then holds its first raw bytes (enough for llama.cpp's size checks)."""
+
+    elem_type: int
+    count: int
+    values: list[Any] | None
+    head: bytes = b""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: int
+    offset: int
+
+
+@dataclass
+class GGUFMetadata:
+    """The header and key/value section of one GGUF file, as stored."""
+
+    version: int
+    byte_order: str  # "<" or ">"
+    tensor_count: int
+    kv: dict[str, tuple[int, Any]]  # key -> (value type, value)
+    kv_end: int  # offset of the first byte after the kv section
+    duplicate_keys: list[str] = field(default_factory=list)
+    tensors: list[TensorInfo] | None = None  # filled by read_tensor_infos
+
+    def get(self, key: str, default: Any = None) -> Any:
+        entry = self.kv.get(key)
+        return default if entry is None else entry[1]
+
+    def type_of(self, key: str) -> int | None:
+        entry = self.kv.get(key)
+        return None if entry is None else entry[0]
+
+    @property
+    def big_endian(self) -> bool:
+        return self.byte_order == ">"
+
+
+class _Cursor:
+    """Sequential access to a ByteSource through a small sliding buffer."""
+
+    def __init__(self, source: ByteSource, chunk: int) -> None:
+        self.source = source
+        self.chunk = chunk
+        self.buf = b""
+        self.buf_start = 0  # absolute offset of buf[0]
+        self.pos = 0  # absolute offset of the next byte to parse
+        self.total = source.size
+
+    def remaining(self) -> int | None:
+        return None if self.total is None else self.total - self.pos
+
+    def check_room(self, needed: int, what: str) -> None:
+        """Fail at once when ``needed`` bytes cannot exist in the rest of the file."""
+        left = self.remaining()
+        if left is not None and needed > left:
+            raise GGUFFormatError(
+                f"{what} needs at least {needed} bytes at offset {self.pos} "
+                f"but the file has only {left} left (truncated or corrupt)"
+            )
+
+    def ensure(self, n: int, what: str) -> int:
+        """Make ``n`` bytes from ``pos`` available; return their index in ``buf``."""
+        rel = self.pos - self.buf_start
+        if rel + n <= len(self.buf):
+            return rel
+        self.check_room(n, what)
+        # Keep only the unparsed tail, then read chunk by chunk: memory grows with the
+        # bytes that really arrive, not with what a header claims.
+        parts = [self.buf[rel:]]
+        have = len(parts[0])
+        end = self.buf_start + len(self.buf)
+        while have < n:
+            want = max(n - have, self.chunk)
+            data = self.source.read_at(end, want)
+            if not data:
+                raise GGUFFormatError(
+                    f"file ends at byte {end} while reading {what} (truncated)"
+                )
+            parts.append(data)
+            have += len(data)
+            end += len(data)
+        self.buf = b"".join(parts)
+        self.buf_start = self.pos
+        return 0
+
+    def unpack(self, fmt: str, size: int, what: str) -> Any:
+        i = self.ensure(size, what)
+        self.pos += size
+        return struct.unpack_from(fmt, self.buf, i)[0]
+
+    def take(self, n: int, what: str) -> bytes:
+        i = self.ensure(n, what)
+        self.pos += n
+        return self.buf[i : i + n]
+
+
+@dataclass
+class _Reader:
+    cur: _Cursor
+    bo: str
+    keep: Callable[[str, int], bool]
+
+    def u32(self, what: str) -> int:
+        return self.cur.unpack(self.bo + "I", 4, what)
+
+    def u64(self, what: str) -> int:
+        return self.cur.unpack(self.bo + "Q", 8, what)
+
+    def string(self, what: str) -> bytes:
+        n = self.u64(f"length of {what}")
+        self.cur.check_room(n, what)
+        return self.cur.take(n, what)
+
+    def value(self, vtype: int, key: str, depth: int = 0) -> Any:
+        fmt = SCALAR_FORMATS.get(vtype)
+        if fmt is not None:
+            return self.cur.unpack(self.bo + fmt[0], fmt[1], f"value of {key}")
+        if vtype == ValueType.STRING:
+            return _decode_value(self.string(f"value of {key}"))
+        if vtype == ValueType.ARRAY:
+            return self.array(key, depth)
+        raise GGUFFormatError(f"key {key!r} has unknown value type {vtype}")
+
+    def array(self, key: str, depth: int) -> GGUFArray:
+        if depth >= MAX_ARRAY_DEPTH:
+            raise GGUFFormatError(f"key {key!r}: arrays nested more than {MAX_ARRAY_DEPTH} deep")
+        elem_type = self.u32(f"array type of {key}")
+        count = self.u64(f"array length of {key}")
+        fmt = SCALAR_FORMATS.get(elem_type)
+        if fmt is not None:
+            size = count * fmt[1]
+            self.cur.check_room(size, f"array {key!r} of {count} elements")
+            keep = self.keep(key, count)
+            if not keep:
+                head = self.cur.take(min(size, 16), f"array {key!r}")
+                self._skip(size - len(head), key)
+                return GGUFArray(elem_type, count, None, head)
+            raw = self.cur.take(size, f"array {key!r}")
+            return GGUFArray(elem_type, count, list(struct.unpack(f"{self.bo}{count}{fmt[0]}", raw)))
+        if elem_type == ValueType.STRING:
+            self.cur.check_room(8 * count, f"array {key!r} of {count} strings")
+            return GGUFArray(elem_type, count, self._strings(key, count, self.keep(key, count)))
+        if elem_type == ValueType.ARRAY:
+            # Each nested array has a type and a count: at least 12 bytes.
+            self.cur.check_room(12 * count, f"array {key!r} of {count} arrays")
+            items = [self.array(key, depth + 1) for _ in range(count)]
+            return GGUFArray(elem_type, count, items)
+        raise GGUFFormatError(f"key {key!r}: array of unknown value type {elem_type}")
+
+    def _skip(self, n: int, key: str) -> None:
+        # Read through rather than seek: sources are forward-only streams.
+        cur = self.cur
+        while n > 0:
+            step = min(n, cur.chunk)
+            cur.ensure(step, f"array {key!r}")
+            cur.pos += step
+            n -= step
+
+    def _strings(self, key: str, count: int, keep: bool) -> list[bytes] | None:
+        """Read ``count`` strings; the hot loop of the whole program (tokens, merges)."""
+        cur = self.cur
+        fmt = struct.Struct(self.bo + "Q")
+        out: list[bytes] | None = [] if keep else None
+        append = out.append if out is not None else None
+        what = f"array {key!r}"
+        buf = cur.buf
+        i = cur.pos - cur.buf_start
+        end = len(buf)
+        for _ in range(count):
+            if i + 8 > end:
+                cur.pos = cur.buf_start + i
+                i = cur.ensure(8, what)
+                buf = cur.buf
+                end = len(buf)
+            (n,) = fmt.unpack_from(buf, i)
+            i += 8
+            if i + n > end:
+                cur.pos = cur.buf_start + i
+                cur.check_room(n, f"a string in {what}")
+                i = cur.ensure(n, what)
+                buf = cur.buf
+                end = len(buf)
+            if append is not None:
+                append(buf[i : i + n])
+            i += n
+        cur.pos = cur.buf_start + i
+        return out
+
+
+def _decode_value(raw: bytes) -> str:
+    # A string value with invalid UTF-8 is still data (llama.cpp keeps the bytes);
+    # surrogateescape keeps it round-trippable.
+    return raw.decode("utf-8", errors="surrogateescape")
+
+
+def _default_keep(always: frozenset[str]) -> Callable[[str, int], bool]:
+    def keep(key: str, count: int) -> bool:
+        return key in always or count <= DEFAULT_KEEP_LIMIT
+
+    return keep
+
+
+def read_metadata(
+    source: ByteSource,
+    keep_arrays: frozenset[str] = frozenset(),
+    chunk: int = 1 << 20,
+) -> tuple[GGUFMetadata, _Cursor]:
+    """Parse header and key/value section; return them and the cursor after them.
+
+    Arrays named in ``keep_arrays`` are materialized whatever their length; other
+    arrays longer than DEFAULT_KEEP_LIMIT are only counted. Raises GGUFFormatError.
+    """
+    cur = _Cursor(source, chunk)
+    try:
+        cur.ensure(4 if cur.total is None else min(4, cur.total), "the magic number")
+    except GGUFFormatError:
+        pass  # shorter than a magic number: reported just below
+    if cur.buf[:4] != GGUF_MAGIC:
+        raise GGUFFormatError(_not_gguf_message(cur.buf[:64]))
+    cur.pos = 4
+    raw_version = cur.take(4, "the version")
+    le, be = struct.unpack("<I", raw_version)[0], struct.unpack(">I", raw_version)[0]
+    if le in SUPPORTED_VERSIONS:
+        bo, version = "<", le
+    elif be in SUPPORTED_VERSIONS:
+        bo, version = ">", be
+    elif le == 1 or be == 1:
+        raise GGUFFormatError("GGUF version 1 is not supported by llama.cpp; reconvert the model")
+    else:
+        raise GGUFFormatError(f"unknown GGUF version {le} (supported: 2, 3)")
+    reader = _Reader(cur, bo, _default_keep(keep_arrays))
+    tensor_count = reader.u64("the tensor count")
+    kv_count = reader.u64("the key/value count")
+    # Each key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes.
+    cur.check_room(13 * kv_count, f"{kv_count} key/value pairs")
+    kv: dict[str, tuple[int, Any]] = {}
+    duplicates: list[str] = []
+    for index in range(kv_count):
+        raw_key = reader.string(f"key #{index}")
+        try:
+            key = raw_key.decode("utf-8")
+        except UnicodeDecodeError:
+            raise GGUFFormatError(
+                f"key #{index} at offset {cur.pos - len(raw_key)} is not valid UTF-8"
+            ) from None
+        vtype = reader.u32(f"type of {key!r}")
+        value = reader.value(vtype, key)
+        if key in kv:
+            duplicates.append(key)  # llama.cpp's gguf loader refuses such a file
+        else:
+            kv[key] = (vtype, value)
+    meta = GGUFMetadata(
+        version=version,
+        byte_order=bo,
+        tensor_count=tensor_count,
+        kv=kv,
+        kv_end=cur.pos,
+        duplicate_keys=duplicates,
+    )
+    return meta, cur
+
+
+def read_tensor_infos(meta: GGUFMetadata, cur: _Cursor) -> list[TensorInfo]:
+    """Parse the tensor infos that follow the kv section (never the tensor data)."""
+    reader = _Reader(cur, meta.byte_order, _default_keep(frozenset()))
+    cur.check_room(MIN_TENSOR_INFO_BYTES * meta.tensor_count, f"{meta.tensor_count} tensor infos")
+    infos: list[TensorInfo] = []
+    for index in range(meta.tensor_count):
+        name = reader.string(f"name of tensor #{index}").decode("utf-8", errors="replace")
+        n_dims = reader.u32(f"dimensions of tensor {name!r}")
+        if n_dims > 8:
+            raise GGUFFormatError(f"tensor {name!r} claims {n_dims} dimensions (max 8)")
+        shape = tuple(reader.u64(f"shape of tensor {name!r}") for _ in range(n_dims))
+        ggml_type = reader.u32(f"type of tensor {name!r}")
+        offset = reader.u64(f"offset of tensor {name!r}")
+        infos.append(TensorInfo(name, shape, ggml_type, offset))
+    meta.tensors = infos
+    return infos
+
+
+def _not_gguf_message(head: bytes) -> str:
+    """Say what the file looks like instead, when that is easy to tell."""
+    if not head:
+        return "empty file, not a GGUF model"
+    if head.startswith(b"version https://git-lfs"):
+        return "this is a Git LFS pointer, not the model: run `git lfs pull` or download the file"
+    stripped = head.lstrip()
+    if stripped.startswith((b"{", b"[")):
+        return "this is a JSON file, not a GGUF model"
+    if stripped[:15].lower().startswith((b"<!doctype", b"<html")):
+        return "this is an HTML page, not a GGUF model (a download link to a web page?)"
+    if len(head) >= 9 and head[8:9] == b"{":
+        return "this looks like a safetensors file, not GGUF: give the model folder instead"
+    if head.startswith(b"PK"):
+        return "this is a zip archive (a PyTorch checkpoint?), not a GGUF model"
+    return f"not a GGUF file (it starts with {head[:8]!r}, expected b'GGUF')"

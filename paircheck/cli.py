@@ -123,16 +123,17 @@ def explain(code: str | None) -> None:
         click.echo(click.wrap_text(paragraph, 100) + "\n")
 
 
-def _register_optional_commands() -> None:
-    """Subcommands that live in their own modules."""
-    try:
-        from paircheck.cli_pairs import pairs
-    except ImportError:  # pragma: no cover - the registry command is optional at import time
-        return
+def _register_commands() -> None:
+    """Subcommands that live in their own modules (imported here to keep start-up lean)."""
+    from paircheck.cli_pairs import pairs
+    from paircheck.cli_preflight import COMMANDS as preflight_commands
+
     cli.add_command(pairs)
+    for command in preflight_commands:
+        cli.add_command(command)
 
 
-_register_optional_commands()
+_register_commands()
 
 
 def _fail(message: str) -> None:

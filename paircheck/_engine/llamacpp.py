@@ -9,7 +9,7 @@ pays for at run time, and never says.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from paircheck import llamacpp_tables as T
@@ -324,7 +324,7 @@ def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
     lo, hi = smaller.n_tokens, larger.n_tokens - 1
     tail = larger.texts[lo:] if larger.texts else []
     real = [i for i, text in enumerate(tail, start=lo) if not _is_padding(text)]
-    sample = ", ".join(f"{i} {show(larger.texts[i])}" for i in (real or list(range(lo, hi + 1)))[:3])
+    sample = ", ".join(f"{i} {show(larger.text(i))}" for i in (real or list(range(lo, hi + 1)))[:3])
     if who == "draft":
         effect = (
             f"the draft has ids {lo}..{hi} that the target lacks; llama-server aborts "
@@ -471,12 +471,34 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
     return report
 
 
+def _methods() -> tuple[str, ...]:
+    from paircheck._engine import llamacpp_methods as M
+
+    return (METHOD, *M.HEAD_METHODS, *M.NGRAM_METHODS)
+
+
+def _method_rules() -> tuple[Rule, ...]:
+    from paircheck._engine import llamacpp_methods as M
+
+    return M.RULES
+
+
 @dataclass(frozen=True)
 class LlamaCppEngine:
     name: str = ENGINE
-    methods: tuple[str, ...] = (METHOD,)
+    methods: tuple[str, ...] = field(default_factory=_methods)
     default_method: str = METHOD
-    rules: tuple[Rule, ...] = RULES
+    rules: tuple[Rule, ...] = field(default_factory=lambda: RULES + _method_rules())
 
     def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report:
-        return evaluate(target, draft, method)
+        if method != METHOD:
+            from paircheck._engine.llamacpp_methods import evaluate_method
+
+            return evaluate_method(target, draft, method)
+        report = evaluate(target, draft, method)
+        if not report.compatible:
+            # The draft-simple verdict itself is unchanged; only a way forward is added.
+            from paircheck._engine.llamacpp_methods import NGRAM_SUGGESTION
+
+            report.next_steps.append(NGRAM_SUGGESTION)
+        return report

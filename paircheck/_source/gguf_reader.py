@@ -239,33 +239,55 @@ class _Reader:
             n -= step
 
     def _strings(self, key: str, count: int, keep: bool) -> list[bytes] | None:
-        """Read ``count`` strings; the hot loop of the whole program (tokens, merges)."""
+        """Read ``count`` strings: the hot loop of the whole program (tokens, merges).
+
+        Strings that lie wholly inside the buffer go through a tight loop with no
+        method calls but one unpack; a string that crosses the buffer's end takes the
+        slow, checked path, then the tight loop resumes on the refilled buffer.
+        """
         cur = self.cur
-        fmt = struct.Struct(self.bo + "Q")
+        unpack = struct.Struct(self.bo + "Q").unpack_from
         out: list[bytes] | None = [] if keep else None
-        append = out.append if out is not None else None
         what = f"array {key!r}"
-        buf = cur.buf
-        i = cur.pos - cur.buf_start
-        end = len(buf)
-        for _ in range(count):
-            if i + 8 > end:
-                cur.pos = cur.buf_start + i
-                i = cur.ensure(8, what)
-                buf = cur.buf
-                end = len(buf)
-            (n,) = fmt.unpack_from(buf, i)
-            i += 8
-            if i + n > end:
-                cur.pos = cur.buf_start + i
-                cur.check_room(n, f"a string in {what}")
-                i = cur.ensure(n, what)
-                buf = cur.buf
-                end = len(buf)
-            if append is not None:
-                append(buf[i : i + n])
-            i += n
-        cur.pos = cur.buf_start + i
+        k = 0
+        while k < count:
+            buf = cur.buf
+            i = cur.pos - cur.buf_start
+            end = len(buf)
+            if out is not None:
+                append = out.append
+                for k in range(k, count):
+                    j = i + 8
+                    if j > end:
+                        break
+                    stop = j + unpack(buf, i)[0]
+                    if stop > end:
+                        break
+                    append(buf[j:stop])
+                    i = stop
+                else:
+                    k = count
+            else:
+                for k in range(k, count):
+                    j = i + 8
+                    if j > end:
+                        break
+                    stop = j + unpack(buf, i)[0]
+                    if stop > end:
+                        break
+                    i = stop
+                else:
+                    k = count
+            cur.pos = cur.buf_start + i
+            if k >= count:
+                break
+            n = self.u64(f"length of a string in {what}")
+            cur.check_room(n, f"a string in {what}")
+            if out is not None:
+                out.append(cur.take(n, what))
+            else:
+                self._skip(n, key)
+            k += 1
         return out
 
 

@@ -1,0 +1,130 @@
+"""How fast is a whole ``paircheck`` process, against two baselines measured in the same run?
+
+Baselines, on the same pairs of llama.cpp's largest real vocab files:
+  * gguf-py: a check built on ``gguf.GGUFReader`` (reads tokens and keys of both files);
+  * llama.cpp: its own C++ vocab-only load of both files (llama-cpp-python), timed
+    around the two load calls only (the process start is not counted for it).
+
+paircheck is timed as a whole process (interpreter start, imports, output), because
+that is what a launch script pays. Peak memory is the child's max RSS.
+
+    python bench/bench.py [--runs 5]
+
+Needs the test corpus (downloaded on first use, see tests/corpus.py) and, for the
+llama.cpp baseline, the ``oracle`` extra (llama-cpp-python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+
+PAIRS = [("gemma-4", "command-r"), ("qwen2", "qwen35"), ("command-r", "qwen2")]
+
+GGUF_PY_CHECK = r"""
+import sys
+from gguf import GGUFReader
+def load(path):
+    r = GGUFReader(path)
+    f = r.fields
+    toks = f["tokenizer.ggml.tokens"]
+    texts = [bytes(toks.parts[i]) for i in toks.data]
+    model = bytes(f["tokenizer.ggml.model"].parts[-1])
+    return model, texts
+(tm, tt), (dm, dt) = load(sys.argv[1]), load(sys.argv[2])
+n = min(len(tt), len(dt))
+ok = tm == dm and abs(len(tt) - len(dt)) <= 128 and tt[5:n] == dt[5:n]
+sys.exit(0 if ok else 1)
+"""
+
+LLAMA_LOAD = r"""
+import ctypes, sys, time
+from llama_cpp import llama_cpp as L
+L.llama_backend_init()
+@ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+def quiet(level, text, user):
+    pass
+L.llama_log_set(quiet, None)
+params = L.llama_model_default_params()
+params.vocab_only = True
+start = time.perf_counter()
+for path in sys.argv[1:]:
+    model = L.llama_model_load_from_file(path.encode(), params)
+    if not model:
+        sys.exit(3)
+    L.llama_model_free(model)
+print(time.perf_counter() - start)
+"""
+
+
+def run_child(argv: list[str]) -> tuple[float, int, str]:
+    """Wall time, peak RSS (KiB) and stdout of one child process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    out = proc.stdout.read() if proc.stdout else ""
+    _, _, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return time.perf_counter() - start, usage.ru_maxrss, out
+
+
+def metadata_bytes(path: Path) -> int:
+    from paircheck.api import describe
+
+    return describe(str(path)).metadata_bytes
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    from corpus import corpus_dir
+
+    root = corpus_dir()
+    try:
+        import llama_cpp  # noqa: F401
+
+        have_llama = True
+    except ImportError:
+        have_llama = False
+        print("llama-cpp-python not installed: the llama.cpp baseline is skipped (pip install -e '.[oracle]')")
+
+    print(f"{'pair':<22} {'paircheck':>10} {'gguf-py':>9} {'llama.cpp':>10} {'pc/gguf':>8} {'pc/llama':>9} "
+          f"{'peak MiB':>9} {'meta MiB':>9} {'peak/(2*meta+60)':>17}")
+    worst = 0.0
+    for target_name, draft_name in PAIRS:
+        t = root / f"ggml-vocab-{target_name}.gguf"
+        d = root / f"ggml-vocab-{draft_name}.gguf"
+        pc_times, peaks, gp_times, ll_times = [], [], [], []
+        for _ in range(args.runs):
+            wall, rss, _ = run_child([sys.executable, "-m", "paircheck", "-q", str(t), str(d)])
+            pc_times.append(wall)
+            peaks.append(rss)
+            gp_times.append(run_child([sys.executable, "-c", GGUF_PY_CHECK, str(t), str(d)])[0])
+            if have_llama:
+                ll_times.append(float(run_child([sys.executable, "-c", LLAMA_LOAD, str(t), str(d)])[2]))
+        pc = statistics.median(pc_times)
+        gp = statistics.median(gp_times)
+        ll = statistics.median(ll_times) if ll_times else float("nan")
+        meta = (metadata_bytes(t) + metadata_bytes(d)) / 2**20
+        peak = max(peaks) / 1024
+        budget = peak / (2 * meta + 60)
+        worst = max(worst, pc / ll if ll_times else 0.0)
+        print(f"{target_name + ' + ' + draft_name:<22} {pc:>9.3f}s {gp:>8.3f}s {ll:>9.3f}s {pc / gp:>8.2f} "
+              f"{pc / ll:>9.2f} {peak:>9.1f} {meta:>9.1f} {budget:>17.2f}")
+    print(f"\nmedians of {args.runs} runs; targets: paircheck/llama.cpp <= 0.50, peak/(2*meta+60) <= 1.00")
+    if have_llama:
+        print(f"worst paircheck/llama.cpp ratio: {worst:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

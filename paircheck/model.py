@@ -54,6 +54,8 @@ class ModelDescription:
     hf: HFFacts | None = None
     # Caveats a source wants the user to see (e.g. a converter choice it cannot know).
     notes: list[str] = field(default_factory=list)
+    # For a remote read: requests made and bytes received (a remote.FetchStats).
+    fetch: Any = None
 
     @property
     def display_name(self) -> str:

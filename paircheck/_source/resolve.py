@@ -1,4 +1,10 @@
-"""Pick the source for what the user typed and return its ModelDescription."""
+"""Pick the source for what the user typed and return its ModelDescription.
+
+Order: an existing local path (GGUF file, any shard of a split GGUF, or a Hugging Face
+folder), then an http(s) URL, then a Hub reference (``org/name``, ``org/name:Q4_K_M``,
+``org/name/file.gguf``, ``hf://...``). A local path always wins over a Hub id of the
+same spelling, as with transformers' ``from_pretrained``.
+"""
 
 from __future__ import annotations
 
@@ -10,13 +16,31 @@ from paircheck.model import ModelDescription
 from paircheck.vocab import Override
 
 
-def describe(spec: str, overrides: dict[str, Override] | None = None) -> ModelDescription:
-    """A local GGUF file (or shard). Other kinds of source plug in here."""
+def describe(spec: str, overrides: dict[str, Override] | None = None, progress: bool = False) -> ModelDescription:
+    """Describe one model; ``progress`` shows a progress line on a terminal for remote reads."""
     if not spec:
         raise InputError("", "empty model argument")
-    path = Path(spec)
+    path = Path(spec).expanduser()
     if path.is_dir():
-        raise InputError(spec, "is a directory, expected a .gguf file")
+        from paircheck._source.hf_folder import describe_hf_folder, is_hf_folder
+
+        if not is_hf_folder(path):
+            raise InputError(spec, "is a directory without config.json, tokenizer.json or tokenizer.model (expected a .gguf file or a Hugging Face model folder)")
+        return describe_hf_folder(path, spec, "hf-folder", overrides)
     if path.exists():
-        return describe_gguf_file(spec, overrides)
+        return describe_gguf_file(str(path), overrides)
+    if spec.startswith(("http://", "https://")):
+        from paircheck._source.remote import describe_remote_gguf
+        from paircheck._source.hub import HubSettings
+
+        headers = {}
+        settings = HubSettings.from_env()
+        if settings.token and spec.startswith(settings.endpoint + "/"):
+            headers["Authorization"] = f"Bearer {settings.token}"
+        return describe_remote_gguf(spec, spec, "remote-gguf", headers, progress, overrides=overrides)
+    from paircheck._source.hub import describe_hub, parse_hub_spec
+
+    ref = parse_hub_spec(spec)
+    if ref is not None and (ref.filename or not spec.lower().endswith(".gguf")):
+        return describe_hub(spec, ref, overrides, progress)
     raise InputError(spec, "no such file")

@@ -1,0 +1,439 @@
+"""Source: a local Hugging Face model folder, described as llama.cpp would see it after
+``convert_hf_to_gguf.py`` (llama-cpp-python 0.3.36), plus the HF-native numbers.
+
+The converter's choices mirrored here (read from its source, not copied):
+
+* vocab path: a SentencePiece ``tokenizer.model`` -> ``llama`` (texts from the model,
+  padded to config ``vocab_size`` with ``[PAD<i>]``, added tokens from
+  ``added_tokens.json`` and ``tokenizer_config.json``); otherwise ``tokenizer.json``:
+  byte-level BPE -> ``gpt2``, WordPiece -> ``bert`` (with its phantom-space texts),
+  BPE with byte fallback -> ``llama`` (LlamaHfVocab), Unigram -> ``t5``;
+* ``get_vocab_base``: ids 0..vocab_size-1, a missing id becomes ``[PAD<id>]``;
+* the BPE pre-tokenizer: the converter hashes the ids of a check text and looks the hash
+  up; paircheck does the same with the ``tokenizers`` package. An unknown hash makes
+  the converter stop, which is reported as a note and judged as ``default``;
+* ``SpecialVocab``: BOS/EOS/... ids from ``tokenizer_config.json`` tokens matched to
+  ``tokenizer.json``'s added tokens, then ``config.json`` ``*_token_id``; the add flags
+  from the post-processor first, then ``add_*_token`` in ``tokenizer_config.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paircheck import llamacpp_tables as T
+from paircheck._source import gguf_keys as K
+from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
+from paircheck._source.gguf_keys import ValueType
+from paircheck._source.gguf_reader import GGUFArray, GGUFMetadata
+from paircheck.errors import InputError
+from paircheck.model import HFFacts, Identity, ModelDescription
+from paircheck.vocab import Override, derive_llama_vocab
+
+HF_FILES = (
+    "config.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "generation_config.json",
+    "tokenizer.model",
+    "added_tokens.json",
+)
+
+# gguf.TokenType
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+# config model_type -> llama.cpp architecture, where the names differ.
+_ARCH_ALIASES = {"mistral": "llama", "mixtral": "llama", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe", "gpt_neox": "gptneox"}
+_SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
+_SPECIAL_KEYS = {
+    "bos": K.BOS_ID, "eos": K.EOS_ID, "unk": K.UNK_ID, "sep": K.SEP_ID, "pad": K.PAD_ID,
+    "cls": "tokenizer.ggml.cls_token_id", "mask": K.MASK_ID, "eot": K.EOT_ID, "eom": K.EOM_ID,
+}
+
+
+def is_hf_folder(path: Path) -> bool:
+    return path.is_dir() and any((path / name).is_file() for name in ("config.json", "tokenizer.json", "tokenizer.model"))
+
+
+def _json(path: Path, location: str) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise InputError(location, f"cannot read {path.name}: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(location, f"{path.name} is not a JSON object")
+    return data
+
+
+@dataclass
+class _Converted:
+    model: str
+    pre: str | None
+    tokens: list[bytes]
+    merges: int | None = None
+    scores: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+def describe_hf_folder(
+    folder: Path,
+    location: str,
+    source_kind: str = "hf-folder",
+    overrides: dict[str, Override] | None = None,
+    repo_id: str | None = None,
+) -> ModelDescription:
+    config = _json(folder / "config.json", location) or {}
+    tok_config = _json(folder / "tokenizer_config.json", location)
+    tok_json_path = folder / "tokenizer.json"
+    if not (folder / "tokenizer.model").is_file() and not tok_json_path.is_file():
+        raise InputError(location, "no tokenizer.json or tokenizer.model in this folder: cannot tell its vocabulary")
+    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    config_vocab = config.get("vocab_size") or text_config.get("vocab_size")
+    config_vocab = config_vocab if isinstance(config_vocab, int) and config_vocab > 0 else None
+
+    tokenizer = None
+    tok_json: dict[str, Any] | None = None
+    if tok_json_path.is_file():
+        tokenizer = _load_tokenizer(tok_json_path, location)
+        tok_json = _json(tok_json_path, location)
+
+    if (folder / "tokenizer.model").is_file():
+        conv = _convert_sentencepiece(folder, config_vocab, tok_config, location)
+    else:
+        assert tok_json is not None and tokenizer is not None
+        conv = _convert_tokenizer_json(tok_json, tokenizer, config_vocab)
+
+    arch, arch_note = _architecture(config)
+    kv: dict[str, tuple[int, Any]] = {
+        K.ARCHITECTURE: (ValueType.STRING, arch),
+        K.NAME: (ValueType.STRING, folder.name if repo_id is None else repo_id.split("/")[-1]),
+        K.TOKENIZER_MODEL: (ValueType.STRING, conv.model),
+    }
+    if conv.pre is not None:
+        kv[K.TOKENIZER_PRE] = (ValueType.STRING, conv.pre)
+    n = len(conv.tokens)
+    kv[K.TOKENS] = (ValueType.ARRAY, GGUFArray(ValueType.STRING, n, conv.tokens))
+    if conv.scores:
+        kv[K.SCORES] = (ValueType.ARRAY, GGUFArray(ValueType.FLOAT32, n, None))
+    kv[K.TOKEN_TYPE] = (ValueType.ARRAY, GGUFArray(ValueType.INT32, n, None))
+    if conv.merges is not None:
+        kv[K.MERGES] = (ValueType.ARRAY, GGUFArray(ValueType.STRING, conv.merges, None))
+    n_vocab = n if conv.model == "llama" else None
+    ids, adds = _special_vocab(tok_json, tok_config, config, n_vocab)
+    for typ, tid in ids.items():
+        kv[_SPECIAL_KEYS[typ]] = (ValueType.UINT32, tid)
+    for typ, flag in adds.items():
+        kv[f"tokenizer.ggml.add_{typ}_token"] = (ValueType.BOOL, flag)
+    meta = GGUFMetadata(version=3, byte_order="<", tensor_count=0, kv=kv, kv_end=0)
+
+    hf = HFFacts(
+        config_vocab_size=config_vocab,
+        tokenizer_len=tokenizer.get_vocab_size(with_added_tokens=True) if tokenizer is not None else None,
+        base_vocab_size=tokenizer.get_vocab_size(with_added_tokens=False) if tokenizer is not None else None,
+        model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
+        architectures=tuple(a for a in config.get("architectures") or () if isinstance(a, str)),
+        extra={"tokenizer_class": (tok_config or {}).get("tokenizer_class")},
+    )
+    notes = [*conv.notes]
+    if arch_note:
+        notes.append(arch_note)
+    notes.append(
+        "judged as the GGUF that convert_hf_to_gguf.py (llama.cpp of llama-cpp-python 0.3.36) would write from this folder"
+    )
+    identity = Identity(
+        architecture=arch,
+        name=repo_id or folder.name,
+        repo=repo_id,
+        base_models=(),
+    )
+    return ModelDescription(
+        location=location,
+        source_kind=source_kind,
+        metadata=meta,
+        vocab=derive_llama_vocab(meta, overrides),
+        identity=identity,
+        resolved_path=str(folder),
+        hf=hf,
+        notes=notes,
+    )
+
+
+def _load_tokenizer(path: Path, location: str) -> Any:
+    from tokenizers import Tokenizer  # imported here: ~50 ms, only for HF folders
+
+    try:
+        return Tokenizer.from_file(str(path))
+    except Exception as exc:  # noqa: BLE001 - the Rust side raises plain Exception
+        raise InputError(location, f"tokenizers cannot load tokenizer.json: {exc}") from None
+
+
+def _architecture(config: dict[str, Any]) -> tuple[str, str | None]:
+    model_type = config.get("model_type")
+    text = config.get("text_config")
+    if isinstance(text, dict) and isinstance(text.get("model_type"), str) and model_type not in T.ARCHITECTURES:
+        model_type = text["model_type"]
+    if isinstance(model_type, str):
+        arch = _ARCH_ALIASES.get(model_type, model_type)
+        if arch in T.ARCHITECTURES:
+            return arch, None
+    return "llama", (
+        f"config.json model_type {model_type!r} is not mapped to a llama.cpp architecture here; "
+        "judged with the llama architecture (only the tokenizer is compared)"
+    )
+
+
+def _convert_tokenizer_json(tok_json: dict[str, Any], tokenizer: Any, config_vocab: int | None) -> _Converted:
+    model = tok_json.get("model") or {}
+    mtype = model.get("type")
+    notes: list[str] = []
+    vocab: dict[str, int] = tokenizer.get_vocab(with_added_tokens=True)
+    added = {t.get("content"): t for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
+    if mtype == "BPE" and model.get("byte_fallback"):
+        # A SentencePiece-style BPE without tokenizer.model: LlamaHfVocab, not padded.
+        by_id = sorted(vocab.items(), key=lambda kv: kv[1])
+        tokens = [text.encode("utf-8") for text, _ in by_id]
+        notes.append("SentencePiece-style BPE without tokenizer.model: converted as llama.cpp's LlamaHfVocab would (no padding)")
+        return _Converted("llama", "default", tokens, None, True, notes)
+    size = config_vocab or len(vocab)
+    if vocab and max(vocab.values()) >= size:
+        notes.append(
+            f"tokenizer ids reach {max(vocab.values())} but config vocab_size is {size}: "
+            "convert_hf_to_gguf.py stops on this (assert); judged with the ids that fit"
+        )
+    reverse = {i: text for text, i in vocab.items()}
+    tokens: list[bytes] = []
+    bert = mtype == "WordPiece"
+    for i in range(size):
+        text = reverse.get(i)
+        if text is None:
+            tokens.append(f"[PAD{i}]".encode())
+            continue
+        info = added.get(text)
+        if info is not None and not (info.get("special") or _looks_special(text)):
+            text = text.replace("\u2581", " ")  # the converter pre-normalizes user-defined spaces
+        if bert and not (info is not None and (info.get("special") or _looks_special(text))):
+            text = text[2:] if text.startswith("##") else "\u2581" + text
+        tokens.append(text.encode("utf-8"))
+    if mtype == "WordPiece":
+        return _Converted("bert", "default", tokens, None, False, notes)
+    if mtype == "Unigram":
+        notes.append("Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5")
+        return _Converted("t5", None, tokens, None, True, notes)
+    if mtype != "BPE":
+        notes.append(f"tokenizer model type {mtype!r}: judged as byte-level BPE (gpt2)")
+    pre, pre_note = _detect_pre(tokenizer)
+    if pre_note:
+        notes.append(pre_note)
+    merges = model.get("merges")
+    return _Converted("gpt2", pre, tokens, len(merges) if isinstance(merges, list) else 0, False, notes)
+
+
+def _looks_special(text: str) -> bool:
+    # does_token_look_special of the converter.
+    return (
+        text in ("<pad>", "<mask>", "<2mass>", "[@BOS@]")
+        or (text.startswith("<|") and text.endswith("|>"))
+        or (text.startswith("<\uff5c") and text.endswith("\uff5c>"))
+        or (text.startswith("<unused") and text.endswith(">"))
+    )
+
+
+def _detect_pre(tokenizer: Any) -> tuple[str, str | None]:
+    ids = tokenizer.encode(CHECK_TEXT, add_special_tokens=True).ids
+    digest = hashlib.sha256(str(ids).encode()).hexdigest()
+    pre = PRE_BY_HASH.get(digest)
+    if pre is not None:
+        return pre, None
+    return "default", (
+        f"the BPE pre-tokenizer is not one convert_hf_to_gguf.py recognizes (hash {digest[:12]}...): "
+        "the converter would stop; judged as if it were written as 'default'"
+    )
+
+
+def _convert_sentencepiece(
+    folder: Path, config_vocab: int | None, tok_config: dict[str, Any] | None, location: str
+) -> _Converted:
+    pieces = _read_sentencepiece(folder / "tokenizer.model", location)
+    size = config_vocab or len(pieces)
+    tokens = [f"[PAD{i}]".encode() for i in range(size)]
+    types = [UNUSED] * size
+    for i, (piece, ptype) in enumerate(pieces[:size]):
+        tokens[i] = piece
+        types[i] = ptype
+    added = _json(folder / "added_tokens.json", location) or {}
+    for text, tid in added.items():
+        if isinstance(tid, int) and 0 <= tid < size:
+            tokens[tid] = text.encode("utf-8")
+            types[tid] = USER_DEFINED
+    for key, data in ((tok_config or {}).get("added_tokens_decoder") or {}).items():
+        try:
+            tid = int(key)
+        except ValueError:
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("content"), str) or not 0 <= tid < size:
+            continue
+        text = data["content"]
+        if not (data.get("special") or _looks_special(text)):
+            text = text.replace("\u2581", " ")
+        tokens[tid] = text.encode("utf-8")
+    notes = []
+    if len(pieces) > size:
+        notes.append(f"tokenizer.model has {len(pieces)} pieces but config vocab_size is {size}: the converter drops the rest")
+    return _Converted("llama", "default", tokens, None, True, notes)
+
+
+def _read_sentencepiece(path: Path, location: str) -> list[tuple[bytes, int]]:
+    """The pieces of a SentencePiece ModelProto: field 1 repeated {1: piece, 3: type}.
+
+    A minimal protobuf walk, so that sentencepiece (a compiled dependency) is not needed.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(location, f"cannot read tokenizer.model: {exc.strerror or exc}") from None
+    pieces: list[tuple[bytes, int]] = []
+    try:
+        for field_no, wire, value in _proto_fields(data):
+            if field_no == 1 and wire == 2:
+                piece, ptype = b"", NORMAL
+                for f2, w2, v2 in _proto_fields(value):
+                    if f2 == 1 and w2 == 2:
+                        piece = v2
+                    elif f2 == 3 and w2 == 0:
+                        ptype = v2
+                pieces.append((piece, ptype))
+    except (IndexError, ValueError, struct.error):
+        raise InputError(location, "tokenizer.model is not a SentencePiece model (bad protobuf)") from None
+    if not pieces:
+        raise InputError(location, "tokenizer.model has no pieces (not a SentencePiece model?)")
+    return pieces
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    shift = value = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, i
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _proto_fields(data: bytes) -> Any:
+    i, end = 0, len(data)
+    while i < end:
+        key, i = _varint(data, i)
+        field_no, wire = key >> 3, key & 7
+        if wire == 0:
+            value, i = _varint(data, i)
+        elif wire == 1:
+            value, i = data[i : i + 8], i + 8
+        elif wire == 2:
+            length, i = _varint(data, i)
+            if i + length > end:
+                raise ValueError("truncated")
+            value, i = data[i : i + length], i + length
+        elif wire == 5:
+            value, i = data[i : i + 4], i + 4
+        else:
+            raise ValueError(f"wire type {wire}")
+        yield field_no, wire, value
+
+
+def _token_content(entry: Any) -> str | None:
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry, dict) and isinstance(entry.get("content"), str):
+        return entry["content"]
+    return None
+
+
+def _special_vocab(
+    tok_json: dict[str, Any] | None,
+    tok_config: dict[str, Any] | None,
+    config: dict[str, Any],
+    n_vocab: int | None,
+) -> tuple[dict[str, int], dict[str, bool]]:
+    """SpecialVocab of gguf-py: the special ids and add flags the converter writes."""
+    ids: dict[str, int] = {}
+    adds: dict[str, bool] = {}
+    types = list(_SPECIAL_TYPES)
+    cfg = dict(tok_config or {})
+
+    def put(typ: str, tid: Any) -> None:
+        if isinstance(tid, int) and not isinstance(tid, bool) and tid >= 0 and typ not in ids:
+            if n_vocab is None or tid < n_vocab:
+                ids[typ] = tid
+
+    added_tokens = (tok_json or {}).get("added_tokens") or []
+    if tok_json is not None:
+        bos, cls = _token_content(cfg.get("bos_token")), _token_content(cfg.get("cls_token"))
+        eos, sep = _token_content(cfg.get("eos_token")), _token_content(cfg.get("sep_token"))
+        if not bos and cls and cfg:
+            cfg["bos_token"] = bos = cls
+        if not eos and sep and cfg:
+            cfg["eos_token"] = eos = sep
+        post = tok_json.get("post_processor") or {}
+        for proc in post.get("processors", [post]) if isinstance(post, dict) else []:
+            ptype = proc.get("type") if isinstance(proc, dict) else None
+            if ptype == "ByteLevel":
+                adds.setdefault("bos", False)
+                adds.setdefault("eos", False)
+            elif ptype == "RobertaProcessing":
+                adds.update(bos=True, eos=True, sep=True)
+            elif ptype == "TemplateProcessing":
+                single = proc.get("single") or []
+                if len(single) > 1:
+                    first = (single[0].get("SpecialToken") or {}).get("id")
+                    if first:
+                        if not cfg:
+                            bos = first
+                        elif first not in (bos, cls):
+                            if not bos:
+                                cfg["bos_token"] = bos = first
+                            if not cls:
+                                cfg["cls_token"] = cls = first
+                        adds["bos"] = first in (bos, cls)
+                    last = (single[-1].get("SpecialToken") or {}).get("id")
+                    if last:
+                        if not cfg:
+                            eos = last
+                        elif last != eos:
+                            if "eot" not in types:
+                                types.append("eot")
+                                cfg["eot_token"] = eos
+                            elif "eom" not in types:
+                                types.append("eom")
+                                cfg["eom_token"] = eos
+                            cfg["eos_token"] = eos = last
+                        adds["eos"] = last == eos
+    if cfg:
+        for typ in types:
+            flag = cfg.get(f"add_{typ}_token")
+            if isinstance(flag, bool) and typ not in adds:
+                adds[typ] = flag
+            content = _token_content(cfg.get(f"{typ}_token"))
+            if content is None:
+                continue
+            tid = next((t.get("id") for t in added_tokens if isinstance(t, dict) and t.get("content") == content), None)
+            put(typ, tid)
+    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    for typ in types:
+        tid = config.get(f"{typ}_token_id")
+        if tid is None:
+            tid = text_config.get(f"{typ}_token_id")
+        put(typ, tid)
+    # The writer has no handler for some add flags (only bos, eos, sep exist in GGUF).
+    adds = {k: v for k, v in adds.items() if k in ("bos", "eos", "sep")}
+    return ids, adds

@@ -1,0 +1,604 @@
+"""Source: a GGUF on an HTTP(S) server, read with range requests (metadata only).
+
+The GGUF reader walks the file forward only, so a remote file is a ``ByteSource``
+that fetches ranges ahead of the parser. How far ahead is decided by ``_Planner``, a
+light scanner that walks the same header and key/value layout over the bytes already
+fetched and estimates where the metadata ends:
+
+* request 1 is a modest head (256 KiB): the header, the general keys and the first
+  ~15k token texts, enough to know the token count and the average text length;
+* request 2 reaches the estimated end of the token texts plus the fixed-size arrays
+  that converters write right after them (types, scores) and a little more, so that
+  the merges header and a sample of merges arrive too;
+* request 3 reaches the estimated end of the merges plus a small tail for the special
+  ids and the chat template. An estimate that falls short costs one more request.
+
+A server that ignores Range and answers 200 with the whole body is read as a stream
+and closed as soon as the metadata is parsed: the rest is never downloaded.
+
+Only the standard library is used: every request has a timeout
+(``PAIRCHECK_HTTP_TIMEOUT`` seconds, default 20), redirects are followed by hand
+(at most 10, loops detected, the Authorization header dropped when the host changes),
+and every failure becomes one ``InputError`` line.
+"""
+
+from __future__ import annotations
+
+import http.client
+from array import array
+import os
+import socket
+import ssl
+import struct
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import urljoin, urlsplit
+
+from paircheck._source import gguf_keys as K
+from paircheck._source.gguf_keys import SCALAR_FORMATS, ValueType
+from paircheck.errors import InputError
+from paircheck.model import ModelDescription
+from paircheck.vocab import Override
+
+DEFAULT_TIMEOUT = 20.0
+FIRST_RANGE = 256 << 10
+# After the estimated end of a string array, fetch this much more: the next array
+# headers and a sample of their elements, from which the next estimate is made.
+SAMPLE_SLACK = 64 << 10
+# Slack after the estimated end of the last big array: special ids, chat template.
+TAIL_SLACK = 48 << 10
+# Estimates of the remaining bytes of a string array are scaled up by this much: an
+# overshoot in the middle of the metadata is not wasted, an undershoot costs a request.
+ESTIMATE_MARGIN = 1.02
+MAX_REDIRECTS = 10
+USER_AGENT = "paircheck (metadata-only GGUF reader)"
+# The reader's chunk for remote sources: small, so that its last read never asks for
+# much past the end of the metadata.
+READER_CHUNK = 16 << 10
+
+
+def http_timeout() -> float:
+    raw = os.environ.get("PAIRCHECK_HTTP_TIMEOUT")
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        raise InputError("PAIRCHECK_HTTP_TIMEOUT", f"expected a number of seconds, got {raw!r}") from None
+    return value if value > 0 else DEFAULT_TIMEOUT
+
+
+@dataclass
+class FetchStats:
+    """What a remote read cost; tests and --verbose output read it."""
+
+    requests: int = 0
+    bytes_received: int = 0
+    ranged: bool = True  # False when the server ignored Range (answered 200)
+
+
+class _Planner:
+    """Walks the GGUF header and kv section over the fetched bytes, incrementally.
+
+    It never fails: on anything it does not understand it stops estimating and the
+    source falls back to fetching what the parser asks for (doubling).
+    """
+
+    def __init__(self) -> None:
+        self.buf = b""
+        self.base = 0  # absolute offset of buf[0]
+        self.pos = 0  # absolute offset of the next unparsed byte
+        self.bo = "<"
+        self.kv_left: int | None = None  # None until the header is parsed
+        self.done_at: int | None = None  # absolute end of the kv section once known
+        self.lost = False  # gave up (odd layout): no estimates
+        self.model: str | None = None  # tokenizer.ggml.model, when seen
+        self.tokens_count: int | None = None
+        # A string array being walked: (key, count left, elements seen, bytes seen).
+        self.array: tuple[str, int, int, int] | None = None
+        self.token_lengths: array[int] = array("I")  # text length of each token seen
+        self.stream_end = 0  # absolute end of the bytes fed so far
+
+    def feed(self, data: bytes) -> None:
+        """Take the next bytes of the file (sources fetch contiguous ranges)."""
+        start = self.stream_end
+        self.stream_end += len(data)
+        if self.lost or self.done_at is not None:
+            return
+        if self.pos >= self.stream_end:  # all inside a skipped fixed-size array
+            self.buf, self.base = b"", self.pos
+            return
+        if self.pos > start:  # the skip ends inside these bytes (buf is empty then)
+            self.buf, self.base = data[self.pos - start :], self.pos
+        else:
+            self.buf, self.base = self.buf[self.pos - self.base :] + data, self.pos
+        try:
+            self._advance()
+        except (struct.error, UnicodeDecodeError, ValueError, OverflowError, AssertionError):
+            self.lost = True
+
+    # -- parsing over self.buf; each helper returns None when bytes are missing
+    def _have(self, n: int) -> bool:
+        return self.pos + n <= self.base + len(self.buf)
+
+    def _u(self, fmt: str, size: int) -> int | None:
+        if not self._have(size):
+            return None
+        value = struct.unpack_from(self.bo + fmt, self.buf, self.pos - self.base)[0]
+        self.pos += size
+        return value
+
+    def _skip(self, n: int) -> None:
+        self.pos += n
+        rel = self.pos - self.base
+        if rel >= len(self.buf):
+            self.buf, self.base = b"", self.pos
+        elif rel > (1 << 20):
+            self.buf, self.base = self.buf[rel:], self.pos
+
+    def _advance(self) -> None:
+        if self.kv_left is None:
+            if not self._have(24):
+                return
+            if self.buf[:4] != b"GGUF":
+                self.lost = True
+                return
+            if struct.unpack_from("<I", self.buf, 4)[0] not in (2, 3):
+                self.bo = ">"
+            self.pos = 16
+            self.kv_left = self._u("Q", 8)
+        while self.kv_left and not self.lost:
+            if self.array is not None:
+                if not self._walk_strings():
+                    return
+                continue
+            start = self.pos
+            if not self._one_kv():
+                self.pos = start  # retry this kv when more bytes arrive
+                return
+        if self.kv_left == 0:
+            self.done_at = self.pos
+
+    def _one_kv(self) -> bool:
+        klen = self._u("Q", 8)
+        if klen is None or not self._have(klen + 4):
+            return False
+        rel = self.pos - self.base
+        key = self.buf[rel : rel + klen].decode("utf-8")
+        self.pos += klen
+        vtype = self._u("I", 4)
+        assert vtype is not None
+        fmt = SCALAR_FORMATS.get(vtype)
+        if fmt is not None:
+            if not self._have(fmt[1]):
+                return False
+            self._skip(fmt[1])
+        elif vtype == ValueType.STRING:
+            slen = self._u("Q", 8)
+            if slen is None or not self._have(slen):
+                return False
+            rel = self.pos - self.base
+            if key == K.TOKENIZER_MODEL:
+                self.model = self.buf[rel : rel + slen].decode("utf-8", "replace")
+            self._skip(slen)
+        elif vtype == ValueType.ARRAY:
+            if not self._have(12):
+                return False
+            etype = self._u("I", 4)
+            count = self._u("Q", 8)
+            assert etype is not None and count is not None
+            efmt = SCALAR_FORMATS.get(etype)
+            if efmt is not None:
+                self._skip(count * efmt[1])  # known size: no bytes needed
+            elif etype == ValueType.STRING:
+                if key == K.TOKENS:
+                    self.tokens_count = count
+                self.kv_left -= 1  # type: ignore[operator]
+                self.array = (key, count, 0, 0)
+                return True
+            else:
+                self.lost = True  # nested arrays: rare, not worth estimating
+                return True
+        else:
+            self.lost = True
+            return True
+        self.kv_left -= 1  # type: ignore[operator]
+        return True
+
+    def _walk_strings(self) -> bool:
+        assert self.array is not None
+        key, left, seen, seen_bytes = self.array
+        buf, base, pos = self.buf, self.base, self.pos
+        end = base + len(buf)
+        unpack = struct.Struct(self.bo + "Q").unpack_from
+        record = self.token_lengths.append if key == K.TOKENS else None
+        while left:
+            if pos + 8 > end:
+                break
+            (n,) = unpack(buf, pos - base)
+            if pos + 8 + n > end:
+                break
+            pos += 8 + n
+            if record is not None:
+                record(n)
+            seen_bytes += 8 + n
+            seen += 1
+            left -= 1
+        self.pos = pos
+        if left:
+            self.array = (key, left, seen, seen_bytes)
+            return False
+        self.array = None
+        self._skip(0)
+        return True
+
+    def estimate_end(self) -> int | None:
+        """Where the metadata probably ends (absolute), None when unknown."""
+        if self.done_at is not None:
+            return self.done_at
+        if self.lost or self.kv_left is None:
+            return None
+        if self.array is None:
+            return self.pos + SAMPLE_SLACK
+        key, left, seen, seen_bytes = self.array
+        avg = seen_bytes / seen if seen else 16.0
+        if key == K.TOKENS and self.tokens_count is not None:
+            count = self.tokens_count
+            # Converters write the scores and token types right after the texts, 4 bytes
+            # per token each (WordPiece has no scores; a BPE file without scores only
+            # shifts the overshoot into its merges, which are needed anyway).
+            after = 4 * count if self.model == "bert" else 8 * count
+            rest = left * avg
+            if self.model in _MERGE_MODELS:
+                # Later BPE tokens are longer than the first ones (up to 1.35x on
+                # average in real files); overshooting lands in the merges, not wasted.
+                rest *= 1.4
+            else:
+                rest = min(rest * 1.35, rest + 0.9 * after)
+            return self.pos + int(rest) + after + SAMPLE_SLACK
+        if key == K.MERGES and self.token_lengths:
+            # Merge j of a byte-level BPE creates token 256 + j, and its text is the two
+            # halves of that token with a space: the token lengths predict the merges.
+            lengths = self.token_lengths
+            overall = sum(lengths) / len(lengths)
+            done = seen
+            stop = min(len(lengths), 256 + done + left)
+            known = sum(lengths[256 + done : stop]) if 256 + done < stop else 0
+            n_known = max(0, stop - (256 + done))
+            rest = known + n_known * 9 + (left - n_known) * (overall + 9)
+        else:
+            rest = left * avg * ESTIMATE_MARGIN
+        end = self.pos + int(rest)
+        # What follows the last big array (special ids, chat templates) is small; 4% of
+        # the total keeps the last request within the 5% budget and covers templates.
+        return end + max(16 << 10, int(0.04 * end))
+
+
+_MERGE_MODELS = frozenset({"gpt2", "gemma4", "hybriddna", "whitespace", None})
+
+
+@dataclass
+class _Response:
+    status: int
+    headers: http.client.HTTPMessage
+    body: http.client.HTTPResponse
+    conn: http.client.HTTPConnection
+    url: str
+
+
+@dataclass
+class HttpClient:
+    """GET with timeouts and hand-followed redirects, one keep-alive connection per host."""
+
+    location: str  # what the user typed, for error messages
+    headers: dict[str, str] = field(default_factory=dict)
+    timeout: float = DEFAULT_TIMEOUT
+    stats: FetchStats = field(default_factory=FetchStats)
+    _conns: dict[tuple[str, str], http.client.HTTPConnection] = field(default_factory=dict)
+
+    def close(self) -> None:
+        for conn in self._conns.values():
+            conn.close()
+        self._conns.clear()
+
+    def _conn(self, scheme: str, netloc: str, fresh: bool = False) -> http.client.HTTPConnection:
+        key = (scheme, netloc)
+        conn = self._conns.get(key)
+        if conn is not None and fresh:
+            conn.close()
+            conn = None
+        if conn is None:
+            if scheme == "https":
+                conn = http.client.HTTPSConnection(netloc, timeout=self.timeout, context=ssl.create_default_context())
+            elif scheme == "http":
+                conn = http.client.HTTPConnection(netloc, timeout=self.timeout)
+            else:
+                raise InputError(self.location, f"unsupported URL scheme {scheme!r}")
+            self._conns[key] = conn
+        return conn
+
+    def get(self, url: str, extra: dict[str, str] | None = None, method: str = "GET") -> _Response:
+        seen: set[str] = set()
+        headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity", **self.headers, **(extra or {})}
+        origin = urlsplit(url).netloc
+        for _ in range(MAX_REDIRECTS + 1):
+            if url in seen:
+                raise InputError(self.location, f"redirect loop at {url}")
+            seen.add(url)
+            parts = urlsplit(url)
+            if parts.netloc != origin:
+                # Never send the user's token to another host (a CDN, a mirror).
+                headers.pop("Authorization", None)
+            path = parts.path or "/"
+            if parts.query:
+                path += "?" + parts.query
+            resp = self._request(parts.scheme, parts.netloc, method, path, headers)
+            if resp.status in (301, 302, 303, 307, 308):
+                target = resp.getheader("Location")
+                resp.read()
+                if not target:
+                    raise InputError(self.location, f"HTTP {resp.status} redirect without a Location")
+                url = urljoin(url, target)
+                continue
+            return _Response(resp.status, resp.msg, resp, self._conns[(parts.scheme, parts.netloc)], url)
+        raise InputError(self.location, f"more than {MAX_REDIRECTS} redirects (last: {url})")
+
+    def _request(
+        self, scheme: str, netloc: str, method: str, path: str, headers: dict[str, str]
+    ) -> http.client.HTTPResponse:
+        for attempt in (0, 1):
+            conn = self._conn(scheme, netloc, fresh=attempt > 0)
+            try:
+                conn.request(method, path, headers=headers)
+                self.stats.requests += 1
+                return conn.getresponse()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                # A kept-alive connection the server closed meanwhile: retry once, fresh.
+                if attempt:
+                    raise InputError(self.location, f"the server at {netloc} closed the connection") from None
+            except (socket.timeout, TimeoutError):
+                raise InputError(self.location, f"no answer from {netloc} within {self.timeout:g} s (timeout)") from None
+            except ssl.SSLError as exc:
+                raise InputError(self.location, f"TLS error with {netloc}: {exc.reason or exc}") from None
+            except OSError as exc:
+                raise InputError(self.location, f"cannot connect to {netloc}: {exc.strerror or exc}") from None
+        raise AssertionError("unreachable")
+
+
+def status_error(location: str, status: int, reason: str, hub: bool = False) -> InputError:
+    if status in (401, 403):
+        hint = (
+            "the repository is gated or private: accept its terms on the Hub, then log in "
+            "(`hf auth login`) or set HF_TOKEN"
+            if hub
+            else "the server wants credentials (for a Hugging Face URL: log in with `hf auth login` or set HF_TOKEN)"
+        )
+        return InputError(location, f"access denied (HTTP {status}): {hint}")
+    if status == 404:
+        return InputError(location, "not found (HTTP 404)")
+    if status == 416:
+        return InputError(location, "the server refused the byte range (HTTP 416): the file is shorter than its header says (truncated?)")
+    return InputError(location, f"HTTP {status} {reason}".rstrip())
+
+
+class RemoteSource:
+    """A GGUF file over HTTP as a forward-only ByteSource that fetches ahead by plan."""
+
+    def __init__(
+        self,
+        url: str,
+        location: str,
+        headers: dict[str, str] | None = None,
+        progress: Callable[[int, int | None], None] | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.name = url
+        self.url = url
+        self.location = location
+        self.client = HttpClient(location, dict(headers or {}), timeout or http_timeout())
+        self.stats = self.client.stats
+        self._size: int | None = None
+        self._buf = b""
+        self._base = 0  # absolute offset of _buf[0]
+        self._planner = _Planner()
+        self._stream: _Response | None = None  # set when the server ignored Range
+        self._progress = progress
+        self._started = False
+
+    @property
+    def size(self) -> int | None:
+        if not self._started:
+            self._fetch(0, FIRST_RANGE)
+        return self._size
+
+    def close(self) -> None:
+        # Closing the connection is what stops a 200 answer mid-body.
+        self.client.close()
+
+    def __enter__(self) -> RemoteSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        end = self._base + len(self._buf)
+        if offset + length > end and (self._size is None or end < self._size):
+            self._fetch(end, offset + length - end)
+            end = self._base + len(self._buf)
+        rel = offset - self._base
+        data = self._buf[rel : rel + length]
+        # Forward-only: what precedes this read is never asked for again.
+        if rel > (4 << 20):
+            self._buf, self._base = self._buf[rel:], offset
+        return data
+
+    def _want(self, start: int, minimum: int) -> int:
+        """How many bytes to fetch from ``start``: at least ``minimum``, more by plan."""
+        estimate = self._planner.estimate_end()
+        if estimate is None:
+            # No plan (odd layout): grow geometrically so the count of requests stays small.
+            return max(minimum, start)
+        return max(minimum, estimate - start)
+
+    def _fetch(self, start: int, minimum: int) -> None:
+        if not self._started:
+            want = max(minimum, FIRST_RANGE)
+        else:
+            want = self._want(start, minimum)
+        if self._size is not None:
+            want = min(want, self._size - start)
+        if want <= 0:
+            return
+        data = self._stream_read(want) if self._stream is not None else self._range(start, want)
+        if not data and start == 0:
+            return
+        self._buf = self._buf + data if self._buf else data
+        self._planner.feed(data)
+        if self._progress is not None:
+            self._progress(self.stats.bytes_received, self._planner.estimate_end())
+
+    def _range(self, start: int, want: int) -> bytes:
+        end = start + want - 1
+        resp = self.client.get(self.url, {"Range": f"bytes={start}-{end}"})
+        first = not self._started
+        self._started = True
+        status = resp.status
+        if status == 206:
+            total = _content_range_total(resp.headers.get("Content-Range"))
+            got_start = _content_range_start(resp.headers.get("Content-Range"))
+            if got_start is not None and got_start != start:
+                resp.body.close()
+                raise InputError(self.location, f"the server sent bytes from {got_start}, not {start} as asked")
+            if total is not None:
+                self._size = total
+            return self._read_body(resp, want)
+        if status == 200 and first:
+            # Range ignored: the whole file is coming. Read it as a stream, only as far
+            # as the parser needs, and close the connection when done.
+            self.stats.ranged = False
+            length = resp.headers.get("Content-Length")
+            self._size = int(length) if length and length.isdigit() else None
+            self._stream = resp
+            return self._stream_read(want)
+        if status == 200:
+            resp.body.close()
+            raise InputError(self.location, "the server stopped honouring byte ranges (HTTP 200 to a range request)")
+        if status == 416 and first:
+            resp.body.read()
+            raise InputError(self.location, "empty file, not a GGUF model (HTTP 416 for the first bytes)")
+        resp.body.read()
+        raise status_error(self.location, status, resp.body.reason)
+
+    def _stream_read(self, want: int) -> bytes:
+        assert self._stream is not None
+        return self._read_body(self._stream, want)
+
+    def _read_body(self, resp: _Response, want: int) -> bytes:
+        parts: list[bytes] = []
+        have = 0
+        try:
+            while have < want:
+                piece = resp.body.read(min(want - have, 1 << 20))
+                if not piece:
+                    break
+                parts.append(piece)
+                have += len(piece)
+                self.stats.bytes_received += len(piece)
+                if self._progress is not None:
+                    self._progress(self.stats.bytes_received, self._planner.estimate_end())
+        except http.client.IncompleteRead:
+            raise InputError(self.location, "the server closed the connection mid-body (truncated download)") from None
+        except (socket.timeout, TimeoutError):
+            raise InputError(self.location, f"the server stalled for {self.client.timeout:g} s (timeout)") from None
+        except OSError as exc:
+            raise InputError(self.location, f"connection error while reading: {exc.strerror or exc}") from None
+        if self._stream is None and resp.body.length:
+            resp.body.read()  # a longer 206 than asked for: drain so the connection can be reused
+        return b"".join(parts)
+
+
+def _content_range_total(value: str | None) -> int | None:
+    # "bytes 0-262143/7340032"; the total may be "*".
+    if not value or "/" not in value:
+        return None
+    total = value.rsplit("/", 1)[1].strip()
+    return int(total) if total.isdigit() else None
+
+
+def _content_range_start(value: str | None) -> int | None:
+    if not value:
+        return None
+    try:
+        return int(value.split()[1].split("-")[0])
+    except (IndexError, ValueError):
+        return None
+
+
+class TerminalProgress:
+    """One self-overwriting stderr line; only used when stderr is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, expected: int | None) -> None:
+        now = time.monotonic()
+        if now - self.last < 0.1:
+            return
+        self.last = now
+        total = f" of ~{expected / 1e6:.1f} MB" if expected else ""
+        sys.stderr.write(f"\rpaircheck: reading metadata of {self.label}: {done / 1e6:.1f} MB{total}\x1b[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def finish(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def progress_for(label: str, enabled: bool) -> TerminalProgress | None:
+    if enabled and sys.stderr.isatty():
+        return TerminalProgress(label)
+    return None
+
+
+def describe_remote_gguf(
+    url: str,
+    location: str,
+    source_kind: str = "remote-gguf",
+    headers: dict[str, str] | None = None,
+    progress: bool = False,
+    hub: bool = False,
+    overrides: dict[str, Override] | None = None,
+) -> ModelDescription:
+    """Read only the metadata of the GGUF at ``url`` and describe it."""
+    from paircheck._source.gguf_file import KEEP_ARRAYS, description_from_metadata
+    from paircheck._source.gguf_reader import GGUFFormatError, read_metadata
+
+    bar = progress_for(location, progress)
+    source = RemoteSource(url, location, headers, bar)
+    try:
+        try:
+            meta, _cursor = read_metadata(source, KEEP_ARRAYS, chunk=READER_CHUNK)
+        except GGUFFormatError as exc:
+            raise InputError(location, str(exc)) from None
+        except InputError as exc:
+            if hub and exc.message.startswith("access denied"):
+                raise status_error(location, 401, "", hub=True) from None
+            raise
+    finally:
+        source.close()
+        if bar is not None:
+            bar.finish()
+    desc = description_from_metadata(meta, location, source_kind, url, overrides)
+    desc.fetch = source.stats
+    if not source.stats.ranged:
+        desc.notes.append(
+            f"the server ignored byte ranges; paircheck stopped reading after {source.stats.bytes_received:,} bytes"
+        )
+    return desc

@@ -1,0 +1,262 @@
+"""A real HTTP server on 127.0.0.1 for the source tests: files with Range support, the
+Hugging Face Hub endpoints huggingface_hub calls, and faults on demand.
+
+It counts the body bytes it actually writes to the socket, so a test can assert that
+only the metadata of a GGUF crossed the wire.
+
+Hub layout served (``HF_ENDPOINT`` pointed at ``server.url``):
+
+* ``GET /api/models/{org}/{name}/tree/{rev}[/{path}]``: the file list (JSON);
+* ``GET /api/models/{org}/{name}[/revision/{rev}]``: model info with ``siblings``;
+* ``HEAD|GET /{org}/{name}/resolve/{rev}/{file}``: the file, with ``X-Repo-Commit``,
+  ``ETag`` and Range support.
+
+Faults are set per URL path with ``server.fault(path, kind)``: ``norange`` (answer 200
+with the whole body), ``416``, ``truncate`` (promise more bytes than sent, then close),
+``stall`` (never answer within the client's timeout), ``401``, ``403``, ``404``,
+``loop`` (redirect to itself via a second URL), ``html`` (an HTML page instead).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+_RANGE = re.compile(r"bytes=(\d+)-(\d*)$")
+
+
+@dataclass
+class Repo:
+    files: dict[str, Path | bytes]
+    gated_token: str | None = None  # when set, a request needs "Bearer <token>"
+
+
+@dataclass
+class Counters:
+    requests: int = 0
+    body_bytes: int = 0
+    by_path: dict[str, int] = field(default_factory=dict)
+    log: list[tuple[str, str, str | None, int]] = field(default_factory=list)  # method, path, Range, status
+
+
+class TestServer:
+    """Start with ``with TestServer() as server:``; ``server.url`` is the base URL."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self) -> None:
+        self.files: dict[str, Path | bytes] = {}
+        self.repos: dict[str, Repo] = {}
+        self.faults: dict[str, str] = {}
+        self.counters = Counters()
+        self.lock = threading.Lock()
+        self.stall_seconds = 5.0
+        handler = _make_handler(self)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> TestServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def add_file(self, path: str, content: Path | bytes) -> str:
+        self.files["/" + path.lstrip("/")] = content
+        return f"{self.url}/{path.lstrip('/')}"
+
+    def add_repo(self, repo_id: str, files: dict[str, Path | bytes], gated_token: str | None = None) -> None:
+        self.repos[repo_id] = Repo(dict(files), gated_token)
+
+    def fault(self, path: str, kind: str) -> None:
+        self.faults["/" + path.lstrip("/")] = kind
+
+    def reset_counters(self) -> None:
+        with self.lock:
+            self.counters = Counters()
+
+
+def _size(content: Path | bytes) -> int:
+    return len(content) if isinstance(content, bytes) else content.stat().st_size
+
+
+def _read(content: Path | bytes, start: int, length: int) -> bytes:
+    if isinstance(content, bytes):
+        return content[start : start + length]
+    with open(content, "rb") as handle:
+        handle.seek(start)
+        return handle.read(length)
+
+
+def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real servers
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
+            pass
+
+        def do_HEAD(self) -> None:
+            self._handle(head=True)
+
+        def do_GET(self) -> None:
+            self._handle(head=False)
+
+        # -- plumbing
+        def _status(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None, head: bool = False) -> None:
+            self._record(code)
+            self.send_response(code)
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if not head and body:
+                self._write(body)
+
+        def _record(self, code: int) -> None:
+            path = urlsplit(self.path).path
+            with server.lock:
+                server.counters.requests += 1
+                server.counters.log.append((self.command, path, self.headers.get("Range"), code))
+
+        def _write(self, data: bytes) -> bool:
+            path = urlsplit(self.path).path
+            for i in range(0, len(data), 64 << 10):
+                piece = data[i : i + (64 << 10)]
+                try:
+                    self.wfile.write(piece)
+                    self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    return False
+                with server.lock:
+                    server.counters.body_bytes += len(piece)
+                    server.counters.by_path[path] = server.counters.by_path.get(path, 0) + len(piece)
+            return True
+
+        def _handle(self, head: bool) -> None:
+            path = unquote(urlsplit(self.path).path)
+            fault = server.faults.get(path)
+            if fault == "stall":
+                time.sleep(server.stall_seconds)
+                self.close_connection = True
+                return
+            if fault in ("401", "403", "404"):
+                self._status(int(fault), b'{"error": "denied"}', {"Content-Type": "application/json"}, head)
+                return
+            if fault == "loop":
+                target = path + "-again" if not path.endswith("-again") else path[: -len("-again")]
+                server.faults.setdefault(target, "loop")
+                self._status(302, b"", {"Location": target}, head)
+                return
+            if fault == "html":
+                self._status(200, b"<!DOCTYPE html><html><body>Sign in</body></html>", {"Content-Type": "text/html"}, head)
+                return
+            if path in server.files:
+                self._serve(server.files[path], fault, head, {})
+                return
+            if path.startswith("/api/models/"):
+                self._api(path[len("/api/models/") :], head)
+                return
+            match = re.match(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<file>.+)$", path)
+            if match and match["repo"] in server.repos:
+                repo = server.repos[match["repo"]]
+                if not self._authorized(repo, head):
+                    return
+                content = repo.files.get(match["file"])
+                if content is None:
+                    self._status(404, b"Entry not found", {"X-Error-Code": "EntryNotFound"}, head)
+                    return
+                etag = hashlib.sha1(match["file"].encode() + str(_size(content)).encode()).hexdigest()
+                extra = {"X-Repo-Commit": COMMIT, "ETag": f'"{etag}"'}
+                self._serve(content, fault, head, extra)
+                return
+            self._status(404, b"not found", {"X-Error-Code": "RepoNotFound"}, head)
+
+        def _authorized(self, repo: Repo, head: bool) -> bool:
+            if repo.gated_token is None:
+                return True
+            if self.headers.get("Authorization") == f"Bearer {repo.gated_token}":
+                return True
+            self._status(401, b'{"error": "Access to this repo is restricted"}', {"X-Error-Code": "GatedRepo"}, head)
+            return False
+
+        def _api(self, rest: str, head: bool) -> None:
+            parts = rest.split("/")
+            repo_id = "/".join(parts[:2])
+            repo = server.repos.get(repo_id)
+            if repo is None:
+                self._status(404, b'{"error": "Repository not found"}', {"X-Error-Code": "RepoNotFound"}, head)
+                return
+            if not self._authorized(repo, head):
+                return
+            entries = [
+                {"type": "file", "path": name, "size": _size(content), "oid": hashlib.sha1(name.encode()).hexdigest()}
+                for name, content in sorted(repo.files.items())
+            ]
+            if len(parts) >= 4 and parts[2] == "tree":
+                prefix = "/".join(parts[4:])
+                body = [e for e in entries if e["path"].startswith(prefix)]
+            else:
+                body = {
+                    "id": repo_id,
+                    "modelId": repo_id,
+                    "sha": COMMIT,
+                    "private": False,
+                    "siblings": [{"rfilename": e["path"], "size": e["size"]} for e in entries],
+                }
+            self._status(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, head)
+
+        def _serve(self, content: Path | bytes, fault: str | None, head: bool, extra: dict[str, str]) -> None:
+            size = _size(content)
+            wanted = self.headers.get("Range")
+            match = _RANGE.match(wanted or "")
+            if fault == "416" or (match and int(match[1]) >= size and size > 0) or (match and size == 0):
+                self._status(416, b"", {"Content-Range": f"bytes */{size}", **extra}, head)
+                return
+            if match and fault != "norange":
+                start = int(match[1])
+                end = min(int(match[2]) if match[2] else size - 1, size - 1)
+                length = end - start + 1
+                headers = {"Content-Range": f"bytes {start}-{end}/{size}", "Accept-Ranges": "bytes", **extra}
+                code = 206
+            else:
+                start, length, code = 0, size, 200
+                headers = {"Accept-Ranges": "none" if fault == "norange" else "bytes", **extra}
+            self._record(code)
+            self.send_response(code)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(length))
+            self.end_headers()
+            if head:
+                return
+            if fault == "truncate":
+                self._write(_read(content, start, max(0, length // 2)))
+                self.close_connection = True
+                return
+            # Stream in pieces so a client that stops reading stops the transfer.
+            pos = start
+            while pos < start + length:
+                piece = _read(content, pos, min(1 << 20, start + length - pos))
+                if not self._write(piece):
+                    self.close_connection = True
+                    return
+                pos += len(piece)
+
+    return Handler

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from paircheck._engine import engines
+from paircheck._engine import engines, resolve_method
 from paircheck._source.resolve import describe as _describe
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
@@ -12,9 +12,33 @@ from paircheck.vocab import Override
 DEFAULT_ENGINE = "llama.cpp"
 
 
-def describe(spec: str, overrides: dict[str, Override] | None = None) -> ModelDescription:
+def describe(spec: str, overrides: dict[str, Override] | None = None, progress: bool = False) -> ModelDescription:
     """Read one model (path, folder, repo id or URL) into its normalized description."""
-    return _describe(spec, overrides)
+    return _describe(spec, overrides, progress)
+
+
+def _with_tensor_infos(desc: ModelDescription) -> ModelDescription:
+    """Read a local GGUF's tensor infos (names, shapes) when a rule needs them.
+
+    Sources stop after the key/value section to stay fast; embedding rows (vLLM,
+    transformers) and head tensors (DSpark's markov_w1, DFlash2's selector) are only in
+    the tensor infos, so those engines and methods read them here, once, and only then.
+    """
+    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_metadata, read_tensor_infos
+
+    if desc.metadata.tensors is not None or desc.source_kind != "gguf" or not desc.resolved_path:
+        return desc
+    try:
+        with open(desc.resolved_path, "rb") as handle:
+            meta, cursor = read_metadata(FileSource(desc.resolved_path, handle))
+            desc.metadata.tensors = read_tensor_infos(meta, cursor)
+    except (OSError, GGUFFormatError):
+        pass  # rules then say the rows are unknown; the vocab verdict stands
+    return desc
+
+
+# Checks that read only the vocabulary: no tensor infos needed.
+_VOCAB_ONLY = {("llama.cpp", "draft-simple"), ("lmstudio", "draft"), ("koboldcpp", "draft")}
 
 
 def check_descriptions(
@@ -25,11 +49,23 @@ def check_descriptions(
 ) -> Report:
     chosen = engines().get(engine)
     if chosen is None:
-        raise InputError("--engine", f"unknown engine {engine!r} (known: {', '.join(engines())})")
-    method = method or chosen.default_method
-    if method not in chosen.methods:
+        raise InputError("--engine", f"unknown engine {engine!r} (known: {', '.join(engines())}, all)")
+    resolved = resolve_method(chosen, method)
+    if resolved is None:
         raise InputError("--method", f"{engine} has no method {method!r} (known: {', '.join(chosen.methods)})")
-    return chosen.evaluate(target, draft, method)
+    if (engine, resolved) not in _VOCAB_ONLY and not resolved.startswith("ngram"):
+        _with_tensor_infos(target)
+        _with_tensor_infos(draft)
+    return chosen.evaluate(target, draft, resolved)
+
+
+def check_all_engines(target: ModelDescription, draft: ModelDescription, method: str | None = None) -> list[Report]:
+    """One report per engine that has ``method`` (each in its own terms); llama.cpp first."""
+    reports = []
+    for name, engine in engines().items():
+        if resolve_method(engine, method) is not None:
+            reports.append(check_descriptions(target, draft, name, method))
+    return reports
 
 
 def check_pair(

@@ -6,6 +6,7 @@ read an input or was used wrongly (one line on stderr, never a traceback).
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any
@@ -23,15 +24,35 @@ from paircheck.vocab import Override
 EXIT_OK, EXIT_INCOMPATIBLE, EXIT_ERROR = 0, 1, 2
 
 
+# Subcommands in their own modules, imported only when used: a pair check must not pay
+# for the registry, the llama.cpp option table or the pre-flight parsers at start-up.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "pairs": ("paircheck.cli_pairs", "pairs"),
+    "run": ("paircheck.cli_preflight", "run"),
+    "lint-cmd": ("paircheck.cli_preflight", "lint_cmd"),
+    "lint-modelfile": ("paircheck.cli_preflight", "lint_modelfile_cmd"),
+}
+
+
 class DefaultGroup(click.Group):
-    """``paircheck T D`` means ``paircheck check T D``."""
+    """``paircheck T D`` means ``paircheck check T D``; some subcommands load lazily."""
 
     default_command = "check"
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS:
+            module, attr = LAZY_COMMANDS[cmd_name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         first = next((a for a in args if not a.startswith("-")), None)
         wants_group_help = args and args[0] in ("--help", "-h", "--version")
-        if first is not None and first not in self.commands and not wants_group_help:
+        known = first in self.commands or first in LAZY_COMMANDS
+        if first is not None and not known and not wants_group_help:
             args = [self.default_command, *args]
         elif first is None and args and not wants_group_help:
             args = [self.default_command, *args]
@@ -75,7 +96,13 @@ def parse_override(text: str) -> tuple[str, Override]:
 @cli.command()
 @click.argument("target")
 @click.argument("draft")
-@click.option("--engine", default=DEFAULT_ENGINE, show_default=True, help="Whose rule applies.")
+@click.option(
+    "--engine",
+    default=DEFAULT_ENGINE,
+    show_default=True,
+    help="Whose rule applies: llama.cpp, lmstudio, vllm, transformers, sglang, koboldcpp, ollama, "
+    "tensorrt-llm, or all (one row per engine).",
+)
 @click.option("--method", default=None, help="Speculative method (default: the engine's, draft-simple).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 1).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
@@ -99,12 +126,32 @@ def check(
 ) -> None:
     """Check DRAFT against TARGET (GGUF files)."""
     overrides = dict(parse_override(item) for item in override_kv)
+    if engine == "all":
+        _check_all(target, draft, method, overrides, as_json, quiet)
+        return
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides)
     if as_json:
         click.echo(render_json(report))
     elif not quiet:
         click.echo(render_human(report, verbose=verbose))
     sys.exit(EXIT_OK if report.compatible else EXIT_INCOMPATIBLE)
+
+
+def _check_all(
+    target: str, draft: str, method: str | None, overrides: dict[str, Override], as_json: bool, quiet: bool
+) -> None:
+    """``--engine all``: exit 0 when at least one engine accepts the pair."""
+    from paircheck._format.matrix import render_matrix, render_matrix_json
+    from paircheck.api import check_all_engines, describe
+
+    reports = check_all_engines(describe(target, overrides), describe(draft, overrides), method)
+    if not reports:
+        raise InputError("--method", f"no engine has method {method!r}")
+    if as_json:
+        click.echo(render_matrix_json(reports))
+    elif not quiet:
+        click.echo(render_matrix(reports))
+    sys.exit(EXIT_OK if any(r.compatible for r in reports) else EXIT_INCOMPATIBLE)
 
 
 @cli.command()
@@ -123,17 +170,6 @@ def explain(code: str | None) -> None:
         click.echo(click.wrap_text(paragraph, 100) + "\n")
 
 
-def _register_commands() -> None:
-    """Subcommands that live in their own modules (imported here to keep start-up lean)."""
-    from paircheck.cli_pairs import pairs
-    from paircheck.cli_preflight import COMMANDS as preflight_commands
-
-    cli.add_command(pairs)
-    for command in preflight_commands:
-        cli.add_command(command)
-
-
-_register_commands()
 
 
 def _fail(message: str) -> None:

@@ -7,8 +7,22 @@ from paircheck._engine.llamacpp import LlamaCppEngine
 
 
 def engines() -> dict[str, Engine]:
-    """Every engine by its --engine name."""
-    return {engine.name: engine for engine in (LlamaCppEngine(),)}
+    """Every engine by its --engine name, llama.cpp first (the default)."""
+    from paircheck._engine import koboldcpp, lmstudio, ollama, sglang, tensorrt_llm, transformers, vllm
+
+    found: list[Engine] = [LlamaCppEngine()]
+    found += [m.ENGINE_OBJ for m in (lmstudio, vllm, transformers, sglang, koboldcpp, ollama, tensorrt_llm)]
+    return {engine.name: engine for engine in found}
+
+
+def resolve_method(engine: Engine, method: str | None) -> str | None:
+    """The engine's own name for ``method`` (llama.cpp names are understood by all), or None."""
+    resolve = getattr(engine, "resolve", None)
+    if resolve is not None:
+        return resolve(method)
+    if method is None:
+        return engine.default_method
+    return method if method in engine.methods else None
 
 
 def all_rules() -> list[Rule]:

@@ -9,6 +9,7 @@ pays for at run time, and never says.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -278,7 +279,7 @@ def check_token_text(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
     if index is None:
         compared = max(0, end - start)
         return _result(R_TOKEN_TEXT, PASS, f"{compared} token texts equal (ids {start}..{end - 1})", compared=compared)
-    differing = sum(1 for i in range(index, end) if t.texts[i] != d.texts[i])
+    differing = sum(map(operator.ne, t.texts[index:end], d.texts[index:end]))
     return _result(
         R_TOKEN_TEXT,
         FAIL,

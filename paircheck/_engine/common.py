@@ -1,0 +1,194 @@
+"""Facts several engines' rules share: the three vocab sizes, the drafter's kind, helpers.
+
+Pure functions of ModelDescriptions (ecosystem.md, sections 0.1 and 0.2). A value that
+cannot be known from what was read is None, never a guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from paircheck._engine.interface import Rule
+from paircheck.model import ModelDescription
+from paircheck.report import FAIL, CheckResult, Finding
+from paircheck.textshow import show
+
+
+def result(rule: Rule, status: str, message: str, **details: object) -> CheckResult:
+    return CheckResult(rule.code, rule.name, status, message, dict(details), rule.fix if status == FAIL else None)
+
+
+def finding(rule: Rule, message: str, **details: object) -> Finding:
+    return Finding(rule.code, rule.name, message, dict(details), rule.fix)
+
+
+def architecture(desc: ModelDescription) -> str:
+    return desc.identity.architecture or ""
+
+
+def arch_value(desc: ModelDescription, suffix: str) -> Any:
+    """``<general.architecture>.<suffix>`` as stored, or None."""
+    arch = architecture(desc)
+    return desc.metadata.get(f"{arch}.{suffix}") if arch else None
+
+
+def tensor_names(desc: ModelDescription) -> frozenset[str] | None:
+    """Names of the file's tensors when they were read, else None (unknown)."""
+    tensors = desc.metadata.tensors
+    if tensors is None:
+        return None
+    return frozenset(t.name for t in tensors)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Embedding rows (config ``vocab_size``, or the ``token_embd`` tensor's row count)."""
+
+    value: int | None
+    source: str  # where the number came from, or why it is unknown
+
+
+def embedding_rows(desc: ModelDescription) -> Rows:
+    if desc.hf is not None and desc.hf.config_vocab_size is not None:
+        return Rows(desc.hf.config_vocab_size, "config.json vocab_size")
+    for tensor in desc.metadata.tensors or ():
+        if tensor.name == "token_embd.weight" and len(tensor.shape) >= 2:
+            # GGUF lists dimensions fastest-first: (n_embd, n_vocab).
+            return Rows(int(tensor.shape[1]), "token_embd.weight rows")
+    stored = arch_value(desc, "vocab_size")
+    if isinstance(stored, int) and not isinstance(stored, bool):
+        return Rows(stored, f"{architecture(desc)}.vocab_size")
+    if desc.metadata.tensors is None:
+        return Rows(None, "embedding rows unknown: tensor infos were not read")
+    if desc.metadata.tensor_count == 0:
+        return Rows(None, "embedding rows unknown: the file has no tensors (vocab only)")
+    return Rows(None, "embedding rows unknown: no token_embd.weight tensor")
+
+
+def tokenizer_len(desc: ModelDescription) -> int:
+    """len(tokenizer): base plus added tokens (the GGUF token list has all of them)."""
+    if desc.hf is not None and desc.hf.tokenizer_len is not None:
+        return desc.hf.tokenizer_len
+    return desc.vocab.n_tokens
+
+
+def base_vocab_size(desc: ModelDescription) -> int | None:
+    """tokenizer.vocab_size (without added tokens); only a Hugging Face folder has it."""
+    return desc.hf.base_vocab_size if desc.hf is not None else None
+
+
+@dataclass(frozen=True)
+class TextComparison:
+    first_difference: int | None  # first id (from 0) whose texts differ, None if all equal
+    compared: int
+    target_text: str = ""
+    draft_text: str = ""
+
+
+def compare_texts(target: ModelDescription, draft: ModelDescription) -> TextComparison | None:
+    """Token texts compared from id 0 over the shared range; None if either has none."""
+    t, d = target.vocab.texts, draft.vocab.texts
+    if not t or not d:
+        return None
+    end = min(len(t), len(d))
+    if t[:end] == d[:end]:
+        return TextComparison(None, end)
+    for i in range(end):
+        if t[i] != d[i]:
+            return TextComparison(i, end, show(t[i]), show(d[i]))
+    return TextComparison(None, end)  # pragma: no cover - slices differ so a loop hit exists
+
+
+# Drafter classes (ecosystem.md 0.2). "model" is an independent draft LM.
+MODEL, EAGLE, EAGLE3, DFLASH, DSPARK, MTP_HEAD, MEDUSA, MLP_SPECULATOR = (
+    "model", "eagle", "eagle3", "dflash", "dspark", "mtp-head", "medusa", "mlp_speculator",
+)
+_HEAD_KINDS = frozenset({EAGLE, EAGLE3, DFLASH, DSPARK, MTP_HEAD, MEDUSA, MLP_SPECULATOR})
+
+
+def drafter_kind(desc: ModelDescription) -> str:
+    """What kind of drafter a file or folder is, from its declared architecture."""
+    arch = architecture(desc).lower()
+    if arch == "eagle3":
+        return EAGLE3
+    if arch == "dflash":
+        names = tensor_names(desc)
+        return DSPARK if names is not None and "markov_w1.weight" in names else DFLASH
+    if arch.endswith("-assistant") or arch.endswith("_mtp"):
+        return MTP_HEAD
+    if desc.hf is not None:
+        words = " ".join([desc.hf.model_type or "", *desc.hf.architectures]).lower()
+        for needle, kind in (
+            ("eagle3", EAGLE3), ("dspark", DSPARK), ("dflash", DFLASH), ("eagle", EAGLE),
+            ("medusa", MEDUSA), ("mlp_speculator", MLP_SPECULATOR), ("mlpspeculator", MLP_SPECULATOR),
+            ("assistant", MTP_HEAD), ("_mtp", MTP_HEAD), ("mtpmodel", MTP_HEAD),
+        ):
+            if needle in words:
+                return kind
+    return MODEL
+
+
+def is_head(desc: ModelDescription) -> bool:
+    return drafter_kind(desc) in _HEAD_KINDS
+
+
+# Architectures whose state is recurrent or hybrid (llama.cpp names): they cannot drop
+# rejected draft tokens the way an attention KV cache can.
+RECURRENT_ARCHITECTURES = frozenset({
+    "mamba", "mamba2", "rwkv6", "rwkv6qwen2", "rwkv7", "arwkv7", "jamba", "falcon-h1",
+    "granitehybrid", "nemotron-h", "nemotron_h_moe", "lfm2", "lfm2moe", "qwen3next", "qwen35",
+    "qwen35moe", "plamo2", "kimi-linear",
+})
+
+
+def is_recurrent(desc: ModelDescription) -> bool:
+    if architecture(desc).lower() in RECURRENT_ARCHITECTURES:
+        return True
+    if desc.hf is not None:
+        mt = (desc.hf.model_type or "").lower()
+        return any(word in mt for word in ("mamba", "rwkv", "jamba", "qwen3_next", "qwen3_5", "lfm2"))
+    return False
+
+
+@dataclass(frozen=True)
+class TableEngine:
+    """An engine defined by a function per method. ``aliases`` maps llama.cpp's method
+    names (draft-simple, draft-eagle3, ...) to this engine's, so ``--engine all --method
+    draft-eagle3`` asks every engine the same question in its own terms."""
+
+    name: str
+    methods: tuple[str, ...]
+    default_method: str
+    rules: tuple[Rule, ...]
+    functions: Any  # Mapping[str, Callable[[ModelDescription, ModelDescription, str], Report]]
+    aliases: Any = None  # Mapping[str, str] | None
+
+    def resolve(self, method: str | None) -> str | None:
+        if method is None:
+            return self.default_method
+        if method in self.methods:
+            return method
+        return (self.aliases or {}).get(method)
+
+    def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Any:
+        resolved = self.resolve(method)
+        if resolved is None:
+            raise ValueError(f"{self.name} has no method {method!r}")
+        return self.functions[resolved](target, draft, resolved)
+
+
+def rows_detail(target: ModelDescription, draft: ModelDescription) -> tuple[Rows, Rows]:
+    return embedding_rows(target), embedding_rows(draft)
+
+
+def kind_check(rule: Rule, draft: ModelDescription, allowed: tuple[str, ...], what: str, instead: str) -> CheckResult:
+    """Pass when the draft's class is one this method runs; say what it is otherwise."""
+    from paircheck.report import PASS
+
+    kind = drafter_kind(draft)
+    if kind in allowed:
+        return result(rule, PASS, f"the draft is {'an independent model' if kind == MODEL else 'a ' + kind + ' head'}",
+                      drafter=kind)
+    shown = "an independent model" if kind == MODEL else f"a {kind} head"
+    return result(rule, FAIL, f"the draft is {shown}; {what} {instead}", drafter=kind)

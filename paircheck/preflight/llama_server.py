@@ -1,0 +1,266 @@
+"""Parse a llama-server / llama-cli command line as the reference llama.cpp does.
+
+Mirrors ``common_params_parse_ex`` in common/arg.cpp: environment variables first
+(``LLAMA_ARG_*``, and ``LLAMA_ARG_NO_*`` for negatable options), then the arguments left
+to right. Only exact option names are known: ``--flag=value`` is not split in this
+version (it is an invalid argument), ``_`` in a ``--`` name reads as ``-``, a repeated
+option keeps its last value (``--spec-type`` accumulates), removed options throw their
+hint. The option table is generated from arg.cpp (gen_llama_args.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from paircheck.preflight.llama_args import OPTIONS
+
+SPEC_TYPES = ("none", "draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark", "ngram-simple",
+              "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")
+PROGRAM_EXAMPLES = {
+    "llama-server": "SERVER", "llama-cli": "CLI", "llama-speculative": "SPECULATIVE",
+    "llama-speculative-simple": "SPECULATIVE", "llama-lookup": "LOOKUP",
+}
+TRUTHY = ("on", "enabled", "true", "1")
+FALSEY = ("off", "disabled", "false", "0")
+
+
+@dataclass(frozen=True)
+class Option:
+    args: tuple[str, ...]
+    neg: tuple[str, ...]
+    kind: str  # void, bool, int, str, str2
+    env: str | None
+    removed: str | None
+
+    @property
+    def key(self) -> str:
+        return self.args[0]
+
+
+@dataclass(frozen=True)
+class ParseError:
+    """What llama.cpp prints when it stops (it stops at the first one; we collect all)."""
+
+    flag: str
+    message: str  # llama.cpp's text
+    kind: str  # invalid, removed, missing_value, bad_value
+    hint: str = ""  # paircheck's addition
+
+
+@dataclass
+class LlamaCommand:
+    program: str
+    example: str
+    argv: list[str]
+    values: dict[str, str] = field(default_factory=dict)  # option key -> last value ("1"/"0" for flags)
+    given_as: dict[str, str] = field(default_factory=dict)  # option key -> spelling or env var used
+    spec_types: list[str] = field(default_factory=lambda: ["none"])
+    overrides: list[str] = field(default_factory=list)
+    errors: list[ParseError] = field(default_factory=list)
+    repeated: list[str] = field(default_factory=list)
+    env_overridden: list[tuple[str, str]] = field(default_factory=list)  # (env var, flag)
+
+    def get(self, key: str) -> str | None:
+        return self.values.get(key)
+
+    @property
+    def model(self) -> str | None:
+        return self.get("-m")
+
+    @property
+    def model_hf(self) -> str | None:
+        return self.get("-hf")
+
+    @property
+    def draft(self) -> str | None:
+        return self.get("--spec-draft-model")
+
+    @property
+    def draft_hf(self) -> str | None:
+        return self.get("--spec-draft-hf")
+
+    @property
+    def types_default(self) -> bool:
+        return self.spec_types == ["none"]
+
+    @property
+    def requested_types(self) -> list[str]:
+        return [t for t in self.spec_types if t != "none"]
+
+
+def options_for(example: str) -> dict[str, tuple[Option, bool]]:
+    """Name -> (option, is_positive), as arg_to_options is built for this example."""
+    table: dict[str, tuple[Option, bool]] = {}
+    for args, neg, kind, examples, excludes, env, removed, preset_only in OPTIONS:
+        if preset_only:
+            continue
+        inherit = example != "DOWNLOAD"
+        if not ((example in examples or (inherit and "COMMON" in examples)) and example not in excludes):
+            continue
+        opt = Option(args, neg, kind, env, removed)
+        for name in args:
+            table[name] = (opt, True)
+        for name in neg:
+            table[name] = (opt, False)
+    return table
+
+
+def stoi(text: str) -> int:
+    """std::stoi: leading space, sign, digits; trailing junk ignored; no digits -> error."""
+    match = re.match(r"\s*([+-]?\d+)", text)
+    if not match:
+        raise ValueError("stoi")
+    value = int(match.group(1))
+    if not -(2**31) <= value < 2**31:
+        raise ValueError("stoi")
+    return value
+
+
+def _apply(cmd: LlamaCommand, opt: Option, value: str | None, positive: bool, spelled: str) -> None:
+    """Run the option's handler as far as paircheck models it; raise ValueError(text) on failure."""
+    if opt.removed is not None:
+        if opt.kind == "int" and value is not None:
+            stoi(value)
+        raise ValueError(f"the argument has been removed. {opt.removed}")
+    if opt.kind == "int":
+        assert value is not None
+        number = stoi(value)
+        if opt.key == "--spec-draft-n-max" and number < 0:
+            raise ValueError("invalid value")
+        value = str(number)
+    if opt.key == "--spec-type":
+        assert value is not None
+        types: list[str] = []
+        for name in value.split(","):
+            if name not in SPEC_TYPES:
+                raise ValueError(f"unknown speculative type: {name}")
+            if name == "none":
+                types = ["none"]
+                break
+            types.append(name)
+        cmd.spec_types += types
+    if opt.key == "--override-kv" and value is not None:
+        cmd.overrides += [v for v in value.split(",") if v]
+    if opt.key in ("--fim-qwen-7b-spec", "--fim-qwen-14b-spec"):
+        size = "7B" if "7b" in opt.key else "14B"
+        cmd.values["-hf"] = f"ggml-org/Qwen2.5-Coder-{size}-Q8_0-GGUF"
+        cmd.values["--spec-draft-hf"] = "ggml-org/Qwen2.5-Coder-0.5B-Q8_0-GGUF"
+    if opt.key == "--spec-default":
+        cmd.spec_types += ["ngram-mod"]
+    cmd.values[opt.key] = value if value is not None else ("1" if positive else "0")
+    cmd.given_as[opt.key] = spelled
+
+
+def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand:
+    """``argv[0]`` is the program; ``env`` defaults to os.environ."""
+    env = os.environ if env is None else env
+    program = os.path.basename(argv[0]) if argv else "llama-server"
+    example = PROGRAM_EXAMPLES.get(program.removesuffix(".exe"), "SERVER")
+    cmd = LlamaCommand(program, example, list(argv))
+    table = options_for(example)
+    seen_opts: list[Option] = []
+    for opt, _ in table.values():
+        if opt not in seen_opts:
+            seen_opts.append(opt)
+    # 1. environment variables, in option order
+    for opt in seen_opts:
+        if opt.env is None:
+            continue
+        neg_env = opt.env.replace("LLAMA_ARG_", "LLAMA_ARG_NO_") if opt.neg else None
+        if neg_env and neg_env in env:
+            value, name = "0", neg_env
+        elif opt.env in env:
+            value, name = env[opt.env], opt.env
+        else:
+            continue
+        try:
+            if opt.kind == "void":
+                if value.lower() in TRUTHY:
+                    _apply(cmd, opt, None, True, name)
+            elif opt.kind == "bool":
+                if value.lower() not in TRUTHY + FALSEY:
+                    raise ValueError("invalid boolean value")
+                _apply(cmd, opt, None, value.lower() in TRUTHY, name)
+            else:
+                _apply(cmd, opt, value, True, name)
+        except ValueError as exc:
+            cmd.errors.append(ParseError(name, f'error while handling environment variable "{name}": {exc}',
+                                         "removed" if opt.removed else "bad_value", _hint(opt)))
+    # 2. the command line
+    seen: set[str] = set()
+    args = argv[1:]
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg.startswith("--"):
+            arg = arg.replace("_", "-")
+        if arg not in table:
+            cmd.errors.append(ParseError(arg, f"error: invalid argument: {arg}", "invalid", _invalid_hint(arg, table)))
+            name, eq, inline = arg.partition("=")
+            if eq and name in table:
+                # llama.cpp refuses it, but the user's intent is clear: keep the value so the
+                # pair can still be checked.
+                try:
+                    _apply(cmd, table[name][0], inline, True, arg)
+                except ValueError:
+                    pass
+            elif i < len(args) and not args[i].startswith("-"):
+                i += 1  # the unknown flag's value: not a second error
+            continue
+        if arg in seen and arg != "--spec-type":
+            cmd.repeated.append(arg)
+        seen.add(arg)
+        opt, positive = table[arg]
+        if opt.env and (opt.env in env or (opt.neg and opt.env.replace("LLAMA_ARG_", "LLAMA_ARG_NO_") in env)):
+            cmd.env_overridden.append((opt.env, arg))
+        value: str | None = None
+        if opt.kind in ("int", "str", "str2"):
+            if i >= len(args):
+                cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": expected value for '
+                                             "argument", "missing_value"))
+                break
+            value = args[i]
+            i += 1
+            if opt.kind == "str2":
+                if i >= len(args):
+                    cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": expected value '
+                                                 "for argument", "missing_value"))
+                    break
+                i += 1
+        try:
+            _apply(cmd, opt, value, positive, arg)
+        except ValueError as exc:
+            cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": {exc}',
+                                         "removed" if opt.removed else "bad_value", _hint(opt)))
+    return cmd
+
+
+def _hint(opt: Option) -> str:
+    if opt.removed:
+        return opt.removed.replace("use ", "use ", 1)
+    return ""
+
+
+# Flags that no longer exist (no stub), with what replaced them (llamacpp-rules.md section 5, 8).
+GONE = {
+    "-cd": "the draft context always has the target's size; drop it (-c sets both)",
+    "--ctx-size-draft": "the draft context always has the target's size; drop it (-c sets both)",
+    "--spec-replace": "vocab translation was removed (PR #22787): use a draft with the target's vocabulary",
+    "--spec-draft-replace": "vocab translation was removed (PR #22787): use a draft with the target's vocabulary",
+    "--draft-model": "use -md / --model-draft / --spec-draft-model",
+}
+
+
+def _invalid_hint(arg: str, table: Mapping[str, object]) -> str:
+    if arg in GONE:
+        return GONE[arg]
+    name, eq, _ = arg.partition("=")
+    if eq and name.replace("_", "-") in table:
+        return f"this llama.cpp does not accept {name}=VALUE: write {name} VALUE (two arguments)"
+    if not arg.startswith("-"):
+        return "llama-server takes no positional arguments: the model needs -m"
+    return ""

@@ -1,0 +1,117 @@
+"""Lint an Ollama Modelfile's draft settings (parser/parser.go, docs/modelfile.mdx at fb30760)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass
+
+from paircheck.preflight.lint import ERROR, INFO, WARNING, Describe, LintFinding, LintResult
+
+COMMANDS = ("from", "license", "template", "system", "adapter", "draft", "renderer", "parser", "parameter",
+            "message", "requires")
+INVALID_COMMAND = ('command must be one of "from", "license", "template", "system", "adapter", "draft", '
+                   '"renderer", "parser", "parameter", "message", or "requires"')
+# Names blog posts use that Ollama does not have (there is no draft-model PARAMETER).
+NOT_PARAMETERS = {"draft_model": "use a DRAFT line", "draft": "use a DRAFT line", "model_draft": "use a DRAFT line",
+                  "draft_max": "use PARAMETER draft_num_predict", "n_draft": "use PARAMETER draft_num_predict",
+                  "spec_type": "Ollama picks the type from the draft's architecture"}
+
+
+@dataclass(frozen=True)
+class Instruction:
+    line: int
+    name: str
+    args: str
+
+
+def parse_modelfile(text: str) -> tuple[list[Instruction], list[LintFinding]]:
+    """Instructions with their line numbers; multi-line triple-quoted values are joined."""
+    out: list[Instruction] = []
+    problems: list[LintFinding] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        raw = lines[i].strip()
+        start = i + 1
+        i += 1
+        if not raw or raw.startswith("#"):
+            continue
+        name, _, args = raw.partition(" ")
+        if '"""' in args and args.count('"""') == 1:
+            while i < len(lines) and '"""' not in lines[i]:
+                args += "\n" + lines[i]
+                i += 1
+            if i < len(lines):
+                args += "\n" + lines[i]
+                i += 1
+        if not re.fullmatch(r"[A-Za-z]+", name) or name.lower() not in COMMANDS:
+            problems.append(LintFinding("OM001", "invalid_command", ERROR, f"(line {start}): {INVALID_COMMAND}",
+                                        f"{name!r} is not a Modelfile instruction"))
+            continue
+        out.append(Instruction(start, name.lower(), args.strip()))
+    return out, problems
+
+
+def _unquote(text: str) -> str:
+    try:
+        parts = shlex.split(text)
+    except ValueError:
+        return text
+    return parts[0] if len(parts) == 1 else text
+
+
+def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintResult:
+    out = LintResult("ollama create")
+    instructions, problems = parse_modelfile(text)
+    out.findings += problems
+    add = out.findings.append
+    froms = [ins for ins in instructions if ins.name == "from"]
+    drafts = [ins for ins in instructions if ins.name == "draft"]
+    if not froms:
+        add(LintFinding("OM002", "no_from", ERROR, "no FROM line"))
+    params: dict[str, Instruction] = {}
+    for ins in instructions:
+        if ins.name != "parameter":
+            continue
+        key, _, value = ins.args.partition(" ")
+        params[key] = Instruction(ins.line, key, value.strip())
+        if key in NOT_PARAMETERS:
+            add(LintFinding("OM003", "unknown_parameter", ERROR, f"(line {ins.line}): unknown parameter '{key}' "
+                            "(Ollama has no such parameter; guides that show it are wrong)", NOT_PARAMETERS[key]))
+    dnp = params.get("draft_num_predict")
+    if dnp is not None:
+        if not re.fullmatch(r"\d+", dnp.args):
+            add(LintFinding("OM004", "draft_num_predict", ERROR, f"(line {dnp.line}): draft_num_predict must be a "
+                            f"non-negative integer, got {dnp.args!r}"))
+        elif int(dnp.args) == 0:
+            add(LintFinding("OM004", "draft_num_predict", WARNING, f"(line {dnp.line}): draft_num_predict 0 turns "
+                            "speculative decoding off"))
+    from_path = os.path.join(base_dir, os.path.expanduser(_unquote(froms[0].args))) if froms else None
+    for ins in drafts:
+        path = os.path.join(base_dir, os.path.expanduser(_unquote(ins.args)))
+        if not os.path.exists(path):
+            add(LintFinding("OM005", "draft_missing", ERROR, f"(line {ins.line}): DRAFT {ins.args!r} does not exist: "
+                            "DRAFT must be a local path", "download the drafter first"))
+            continue
+        if from_path and os.path.exists(from_path) and os.path.samefile(path, from_path):
+            add(LintFinding("OM006", "draft_is_from", ERROR, f"DRAFT must not reference the same local path as FROM: "
+                            f"{ins.args}"))
+            continue
+        if from_path is None or not os.path.exists(from_path):
+            add(LintFinding("OM007", "from_not_local", INFO, "FROM is not a local file: the pair was not checked "
+                            "(a remote FROM model rejects DRAFT: 'DRAFT cannot be used with remote models')"))
+            continue
+        if describe is not None and os.path.isfile(path):
+            from paircheck.api import check_descriptions
+            from paircheck.errors import InputError
+
+            try:
+                out.reports.append(check_descriptions(describe(from_path), describe(path), "ollama"))
+            except InputError as exc:
+                add(LintFinding("OM008", "not_checked", WARNING, f"pair not checked: {exc}"))
+    if not drafts and dnp is not None:
+        add(LintFinding("OM009", "no_draft", INFO, "draft_num_predict without DRAFT only matters for a model with "
+                        "embedded MTP tensors"))
+    return out

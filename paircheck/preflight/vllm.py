@@ -1,0 +1,114 @@
+"""Lint ``vllm serve TARGET ... --speculative-config '{json}'`` (vllm/config/speculative.py at 002e77c)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from paircheck.preflight.lint import ERROR, INFO, WARNING, Describe, LintFinding, LintResult
+
+METHODS = ("ngram", "ngram_gpu", "medusa", "mlp_speculator", "draft_model", "suffix", "custom_class", "eagle",
+           "eagle3", "extract_hidden_states", "mtp", "dflash", "dspark")
+FIELDS = frozenset({
+    "enforce_eager", "num_speculative_tokens", "model", "method", "draft_tensor_parallel_size",
+    "tensor_parallel_size", "quantization", "moe_backend", "attention_backend", "kv_cache_dtype", "max_model_len",
+    "revision", "code_revision", "index_share_for_mtp_iteration", "disable_padded_drafter_batch",
+    "disable_eagle_block_drop", "use_local_argmax_reduction", "use_heterogeneous_vocab", "prompt_lookup_max",
+    "prompt_lookup_min", "parallel_drafting", "num_speculative_tokens_per_batch_size", "suffix_decoding_max_tree_depth",
+    "suffix_decoding_max_cached_requests", "suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob",
+    "draft_load_config", "rejection_sample_method", "synthetic_acceptance_rates", "synthetic_acceptance_length",
+    "enable_adaptive_verification", "draft_sample_method", "dspark_draft_topk", "speculative_token_tree",
+    "disable_by_batch_size",
+})
+
+
+def detect_method(model: str) -> str:
+    """vLLM's choice when "method" is omitted, from the draft's name alone."""
+    name = model.lower()
+    if "." in model and "/" not in model and not os.path.exists(model):
+        return "custom_class"
+    if name == "ngram":
+        return "ngram"
+    for needle, method in (("eagle-", "eagle"), ("eagle3", "eagle3"), ("dflash", "dflash"), ("dspark", "dspark")):
+        if needle in name:
+            return method
+    return "draft_model"
+
+
+def _option(argv: list[str], name: str) -> str | None:
+    """argparse-style: ``--name value`` or ``--name=value``; underscores accepted."""
+    found = None
+    for i, arg in enumerate(argv):
+        flag, eq, value = arg.partition("=")
+        if flag.replace("_", "-") == name:
+            found = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+    return found
+
+
+def lint_vllm(argv: list[str], describe: Describe | None) -> LintResult:
+    out = LintResult("vllm serve")
+    add = out.findings.append
+    rest = argv[2:] if len(argv) > 1 and argv[1] == "serve" else argv[1:]
+    target = rest[0] if rest and not rest[0].startswith("-") else _option(argv, "--model")
+    for old, new in (("--speculative-model", "model"), ("--num-speculative-tokens", "num_speculative_tokens")):
+        if _option(argv, old) is not None:
+            add(LintFinding("VS001", "deprecated_flag", WARNING, f"{old} is deprecated",
+                            f"put \"{new}\" in --speculative-config"))
+    raw = _option(argv, "--speculative-config")
+    if raw is None:
+        add(LintFinding("VS002", "no_speculation", INFO, "no --speculative-config: vLLM does not speculate"))
+        return out
+    try:
+        config = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        add(LintFinding("VS003", "bad_json", ERROR, f"--speculative-config is not valid JSON: {exc}"))
+        return out
+    if not isinstance(config, dict):
+        add(LintFinding("VS003", "bad_json", ERROR, "--speculative-config must be a JSON object"))
+        return out
+    for key in sorted(set(config) - FIELDS):
+        add(LintFinding("VS004", "unknown_field", ERROR, f"unknown field {key!r} in --speculative-config (pydantic "
+                        "refuses extra fields)", "see vLLM's SpeculativeConfig for the field names"))
+    if "tensor_parallel_size" in config:
+        add(LintFinding("VS005", "tensor_parallel_size", ERROR, "tensor_parallel_size inside the speculative config "
+                        "is an error", "use draft_tensor_parallel_size (1 or the target's)"))
+    method = config.get("method")
+    model = config.get("model")
+    if method is not None and method not in METHODS:
+        add(LintFinding("VS006", "unknown_method", ERROR, f"unknown method {method!r}", f"one of {', '.join(METHODS)}"))
+    if method is None and model is None:
+        add(LintFinding("VS007", "no_method", ERROR, "neither \"method\" nor \"model\" is given"))
+    if method is None and isinstance(model, str):
+        detected = detect_method(model)
+        add(LintFinding("VS008", "method_detected", WARNING, f"no \"method\": vLLM picks {detected!r} from the name "
+                        f"{model!r}; some releases (0.13) then refuse draft models", f"add \"method\": \"{detected}\""))
+        method = detected
+    n = config.get("num_speculative_tokens")
+    if n is None and method not in ("ngram", "suffix", "mtp"):
+        add(LintFinding("VS009", "num_tokens", WARNING, "num_speculative_tokens is not given: it must come from the "
+                        "draft's config, else vLLM refuses"))
+    elif n is not None and (not isinstance(n, int) or n <= 0):
+        add(LintFinding("VS009", "num_tokens", ERROR, f"num_speculative_tokens must be a positive integer, got {n!r}"))
+    if config.get("use_heterogeneous_vocab") and method != "draft_model":
+        add(LintFinding("VS010", "heterogeneous_vocab", ERROR, "use_heterogeneous_vocab only works with "
+                        "method='draft_model'"))
+    if describe is not None and target and isinstance(model, str) and method in (
+            "draft_model", "eagle", "eagle3", "dflash", "dspark", "mtp"):
+        from paircheck.api import check_descriptions
+        from paircheck.errors import InputError
+
+        try:
+            t, d = describe(target), describe(model)
+        except InputError as exc:
+            add(LintFinding("VS011", "not_checked", INFO, f"pair not checked: {exc}"))
+            return out
+        if method == "draft_model" and config.get("use_heterogeneous_vocab"):
+            return out  # any vocabulary is allowed then
+        report = check_descriptions(t, d, "vllm", method)
+        out.reports.append(report)
+        kind_fail = next((c for c in report.checks if c.name == "vllm_drafter_kind" and c.status == "fail"), None)
+        if kind_fail is not None and "method" not in config:
+            add(LintFinding("VS012", "head_not_detected", ERROR, f"{model!r} is a {kind_fail.details.get('drafter')} "
+                            f"head but vLLM would detect {method!r} from its name",
+                            f"add \"method\": \"{kind_fail.details.get('drafter')}\""))
+    return out

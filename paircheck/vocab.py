@@ -224,6 +224,9 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
     v.texts, token_to_id = _texts(raw[:n], v)
     if model == "hybriddna":
         _strip_dna_markers(v.texts, token_to_id)
+    byte_ids = _byte_token_ids(keys, n)
+    if v.vocab_type == T.VOCAB_PLAMO2:
+        _check_plamo2_bytes(v.texts, byte_ids)
 
     ids = _special_ids(keys, v)
     v.bos_id, v.eos_id, v.eot_id, v.eom_id = ids["bos"], ids["eos"], ids["eot"], ids["eom"]
@@ -246,7 +249,9 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
         raise _Refused("invalid gguf type for tokenizer.ggml.suppress_tokens")
 
     v.eot_id, v.eom_id = _detect_eot_eom(v, token_to_id)
+    _detect_fim(ids, token_to_id)
     v.eog_ids = _eog_ids(v, ids, token_to_id)
+    _check_piece_cache(v, byte_ids)
     _check_name_lookups(keys, arch, pre, token_to_id)
 
 
@@ -385,11 +390,98 @@ def _detect_eot_eom(v: LlamaVocab, token_to_id: dict[bytes, int]) -> tuple[int, 
     return eot, eom
 
 
+# FIM ids found by text when no key set them; fim_pad/rep/sep end generation.
+_FIM_TEXTS = {
+    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\uff5cfim\u2581begin\uff5c>", "<PRE>",
+                "\u2581<PRE>", "<|code_prefix|>", "<|prefix|>"),
+    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c>", "<SUF>",
+                "\u2581<SUF>", "<|code_suffix|>", "<|suffix|>"),
+    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\uff5cfim\u2581end\uff5c>", "<MID>",
+                "\u2581<MID>", "<|code_middle|>", "<|middle|>"),
+    "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
+    "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
+    "fim_sep": ("<|file_sep|>",),
+}
+
+
+def _detect_fim(ids: dict[str, int], token_to_id: dict[bytes, int]) -> None:
+    """As for EOT, llama.cpp takes the first match in hash order; we take the lowest id."""
+    for name, texts in _FIM_TEXTS.items():
+        if ids[name] < 0:
+            found = [token_to_id[t.encode()] for t in texts if t.encode() in token_to_id]
+            if found:
+                ids[name] = min(found)
+
+
 def _eog_ids(v: LlamaVocab, ids: dict[str, int], token_to_id: dict[bytes, int]) -> frozenset[int]:
     eog = {ids[k] for k in ("fim_pad", "fim_rep", "fim_sep") if ids[k] >= 0}
     eog.update(token_to_id[t.encode()] for t in T.EOG_TEXTS if t.encode() in token_to_id)
     eog.update(i for i in (v.eos_id, v.eot_id, v.eom_id) if i >= 0)
+    texts = {v.texts[i]: i for i in eog if 0 <= i < len(v.texts)}
+    # gpt-oss / solar-open: <|end|> is not the end when <|return|>/<|call|> exist.
+    has_call = b"<|call|>" in texts or b"<|calls|>" in texts
+    if b"<|end|>" in texts and has_call and (b"<|return|>" in texts or b"<|flush|>" in texts):
+        eog.discard(texts[b"<|end|>"])
+    # Gemma 4 and PLaMo have an ordinary </s>.
+    if b"</s>" in texts and (b"<|tool_response>" in texts or b"<|plamo:eos|>" in texts):
+        eog.discard(texts[b"</s>"])
     return frozenset(eog)
+
+
+_TOKEN_TYPE_BYTE = 6
+
+
+def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
+    """Ids typed BYTE in tokenizer.ggml.token_type (found with C-speed scans)."""
+    entry = keys.kv.get(K.TOKEN_TYPE)
+    if entry is None or entry[1].values is None:
+        return []
+    types = entry[1].values
+    found: list[int] = []
+    start = 0
+    while True:
+        try:
+            i = types.index(_TOKEN_TYPE_BYTE, start, n)
+        except ValueError:
+            return found
+        found.append(i)
+        start = i + 1
+
+
+def _check_plamo2_bytes(texts: list[bytes], byte_ids: list[int]) -> None:
+    """The PLaMo-2 tokenizer needs a <0xHH> BYTE token (at an id other than 0) per byte."""
+    have = set()
+    for i in byte_ids:
+        text = texts[i]
+        if i and len(text) == 6 and text.startswith(b"<0x") and text.endswith(b">"):
+            try:
+                have.add(int(text[3:5], 16))
+            except ValueError:
+                continue
+    for value in range(256):
+        if value not in have:
+            raise _Refused(f"Byte token for <0x{value}> is not set")
+
+
+def _check_piece_cache(v: LlamaVocab, byte_ids: list[int]) -> None:
+    """Building the token-to-piece cache decodes every BYTE token as '<0xHH>':
+    a shorter text throws (substr) and a WPM vocab aborts."""
+    control_like = {v.texts[i] for i in v.eog_ids if 0 <= i < len(v.texts)}
+    for i in byte_ids:
+        text = v.texts[i]
+        if text in control_like:
+            continue  # marked CONTROL by the loader, rendered as text
+        if v.vocab_type == T.VOCAB_WPM:
+            raise _Refused(
+                f"token {i} is typed BYTE, which a WPM (bert) vocab cannot decode: "
+                "GGML_ABORT in token_to_byte aborts the process",
+                aborts=True,
+            )
+        if v.vocab_type in (T.VOCAB_SPM, T.VOCAB_UGM, T.VOCAB_BPE) and len(text) < 3:
+            raise _Refused(
+                f"basic_string::substr: __pos (which is 3) > this->size() (which is {len(text)}) "
+                f"(token {i} is typed BYTE but its text {text!r} is not '<0xHH>')"
+            )
 
 
 def _check_name_lookups(keys: _Keys, arch: str, pre: str, token_to_id: dict[bytes, int]) -> None:

@@ -19,8 +19,9 @@ from paircheck.errors import InputError
 from paircheck.model import Identity, ModelDescription
 from paircheck.vocab import Override, derive_llama_vocab
 
-# Only the token texts are needed in full; merges, scores and types are only counted.
-KEEP_ARRAYS = frozenset({K.TOKENS})
+# Token texts and types are needed in full (types: BYTE tokens decide some load
+# failures); merges and scores are only counted.
+KEEP_ARRAYS = frozenset({K.TOKENS, K.TOKEN_TYPE})
 
 _SPLIT_RE = re.compile(r"^(?P<stem>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
 

@@ -6,7 +6,7 @@ from paircheck._engine import engines, resolve_method
 from paircheck._source.resolve import describe as _describe
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.report import Report
+from paircheck.report import Finding, Report
 from paircheck.vocab import Override
 
 DEFAULT_ENGINE = "llama.cpp"
@@ -41,7 +41,42 @@ def _with_tensor_infos(desc: ModelDescription) -> ModelDescription:
 _VOCAB_ONLY = {("llama.cpp", "draft-simple"), ("lmstudio", "draft"), ("koboldcpp", "draft")}
 
 
-def check_descriptions(
+def annotate(
+    reports: list[Report],
+    target: ModelDescription,
+    draft: ModelDescription,
+    registry: bool = True,
+    fingerprint: bool = True,
+) -> list[Report]:
+    """Attach vocabulary fingerprints and registry findings to finished reports.
+
+    Done here, after the engines' pure evaluation, so engines never read the registry
+    and the verdict cannot depend on it. Computed once for any number of reports (one
+    per engine with ``--engine all``).
+    """
+    fps: dict = {}
+    if fingerprint:
+        from paircheck.fingerprint import fingerprints
+
+        fps = {"target": fingerprints(target.vocab), "draft": fingerprints(draft.vocab)}
+    findings: list[Finding] = []
+    if registry:
+        from paircheck.registry import RegistryError, default_registry
+        from paircheck.registry_consult import consult
+
+        try:
+            loaded = default_registry()
+        except RegistryError as exc:
+            findings = [Finding("RG000", "registry_unavailable", f"the registry of documented pairs could not be read: {exc}")]
+        else:
+            findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
+    for report in reports:
+        report.fingerprints = dict(fps)
+        report.registry = list(findings)
+    return reports
+
+
+def _evaluate(
     target: ModelDescription,
     draft: ModelDescription,
     engine: str = DEFAULT_ENGINE,
@@ -59,13 +94,33 @@ def check_descriptions(
     return chosen.evaluate(target, draft, resolved)
 
 
-def check_all_engines(target: ModelDescription, draft: ModelDescription, method: str | None = None) -> list[Report]:
+def check_descriptions(
+    target: ModelDescription,
+    draft: ModelDescription,
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    registry: bool = True,
+    fingerprint: bool = True,
+) -> Report:
+    """One engine's report, with fingerprints and what the registry documents."""
+    report = _evaluate(target, draft, engine, method)
+    annotate([report], target, draft, registry, fingerprint)
+    return report
+
+
+def check_all_engines(
+    target: ModelDescription,
+    draft: ModelDescription,
+    method: str | None = None,
+    registry: bool = True,
+    fingerprint: bool = True,
+) -> list[Report]:
     """One report per engine that has ``method`` (each in its own terms); llama.cpp first."""
     reports = []
     for name, engine in engines().items():
         if resolve_method(engine, method) is not None:
-            reports.append(check_descriptions(target, draft, name, method))
-    return reports
+            reports.append(_evaluate(target, draft, name, method))
+    return annotate(reports, target, draft, registry, fingerprint)
 
 
 def check_pair(
@@ -74,6 +129,21 @@ def check_pair(
     engine: str = DEFAULT_ENGINE,
     method: str | None = None,
     overrides: dict[str, Override] | None = None,
+    registry: bool = True,
+    fingerprint: bool = True,
+    progress: bool = False,
 ) -> Report:
-    """Check TARGET and DRAFT for one engine and speculative method."""
-    return check_descriptions(describe(target, overrides), describe(draft, overrides), engine, method)
+    """Check TARGET and DRAFT for one engine and speculative method.
+
+    ``registry=False`` skips the look-up of documented pairs, ``fingerprint=False``
+    the vocabulary fingerprints (neither changes the verdict). ``progress`` shows a
+    progress line on a terminal for long remote reads.
+    """
+    return check_descriptions(
+        describe(target, overrides, progress),
+        describe(draft, overrides, progress),
+        engine,
+        method,
+        registry,
+        fingerprint,
+    )

@@ -114,6 +114,12 @@ def parse_override(text: str) -> tuple[str, Override]:
     metavar="KEY=TYPE:VALUE",
     help="As llama.cpp's --override-kv: applied to both models.",
 )
+@click.option(
+    "--no-registry",
+    "no_registry",
+    is_flag=True,
+    help="Do not look the pair up in the registry of documented pairs.",
+)
 def check(
     target: str,
     draft: str,
@@ -123,13 +129,20 @@ def check(
     quiet: bool,
     verbose: bool,
     override_kv: tuple[str, ...],
+    no_registry: bool,
 ) -> None:
     """Check DRAFT against TARGET (GGUF files)."""
     overrides = dict(parse_override(item) for item in override_kv)
+    # -q prints nothing, so it skips what is only printed: fingerprints and the
+    # registry look-up (neither changes the verdict or the exit code).
+    shown = as_json or not quiet
+    extras = dict(registry=shown and not no_registry, fingerprint=shown)
+    # A progress line only for a person watching: never with --json or -q, nor into a pipe.
+    progress = not (quiet or as_json) and sys.stderr.isatty()
     if engine == "all":
-        _check_all(target, draft, method, overrides, as_json, quiet)
+        _check_all(target, draft, method, overrides, as_json, quiet, extras, progress)
         return
-    report = check_pair(target, draft, engine=engine, method=method, overrides=overrides)
+    report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
     if as_json:
         click.echo(render_json(report))
     elif not quiet:
@@ -138,13 +151,22 @@ def check(
 
 
 def _check_all(
-    target: str, draft: str, method: str | None, overrides: dict[str, Override], as_json: bool, quiet: bool
+    target: str,
+    draft: str,
+    method: str | None,
+    overrides: dict[str, Override],
+    as_json: bool,
+    quiet: bool,
+    extras: dict[str, bool],
+    progress: bool = False,
 ) -> None:
     """``--engine all``: exit 0 when at least one engine accepts the pair."""
     from paircheck._format.matrix import render_matrix, render_matrix_json
     from paircheck.api import check_all_engines, describe
 
-    reports = check_all_engines(describe(target, overrides), describe(draft, overrides), method)
+    reports = check_all_engines(
+        describe(target, overrides, progress), describe(draft, overrides, progress), method, **extras
+    )
     if not reports:
         raise InputError("--method", f"no engine has method {method!r}")
     if as_json:

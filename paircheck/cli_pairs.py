@@ -227,6 +227,30 @@ def identity_for_argument(arg: str) -> ModelIdentity:
     return identity_from_string(arg)
 
 
+def identities_for_argument(arg: str) -> tuple[tuple[ModelIdentity, ...], str | None]:
+    """Every identity ``--for`` names, and the vocabulary fingerprint when it was read.
+
+    An existing GGUF file or Hugging Face folder is read (metadata only) so that its
+    ``general.name``, ``general.repo_url``, basename/size/finetune and the model's
+    fingerprint are used, not just its file name. If it cannot be read, its name is.
+    """
+    path = Path(arg).expanduser()
+    if not (arg and path.exists()):
+        return (identity_from_string(arg),), None
+    from paircheck.errors import InputError
+
+    try:
+        from paircheck.api import describe
+        from paircheck.fingerprint import fingerprint
+        from paircheck.registry_consult import identities
+
+        desc = describe(arg)
+    except InputError:
+        return (identity_from_path(path),), None
+    found = identities(desc) + (identity_from_path(path),)
+    return tuple(dict.fromkeys(found)), fingerprint(desc.vocab)
+
+
 # --------------------------------------------------------------------------- command
 
 
@@ -289,9 +313,12 @@ def pairs(
     if for_target is not None:
         if not for_target.strip():
             raise click.BadParameter("TARGET is empty", param_hint="'--for'")
-        query = identity_for_argument(for_target)
+        from paircheck.registry_consult import drafts_for
+
+        found, fp = identities_for_argument(for_target)
+        query = found[0]
         allowed = {e.id for e in registry.filter(family=family, method=method, engine=engine, status=status, search=search)}
-        entries: list[RegistryEntry] = [e for e in registry.drafts_for(query) if e.id in allowed]
+        entries: list[RegistryEntry] = [e for e in drafts_for(registry, found, fp) if e.id in allowed]
         empty_message = f"no documented drafts for {query.display()}"
     else:
         entries = list(registry.filter(family=family, method=method, engine=engine, status=status, search=search))

@@ -10,10 +10,10 @@ The schema is described in ``registry/README.md``.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -69,7 +69,8 @@ _ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-{2}))*[a-z0-9]$")
 _FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
 _REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _URL_RE = re.compile(r"^https://[^\s/]+\.[^\s/]+(?:/\S*)?$")
-_FINGERPRINT_RE = re.compile(r"^[0-9a-f]{16,64}$")
+# paircheck.fingerprint's "v1:<hex>" (a bare hex string is read as v1), 16-64 digits.
+_FINGERPRINT_RE = re.compile(r"^(?:v[0-9]+:)?[0-9a-f]{16,64}$")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 _TOP_KEYS = frozenset({"schema_version", "pair"})
@@ -238,6 +239,7 @@ _FILE_EXT_RE = re.compile(r"\.(?:gguf|safetensors|bin|pt|pth|ggml|llamafile)$", 
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)?$")
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise_name(text: str) -> frozenset[str]:
     """Reduce a model name, repo id or file name to a comparable token set.
 
@@ -453,6 +455,29 @@ def _match_ref(ref: ModelRef, ident: ModelIdentity) -> str | None:
     return None
 
 
+def match_model(ref: ModelRef, ident: ModelIdentity) -> str | None:
+    """How ``ident`` matches one side of an entry: "repo", "name" or None."""
+    return _match_ref(ref, ident)
+
+
+def fingerprint_matches(documented: str | None, actual: str | None) -> bool:
+    """Whether a registry fingerprint denotes the vocabulary fingerprint ``actual``.
+
+    Same format version, and one hex string is a prefix of the other (entries may
+    shorten it to 16 digits). A bare hex string is read as format v1.
+    """
+    if not documented or not actual:
+        return False
+
+    def split(value: str) -> tuple[str, str]:
+        version, sep, digits = value.strip().casefold().partition(":")
+        return ("v1", version) if not sep else (version, digits)
+
+    (va, ha), (vb, hb) = split(documented), split(actual)
+    short, long_ = sorted((ha, hb), key=len)
+    return va == vb and len(short) >= 16 and long_.startswith(short)
+
+
 def _rank(entries: Iterable[RegistryEntry], how: Any) -> list[Match]:
     matches = [Match(e, by) for e in entries if (by := how(e)) is not None]
     matches.sort(key=lambda m: (m.by != "repo", m.entry.status != "works", m.entry.sort_key()))
@@ -473,6 +498,8 @@ def default_registry_dir() -> Path:
     checkout = Path(__file__).resolve().parent.parent / "registry"
     if checkout.is_dir():
         return checkout
+    from importlib import resources  # only for an installed wheel: ~10 ms to import
+
     for sub in ("_registry_data", "registry"):
         try:
             candidate = resources.files("paircheck").joinpath(sub)
@@ -481,6 +508,31 @@ def default_registry_dir() -> Path:
         if candidate.is_dir():
             return Path(str(candidate))
     return checkout  # load_registry reports it missing with this path
+
+
+@functools.lru_cache(maxsize=1)
+def default_registry() -> Registry:
+    """The shipped registry, loaded once per process (entries are immutable).
+
+    For the pair check, which must stay fast: the shipped data is validated by the
+    test suite and by ``paircheck pairs``, so this skips the validation pass unless
+    the data fails to build, in which case the full load reports every problem.
+    """
+    root = default_registry_dir()
+    try:
+        files = sorted(root.glob("*.toml")) if root.is_dir() else []
+        entries = []
+        for f in files:
+            with f.open("rb") as fh:
+                raw = tomllib.load(fh)
+            if raw.get("schema_version") != SCHEMA_VERSION:
+                raise ValueError("schema_version")
+            entries += [_build_entry(item) for item in raw["pair"]]
+        if not entries:
+            raise ValueError("empty")
+        return Registry(tuple(sorted(entries, key=RegistryEntry.sort_key)), root)
+    except Exception:  # noqa: BLE001 - anything odd: the validating load explains it
+        return load_registry(root)
 
 
 def load_registry(path: Path | None = None) -> Registry:
@@ -609,7 +661,7 @@ def _check_entry(item: Mapping[str, Any]) -> list[str]:
             p += [f"see_also: {msg}" for u in urls for msg in _check_url(u)]
     for key in ("target_fingerprint", "draft_fingerprint"):
         if key in item and not (isinstance(item[key], str) and _FINGERPRINT_RE.match(item[key])):
-            p.append(f"{key} must be 16-64 lowercase hex digits")
+            p.append(f"{key} must be a paircheck fingerprint: 'v1:' and 16-64 lowercase hex digits")
     return p
 
 

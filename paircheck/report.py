@@ -46,6 +46,11 @@ class Report:
     engine_version: str = ""
     # What the engine itself would print for the first failure, when known.
     engine_says: str | None = None
+    # What the registry of documented pairs says (paircheck.registry_consult); never
+    # part of the verdict. Filled by the api after the engine's pure evaluation.
+    registry: list[Finding] = field(default_factory=list)
+    # Vocabulary fingerprints (paircheck.fingerprint) by side: "target", "draft".
+    fingerprints: dict[str, Any] = field(default_factory=dict)
 
     @property
     def compatible(self) -> bool:

@@ -73,8 +73,16 @@ def side_table(report: Report) -> str:
             ("EOS", _special(t, t.vocab.eos_id, t.vocab.add_eos), _special(d, d.vocab.eos_id, d.vocab.add_eos)),
             ("EOT / EOG", _eog(t), _eog(d)),
         ]
+    fps = report.fingerprints
+    if fps.get("target") is not None or fps.get("draft") is not None:
+        rows.append(("fingerprint", _fingerprint(fps.get("target")), _fingerprint(fps.get("draft"))))
     rows = [(label, _clip(a), _clip(b)) for label, a, b in rows]
     return tabulate(rows, headers=("", "target", "draft"), tablefmt="simple", disable_numparse=True)
+
+
+def _fingerprint(fp: object) -> str:
+    full = getattr(fp, "full", None)
+    return full or "- (not loadable or no texts)"
 
 
 def _vocab_kind(desc: ModelDescription) -> str:
@@ -111,6 +119,12 @@ def render_human(report: Report, verbose: bool = False) -> str:
             lines += _wrap(f"{w.code} {w.name}: {w.message}", "  ")
             if w.fix:
                 lines += _wrap(f"what to do: {w.fix}", "       ")
+    if report.registry:
+        lines += ["", "Known pairs (paircheck's registry of documented pairs; the verdict above is the engine's):"]
+        for f in report.registry:
+            lines += _wrap(f"{f.code} {f.name}: {f.message}", "  ")
+            if f.fix:
+                lines += _wrap(f"see: {f.fix}" if f.fix.startswith("paircheck ") else f"what to do: {f.fix}", "       ")
     for note in report.target.notes + report.draft.notes:
         lines += _wrap(f"note: {note}", "")
     if report.next_steps:

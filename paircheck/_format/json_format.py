@@ -16,10 +16,10 @@ from paircheck.report import CheckResult, Finding, Report
 SCHEMA_VERSION = 1
 
 
-def describe_side(desc: ModelDescription) -> dict[str, Any]:
+def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str, Any]:
     v = desc.vocab
     ident = desc.identity
-    return {
+    side = {
         "location": desc.location,
         "path": desc.resolved_path,
         "source_kind": desc.source_kind,
@@ -52,6 +52,12 @@ def describe_side(desc: ModelDescription) -> dict[str, Any]:
         "metadata_bytes": desc.metadata_bytes,
         "notes": list(desc.notes),
     }
+    # Vocabulary fingerprints (paircheck.fingerprint): null when not computed or when
+    # the vocabulary has none (not loadable, no token texts).
+    side["fingerprint"] = getattr(fingerprints, "full", None)
+    side["fingerprint_prefix"] = getattr(fingerprints, "prefix", None)
+    side["fingerprint_prefix_end"] = getattr(fingerprints, "prefix_end", None)
+    return side
 
 
 def _check(check: CheckResult) -> dict[str, Any]:
@@ -85,11 +91,13 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "method": report.method,
         "compatible": report.compatible,
         "first_failure": None if first is None else first.name,
-        "target": describe_side(report.target),
-        "draft": describe_side(report.draft),
+        "target": describe_side(report.target, report.fingerprints.get("target")),
+        "draft": describe_side(report.draft, report.fingerprints.get("draft")),
         "checks": [_check(c) for c in report.checks],
         "warnings": [_finding(w) for w in report.warnings],
         "next_steps": list(report.next_steps),
+        # What the registry of documented pairs says (never part of the verdict).
+        "registry": [_finding(f) for f in report.registry],
     }
 
 

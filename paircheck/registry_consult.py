@@ -1,0 +1,345 @@
+"""What the registry of documented pairs says about one target/draft pair.
+
+Pure: two ModelDescriptions and a Registry in, a list of Findings out. The findings
+never change a verdict (the engines' rules decide); they cite the source that
+documents the pair, say when it is documented as failing, point at the family's
+documented pairs, and flag an EAGLE/MTP/DFlash head documented for another target.
+
+Each side is identified from everything its description knows: the GGUF
+``general.repo_url``/``general.source.repo_url`` (as a Hub repo id), ``general.name``,
+``general.basename`` + ``size_label`` + ``finetune``, a Hugging Face cache folder
+(``models--Org--Name``) in the path, and the path, URL or repo id the user typed.
+``general.base_model.*`` is deliberately not used: a fine-tune of X is not X.
+Registry entries that carry vocabulary fingerprints also match by fingerprint.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from paircheck.model import ModelDescription
+from paircheck.registry import (
+    ModelIdentity,
+    ModelRef,
+    Registry,
+    RegistryEntry,
+    fingerprint_matches,
+    identity_from_string,
+    match_model,
+)
+from paircheck.report import Finding
+
+# Methods whose draft is a head trained for one specific target.
+HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash", "dspark", "mtp"})
+
+DOCUMENTED = ("RG001", "documented_pair")
+DOCUMENTED_FAILING = ("RG002", "documented_failing")
+FAMILY = ("RG003", "family_documented")
+HEAD_ELSEWHERE = ("RG004", "head_for_other_target")
+
+MAX_PAIRS = 3  # documented-pair findings shown; the rest are in `paircheck pairs`
+
+_HF_CACHE_RE = re.compile(r"^models--([^-].*?)--(.+)$")
+# The side matched by vocabulary fingerprint beats a repo id, which beats a name.
+_STRENGTH = {"fingerprint": 0, "repo": 1, "name": 2}
+
+
+# --------------------------------------------------------------------------- identity
+
+
+def identities(desc: ModelDescription) -> tuple[ModelIdentity, ...]:
+    """Every identity a description offers, most specific first, without duplicates."""
+    ident = desc.identity
+    found: list[ModelIdentity] = []
+    repo = None
+    if ident.repo:
+        # general.repo_url is a URL ("https://huggingface.co/Qwen/Qwen2.5-14B-Instruct");
+        # an HF folder or Hub source already gives the repo id.
+        repo = identity_from_string(ident.repo).repo
+    if repo or ident.name or ident.basename:
+        found.append(
+            ModelIdentity(
+                repo=repo,
+                name=ident.name,
+                basename=ident.basename,
+                size_label=ident.size_label,
+                finetune=ident.finetune,
+            )
+        )
+    for text in (desc.resolved_path, desc.location):
+        cached = _hf_cache_identity(text)
+        if cached is not None:
+            found.append(cached)
+    if desc.location:
+        found.append(identity_from_string(desc.location))
+    unique: list[ModelIdentity] = []
+    for item in found:
+        if item not in unique and (item.repo or item.name_keys()):
+            unique.append(item)
+    return tuple(unique)
+
+
+def _hf_cache_identity(path: str | None) -> ModelIdentity | None:
+    """``.../models--Org--Name/snapshots/<hash>/...`` names the repo it caches."""
+    if not path:
+        return None
+    for part in reversed(re.split(r"[\\/]", path)):
+        m = _HF_CACHE_RE.match(part)
+        if m:
+            return ModelIdentity(repo=f"{m.group(1)}/{m.group(2)}", name=m.group(2))
+    return None
+
+
+def _side_match(
+    ref: ModelRef, documented_fp: str | None, idents: Sequence[ModelIdentity], fp: str | None
+) -> str | None:
+    if fingerprint_matches(documented_fp, fp):
+        return "fingerprint"
+    best = None
+    for ident in idents:
+        how = match_model(ref, ident)
+        if how == "repo":
+            return how
+        best = best or how
+    return best
+
+
+# --------------------------------------------------------------------------- matching
+
+
+@dataclass(frozen=True)
+class PairMatch:
+    entry: RegistryEntry
+    target_by: str
+    draft_by: str
+
+    def strength(self) -> int:
+        return max(_STRENGTH[self.target_by], _STRENGTH[self.draft_by])
+
+
+def find_documented(
+    registry: Registry,
+    target: Sequence[ModelIdentity],
+    draft: Sequence[ModelIdentity],
+    target_fp: str | None = None,
+    draft_fp: str | None = None,
+) -> list[PairMatch]:
+    """Entries documenting this target/draft pair, best match first."""
+    out: list[PairMatch] = []
+    for e in registry.entries:
+        t = _side_match(e.target, e.target_fingerprint, target, target_fp)
+        if t is None:
+            continue
+        d = _side_match(e.draft, e.draft_fingerprint, draft, draft_fp)
+        if d is not None:
+            out.append(PairMatch(e, t, d))
+    out.sort(key=lambda m: (m.strength(), m.entry.status != "works", m.entry.sort_key()))
+    return out
+
+
+def drafts_for(registry: Registry, target: Sequence[ModelIdentity], target_fp: str | None = None) -> list[RegistryEntry]:
+    """Entries whose target is this model (any of its identities), best match first."""
+    scored = []
+    for e in registry.entries:
+        how = _side_match(e.target, e.target_fingerprint, target, target_fp)
+        if how is not None:
+            scored.append((_STRENGTH[how], e.status != "works", e.sort_key(), e))
+    scored.sort(key=lambda item: item[:3])
+    return [item[3] for item in scored]
+
+
+def family_of(registry: Registry, idents: Iterable[ModelIdentity]) -> str | None:
+    """The registry family a model's name belongs to, or None.
+
+    A family slug matches a name token exactly or as a version prefix ("llama3" matches
+    "llama3.1"); multi-word slugs ("qwen3-next") need every word. The most specific
+    family wins, so "qwen3.5" beats "qwen3" for Qwen3.5-0.8B.
+    """
+    token_sets = [keys for ident in idents for keys in ident.name_keys()]
+    best: tuple[int, int, str] | None = None
+    for family in registry.families():
+        head, *rest = family.split("-")
+        for tokens in token_sets:
+            if not all(w in tokens for w in rest):
+                continue
+            if any(t == head or t.startswith(head + ".") for t in tokens):
+                score = (len(rest), len(family), family)
+                if best is None or score > best:
+                    best = score
+    return best[2] if best else None
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def _model(ref: ModelRef) -> str:
+    return ref.repo or ref.name
+
+
+def _source(e: RegistryEntry) -> str:
+    # Last in the message and without a trailing period, so the URL copies cleanly.
+    return f"Source ({e.source.kind}, checked {e.source.checked.isoformat()}): {e.source.url}"
+
+
+# How to name a head method in a sentence, with its article.
+_HEAD_NAMES = {
+    "eagle": "an EAGLE",
+    "eagle3": "an EAGLE-3",
+    "medusa": "a Medusa",
+    "mlp-speculator": "an MLP-speculator",
+    "dflash": "a DFlash",
+    "dspark": "a DSpark",
+    "mtp": "an MTP",
+}
+
+
+def _entry_details(e: RegistryEntry, **extra: object) -> dict[str, object]:
+    return {
+        "id": e.id,
+        "family": e.family,
+        "target": _model(e.target),
+        "draft": _model(e.draft),
+        "method": e.method,
+        "engines": list(e.engines),
+        "fails_on": list(e.fails_on),
+        "status": e.status,
+        "why": e.why,
+        "source": {"url": e.source.url, "kind": e.source.kind, "checked": e.source.checked.isoformat()},
+        "see_also": list(e.see_also),
+        **extra,
+    }
+
+
+def _pair_finding(m: PairMatch, fps: Mapping[str, str | None]) -> Finding:
+    e = m.entry
+    pair = f"{e.target.name} + {e.draft.name} ({e.method})"
+    mismatched = [
+        side
+        for side, documented in (("target", e.target_fingerprint), ("draft", e.draft_fingerprint))
+        if documented and fps.get(side) and not fingerprint_matches(documented, fps.get(side))
+    ]
+    caveat = (
+        f" The documented {' and '.join(mismatched)} vocabulary fingerprint differs from this file's."
+        if mismatched
+        else ""
+    )
+    details = _entry_details(e, matched_by={"target": m.target_by, "draft": m.draft_by}, fingerprint_differs=mismatched)
+    if e.status == "fails":
+        code, name = DOCUMENTED_FAILING
+        message = f"{pair} is documented as failing on {', '.join(e.engines)}: {e.why}.{caveat} {_source(e)}"
+        fix = "Read the source before relying on this pair; `paircheck pairs --for TARGET` lists documented drafts."
+        return Finding(code, name, message, details, fix)
+    code, name = DOCUMENTED
+    fails = f"; documented failing on {', '.join(e.fails_on)}" if e.fails_on else ""
+    message = f"{pair} is documented working on {', '.join(e.engines)}{fails}.{caveat} {_source(e)}"
+    return Finding(code, name, message, details, None)
+
+
+def _family_finding(
+    registry: Registry,
+    target_ids: Sequence[ModelIdentity],
+    draft_ids: Sequence[ModelIdentity],
+    target_fp: str | None,
+    location: str,
+) -> Finding | None:
+    for_target = drafts_for(registry, target_ids, target_fp)
+    code, name = FAMILY
+    if for_target:
+        shown = ", ".join(dict.fromkeys(f"{e.draft.name} ({e.method})" for e in for_target[:3]))
+        more = f" and {len(for_target) - 3} more" if len(for_target) > 3 else ""
+        return Finding(
+            code,
+            name,
+            f"this exact pair is not documented, but {len(for_target)} draft(s) are documented for this "
+            f"target: {shown}{more}.",
+            {"target_entries": [e.id for e in for_target], "family": for_target[0].family},
+            f"paircheck pairs --for {_quote(location)}",
+        )
+    family = family_of(registry, target_ids)
+    if family is None:
+        return None
+    entries = [e for e in registry.entries if e.family == family]
+    draft_family = family_of(registry, draft_ids)
+    same = "" if draft_family in (None, family) else f" (the draft looks like {draft_family})"
+    # A classic draft makes the best example; then any working pair with a draft file.
+    example = min(entries, key=lambda e: (e.status != "works", e.draft.builtin, e.method != "draft-model"))
+    return Finding(
+        code,
+        name,
+        f"this exact pair is not documented; the registry has {len(entries)} pair(s) for the {family} "
+        f"family{same}, e.g. {example.target.name} + {example.draft.name} ({example.method}).",
+        {"family": family, "draft_family": draft_family, "entries": [e.id for e in entries]},
+        f"paircheck pairs --family {family}",
+    )
+
+
+def _head_findings(
+    registry: Registry,
+    target_ids: Sequence[ModelIdentity],
+    draft_ids: Sequence[ModelIdentity],
+    target_fp: str | None,
+    draft_fp: str | None,
+) -> list[Finding]:
+    heads = [
+        e
+        for e in registry.entries
+        if e.method in HEAD_METHODS and _side_match(e.draft, e.draft_fingerprint, draft_ids, draft_fp) is not None
+    ]
+    if not heads or any(_side_match(e.target, e.target_fingerprint, target_ids, target_fp) for e in heads):
+        return []
+    code, name = HEAD_ELSEWHERE
+    e = heads[0]
+    targets = ", ".join(dict.fromkeys(_model(h.target) for h in heads))
+    return [
+        Finding(
+            code,
+            name,
+            f"the draft is documented as {_HEAD_NAMES.get(e.method, 'a ' + e.method)} head for {targets}, and "
+            f"this target does not look like that model: a head only works with the model it was trained "
+            f"for. {_source(e)}",
+            _entry_details(e, documented_targets=[_model(h.target) for h in heads]),
+            f"Use the head with {_model(e.target)}, or look for one made for your target: "
+            f"paircheck pairs --for TARGET --method {e.method}",
+        )
+    ]
+
+
+def consult(
+    registry: Registry,
+    target: ModelDescription,
+    draft: ModelDescription,
+    fingerprints: Mapping[str, str | None] | None = None,
+) -> list[Finding]:
+    """The registry's findings for this pair (empty when it knows nothing).
+
+    ``fingerprints`` maps "target"/"draft" to their vocabulary fingerprints (see
+    paircheck.fingerprint), used for entries that carry fingerprints.
+    """
+    fps = dict(fingerprints or {})
+    t_fp, d_fp = fps.get("target"), fps.get("draft")
+    target_ids, draft_ids = identities(target), identities(draft)
+    pairs = find_documented(registry, target_ids, draft_ids, t_fp, d_fp)
+    if pairs:
+        return [_pair_finding(m, fps) for m in pairs[:MAX_PAIRS]]
+    found = _head_findings(registry, target_ids, draft_ids, t_fp, d_fp)
+    family = _family_finding(registry, target_ids, draft_ids, t_fp, target.location)
+    if family is not None:
+        found.append(family)
+    return found
+
+
+def _quote(text: str) -> str:
+    return text if re.fullmatch(r"[A-Za-z0-9_./:@%+=,-]+", text) else "'" + text.replace("'", "'\\''") + "'"
+
+
+__all__ = [
+    "HEAD_METHODS",
+    "PairMatch",
+    "consult",
+    "drafts_for",
+    "family_of",
+    "find_documented",
+    "identities",
+]

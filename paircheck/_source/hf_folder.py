@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,17 +100,22 @@ def describe_hf_folder(
     config_vocab = config.get("vocab_size") or text_config.get("vocab_size")
     config_vocab = config_vocab if isinstance(config_vocab, int) and config_vocab > 0 else None
 
-    tokenizer = None
     tok_json: dict[str, Any] | None = None
+    tok_text = ""
     if tok_json_path.is_file():
-        tokenizer = _load_tokenizer(tok_json_path, location)
-        tok_json = _json(tok_json_path, location)
+        # Read and parsed once: tokenizers is only loaded for the BPE pre-tokenizer hash,
+        # and then only with the entries the converter's check text can reach.
+        tok_text, tok_json = _read_tokenizer_json(tok_json_path, location)
 
+    base_vocab: dict[str, int] | None = None
+    full_vocab: dict[str, int] | None = None
+    if tok_json is not None:
+        base_vocab, full_vocab = _json_vocab(tok_json, location)
     if (folder / "tokenizer.model").is_file():
         conv = _convert_sentencepiece(folder, config_vocab, tok_config, location)
     else:
-        assert tok_json is not None and tokenizer is not None
-        conv = _convert_tokenizer_json(tok_json, tokenizer, config_vocab)
+        assert tok_json is not None and full_vocab is not None and base_vocab is not None
+        conv = _convert_tokenizer_json(tok_json, tok_text, base_vocab, full_vocab, config_vocab, location)
 
     arch, arch_note = _architecture(config)
     kv: dict[str, tuple[int, Any]] = {
@@ -136,8 +142,8 @@ def describe_hf_folder(
 
     hf = HFFacts(
         config_vocab_size=config_vocab,
-        tokenizer_len=tokenizer.get_vocab_size(with_added_tokens=True) if tokenizer is not None else None,
-        base_vocab_size=tokenizer.get_vocab_size(with_added_tokens=False) if tokenizer is not None else None,
+        tokenizer_len=len(full_vocab) if full_vocab is not None else None,
+        base_vocab_size=len(base_vocab) if base_vocab is not None else None,
         model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
         architectures=tuple(a for a in config.get("architectures") or () if isinstance(a, str)),
         extra={"tokenizer_class": (tok_config or {}).get("tokenizer_class")},
@@ -166,13 +172,42 @@ def describe_hf_folder(
     )
 
 
-def _load_tokenizer(path: Path, location: str) -> Any:
-    from tokenizers import Tokenizer  # imported here: ~50 ms, only for HF folders
-
+def _read_tokenizer_json(path: Path, location: str) -> tuple[str, dict[str, Any]]:
     try:
-        return Tokenizer.from_file(str(path))
-    except Exception as exc:  # noqa: BLE001 - the Rust side raises plain Exception
-        raise InputError(location, f"tokenizers cannot load tokenizer.json: {exc}") from None
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise InputError(location, f"cannot read {path.name}: {exc}") from None
+    if not isinstance(data, dict):
+        raise InputError(location, f"{path.name} is not a JSON object")
+    return text, data
+
+
+def _json_vocab(tok_json: dict[str, Any], location: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The model vocab and the vocab with added tokens, as ``tokenizers``' ``get_vocab``.
+
+    Read from the parsed JSON: loading the file in ``tokenizers`` costs ~0.45 s on a
+    150k vocab, and ``get_vocab`` another 0.2 s. Added tokens take their ids from the
+    JSON; ``len`` of the second is ``get_vocab_size(with_added_tokens=True)``.
+    """
+    model = tok_json.get("model")
+    raw = model.get("vocab") if isinstance(model, dict) else None
+    if isinstance(raw, dict):
+        base = raw
+    elif isinstance(raw, list):  # Unigram: [[piece, score], ...], the id is the index
+        try:
+            base = {entry[0]: i for i, entry in enumerate(raw)}
+        except (TypeError, IndexError, KeyError):
+            raise InputError(location, "tokenizer.json: malformed Unigram vocab") from None
+    else:
+        raise InputError(location, "tokenizer.json has no model vocab: cannot tell its vocabulary")
+    if not set(map(type, base.values())) <= {int} or not set(map(type, base)) <= {str}:
+        raise InputError(location, "tokenizer.json: model vocab entries must map strings to integer ids")
+    full = dict(base)
+    for entry in tok_json.get("added_tokens") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("content"), str) and isinstance(entry.get("id"), int):
+            full[entry["content"]] = entry["id"]
+    return base, full
 
 
 def _architecture(config: dict[str, Any]) -> tuple[str, str | None]:
@@ -190,11 +225,17 @@ def _architecture(config: dict[str, Any]) -> tuple[str, str | None]:
     )
 
 
-def _convert_tokenizer_json(tok_json: dict[str, Any], tokenizer: Any, config_vocab: int | None) -> _Converted:
+def _convert_tokenizer_json(
+    tok_json: dict[str, Any],
+    tok_text: str,
+    base_vocab: dict[str, int],
+    vocab: dict[str, int],
+    config_vocab: int | None,
+    location: str,
+) -> _Converted:
     model = tok_json.get("model") or {}
     mtype = model.get("type")
     notes: list[str] = []
-    vocab: dict[str, int] = tokenizer.get_vocab(with_added_tokens=True)
     added = {t.get("content"): t for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
     if mtype == "BPE" and model.get("byte_fallback"):
         # A SentencePiece-style BPE without tokenizer.model: LlamaHfVocab, not padded.
@@ -208,28 +249,47 @@ def _convert_tokenizer_json(tok_json: dict[str, Any], tokenizer: Any, config_voc
             f"tokenizer ids reach {max(vocab.values())} but config vocab_size is {size}: "
             "convert_hf_to_gguf.py stops on this (assert); judged with the ids that fit"
         )
-    reverse = {i: text for text, i in vocab.items()}
-    tokens: list[bytes] = []
+    by_id: list[str | None]
+    ordered = sorted(vocab, key=vocab.__getitem__)  # the common case: ids 0..n-1, once each
+    if ordered and vocab[ordered[0]] == 0 and vocab[ordered[-1]] == len(ordered) - 1 == len(set(vocab.values())) - 1:
+        by_id = [*ordered[:size], *[None] * (size - len(ordered))]
+    else:
+        by_id = [None] * size
+        for text, i in vocab.items():
+            if 0 <= i < size:
+                by_id[i] = text
     bert = mtype == "WordPiece"
-    for i in range(size):
-        text = reverse.get(i)
-        if text is None:
-            tokens.append(f"[PAD{i}]".encode())
+    texts = by_id
+    if bert:  # the phantom-space texts of BertModel.set_vocab, for non-CONTROL tokens
+        texts = [None if t is None else t[2:] if t.startswith("##") else "\u2581" + t for t in by_id]
+    missing = -1
+    for _ in range(texts.count(None)):  # ids without a token: [PAD<id>], type UNUSED
+        missing = texts.index(None, missing + 1)
+        texts[missing] = f"[PAD{missing}]"
+    tokens = list(map(str.encode, texts))  # type: ignore[arg-type]
+    for text, info in added.items():
+        i = vocab.get(text) if isinstance(text, str) else None
+        if i is None or not 0 <= i < size or by_id[i] != text:
             continue
-        info = added.get(text)
-        if info is not None and not (info.get("special") or _looks_special(text)):
+        if info.get("special") or _looks_special(text):
+            tokens[i] = text.encode("utf-8")  # CONTROL: kept verbatim
+        else:
             text = text.replace("\u2581", " ")  # the converter pre-normalizes user-defined spaces
-        if bert and not (info is not None and (info.get("special") or _looks_special(text))):
-            text = text[2:] if text.startswith("##") else "\u2581" + text
-        tokens.append(text.encode("utf-8"))
+            if bert:
+                text = text[2:] if text.startswith("##") else "\u2581" + text
+            tokens[i] = text.encode("utf-8")
     if mtype == "WordPiece":
-        return _Converted("bert", "default", tokens, None, False, notes)
+        # BertModel.set_vocab writes the pre-tokenizer found by the same hash (bert-bge, ...).
+        pre, pre_note = _detect_pre(tok_json, tok_text, base_vocab, location)
+        if pre_note:
+            notes.append(pre_note)
+        return _Converted("bert", pre, tokens, None, False, notes)
     if mtype == "Unigram":
         notes.append("Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5")
         return _Converted("t5", None, tokens, None, True, notes)
     if mtype != "BPE":
         notes.append(f"tokenizer model type {mtype!r}: judged as byte-level BPE (gpt2)")
-    pre, pre_note = _detect_pre(tokenizer)
+    pre, pre_note = _detect_pre(tok_json, tok_text, base_vocab, location)
     if pre_note:
         notes.append(pre_note)
     merges = model.get("merges")
@@ -246,8 +306,10 @@ def _looks_special(text: str) -> bool:
     )
 
 
-def _detect_pre(tokenizer: Any) -> tuple[str, str | None]:
-    ids = tokenizer.encode(CHECK_TEXT, add_special_tokens=True).ids
+def _detect_pre(
+    tok_json: dict[str, Any], tok_text: str, base_vocab: dict[str, int], location: str
+) -> tuple[str, str | None]:
+    ids = _check_text_ids(tok_json, tok_text, base_vocab, location)
     digest = hashlib.sha256(str(ids).encode()).hexdigest()
     pre = PRE_BY_HASH.get(digest)
     if pre is not None:
@@ -256,6 +318,124 @@ def _detect_pre(tokenizer: Any) -> tuple[str, str | None]:
         f"the BPE pre-tokenizer is not one convert_hf_to_gguf.py recognizes (hash {digest[:12]}...): "
         "the converter would stop; judged as if it were written as 'default'"
     )
+
+
+def _tokenizer_from_str(text: str, location: str) -> Any:
+    from tokenizers import Tokenizer  # imported here: ~50 ms, only for BPE HF folders
+
+    try:
+        return Tokenizer.from_str(text)
+    except Exception as exc:  # noqa: BLE001 - the Rust side raises plain Exception
+        raise InputError(location, f"tokenizers cannot load tokenizer.json: {exc}") from None
+
+
+def _byte_level(text: str) -> str:
+    """GPT-2's bytes_to_unicode applied to the UTF-8 bytes of ``text``."""
+    return "".join(_BYTE_CHARS[b] for b in text.encode("utf-8"))
+
+
+def _bytes_to_unicode() -> list[str]:
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("\xa1"), ord("\xac") + 1), *range(ord("\xae"), ord("\xff") + 1)]
+    chars, extra = [], 0
+    for b in range(256):
+        if b in keep:
+            chars.append(chr(b))
+        else:
+            chars.append(chr(256 + extra))
+            extra += 1
+    return chars
+
+
+_BYTE_CHARS = _bytes_to_unicode()
+
+
+_SENTINEL = "\uffff<paircheck-unknown>\uffff"
+
+
+def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[str, int], location: str) -> list[int]:
+    """The ids of the converter's ``tokenizer.encode(chktxt)``, as the full tokenizer gives them.
+
+    Loading a 150k BPE in ``tokenizers`` costs ~0.45 s, so it is not loaded whole. A
+    BPE symbol is always a substring of one pre-tokenized word, so only the vocab
+    entries and merges that are substrings of the check text's words can take part:
+
+    1. a probe tokenizer (same normalizer, pre-tokenizer, added tokens; a vocab of
+       single characters, no merges) gives the words as the model would see them;
+    2. a tokenizer with only the entries found inside those words (model ids kept)
+       encodes the check text as the full one does. Added tokens outside the model
+       get fresh ids there, so ids are mapped back by token text.
+
+    Anything unexpected (a character the probe lacks, affixes, odd JSON) falls back
+    to the full tokenizer.
+    """
+    model = tok_json.get("model")
+    merges = model.get("merges") if isinstance(model, dict) else None
+    try:
+        if (
+            not isinstance(model, dict)
+            or model.get("type") != "BPE"
+            or not isinstance(merges, list)
+            or model.get("continuing_subword_prefix")
+            or model.get("end_of_word_suffix")
+        ):
+            raise _SlowPath
+        words = _check_text_words(tok_json, model)
+        subs = {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
+        keep = (subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)})
+        keep.add(model.get("unk_token"))
+        vocab = {k: base_vocab[k] for k in keep.intersection(base_vocab)}
+        if all(isinstance(m, str) for m in merges[:1]):
+            pairs = {f"{t[:i]} {t[i:]}" for t in subs for i in range(1, len(t))}
+            kept: list[Any] = list(filter(pairs.__contains__, merges))
+        else:  # the newer [left, right] form
+            kept = [m for m in merges if isinstance(m, list) and "".join(m) in subs]
+        small = _tokenizer_from_str(json.dumps(dict(tok_json, model=dict(model, vocab=vocab, merges=kept))), location)
+        enc = small.encode(CHECK_TEXT, add_special_tokens=True)
+    except (_SlowPath, InputError, TypeError, ValueError, AttributeError):
+        return _tokenizer_from_str(tok_text, location).encode(CHECK_TEXT, add_special_tokens=True).ids
+    added = {t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t}
+    return [
+        tid if special else base_vocab.get(tok, added.get(tok, tid))
+        for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask)
+    ]
+
+
+class _SlowPath(Exception):
+    pass
+
+
+def _check_text_words(tok_json: dict[str, Any], model: dict[str, Any]) -> list[str]:
+    """The check text's pre-tokenized words (a superset: neighbours may be joined)."""
+    alphabet = set(CHECK_TEXT)
+    alphabet.update(_byte_level(CHECK_TEXT))
+    alphabet.update("\u2581\u0120")
+    stub = dict(tok_json, model=dict(model, vocab={_SENTINEL: 0}, merges=[], unk_token=_SENTINEL))
+    probe = _tokenizer_from_str(json.dumps(stub), "")
+    if probe.normalizer is not None:
+        for sample in (CHECK_TEXT, *set(CHECK_TEXT)):
+            text = probe.normalizer.normalize_str(sample)
+            alphabet.update(text)
+            alphabet.update(_byte_level(text))
+    if probe.pre_tokenizer is not None:
+        for sample in (CHECK_TEXT, *alphabet.copy()):
+            for piece, _ in probe.pre_tokenizer.pre_tokenize_str(sample):
+                alphabet.update(piece)
+    chars = {c: i for i, c in enumerate(sorted(alphabet - {_SENTINEL}), start=1)}
+    chars[_SENTINEL] = 0
+    stub["model"]["vocab"] = chars
+    probe = _tokenizer_from_str(json.dumps(stub), "")
+    enc = probe.encode(CHECK_TEXT, add_special_tokens=False)
+    if _SENTINEL in enc.tokens:
+        raise _SlowPath  # a character no probe foresaw
+    words: list[str] = []
+    last = None
+    for token, word in zip(enc.tokens, enc.word_ids):
+        if word is not None and word == last and words:
+            words[-1] += token
+        else:
+            words.append(token)
+        last = word
+    return words
 
 
 def _convert_sentencepiece(

@@ -3,7 +3,9 @@
 Order: an existing local path (GGUF file, any shard of a split GGUF, or a Hugging Face
 folder), then an http(s) URL, then a Hub reference (``org/name``, ``org/name:Q4_K_M``,
 ``org/name/file.gguf``, ``hf://...``). A local path always wins over a Hub id of the
-same spelling, as with transformers' ``from_pretrained``.
+same spelling, as with transformers' ``from_pretrained``; a missing path that looks
+local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no such
+file", never a Hub lookup.
 """
 
 from __future__ import annotations
@@ -38,9 +40,30 @@ def describe(spec: str, overrides: dict[str, Override] | None = None, progress: 
         if settings.token and spec.startswith(settings.endpoint + "/"):
             headers["Authorization"] = f"Bearer {settings.token}"
         return describe_remote_gguf(spec, spec, "remote-gguf", headers, progress, overrides=overrides)
+    if _looks_local(spec):
+        raise InputError(spec, "no such file")
     from paircheck._source.hub import describe_hub, parse_hub_spec
 
     ref = parse_hub_spec(spec)
     if ref is not None and (ref.filename or not spec.lower().endswith(".gguf")):
         return describe_hub(spec, ref, overrides, progress)
     raise InputError(spec, "no such file")
+
+
+def _looks_local(spec: str) -> bool:
+    """A missing path the user meant as local, so the error is "no such file", not a Hub one.
+
+    Local: starts with ``.``, ``/`` or ``~``, has a backslash or a drive letter, or a
+    leading part of a longer path exists here (``models/a/b.gguf`` beside a ``models``
+    folder). A ``.gguf`` needs ``org/name/file.gguf`` (3+ parts) to be a Hub file.
+    ``hf://`` is always the Hub.
+    """
+    if spec.startswith("hf://"):
+        return False
+    if spec.startswith((".", "/", "~")) or "\\" in spec or (spec[:1].isalpha() and spec[1:3] in (":/", ":\\")):
+        return True
+    parts = [p for p in spec.split("/") if p]
+    if spec.lower().endswith(".gguf") and len(parts) <= 2:
+        return True
+    # A bare ``org/name`` stays a repo id even beside an ``org`` folder.
+    return (len(parts) > 2 or spec.lower().endswith(".gguf")) and Path(parts[0]).expanduser().exists()

@@ -29,15 +29,42 @@ from paircheck.registry import (
     identity_from_string,
     match_model,
 )
+from paircheck._engine.interface import Rule
 from paircheck.report import Finding
 
 # Methods whose draft is a head trained for one specific target.
 HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash", "dspark", "mtp"})
 
-DOCUMENTED = ("RG001", "documented_pair")
-DOCUMENTED_FAILING = ("RG002", "documented_failing")
-FAMILY = ("RG003", "family_documented")
-HEAD_ELSEWHERE = ("RG004", "head_for_other_target")
+R_DOCUMENTED = Rule(
+    "RG001", "documented_pair", "The pair is documented by a credible source",
+    "paircheck's registry (registry/*.toml, `paircheck pairs`) lists this target and draft, "
+    "with the source that documents them working and the engines it names. It never "
+    "changes the engine's verdict, which comes from the files themselves.",
+    "Nothing; read the source for the settings it used.", kind="registry",
+)
+R_DOCUMENTED_FAILING = Rule(
+    "RG002", "documented_failing", "The pair is documented as failing",
+    "A source in the registry reports this pair failing (for example vLLM refusing padded "
+    "vocabularies), with the reason.",
+    "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.", kind="registry",
+)
+R_FAMILY = Rule(
+    "RG003", "family_documented", "Drafts are documented for this target or its family",
+    "The pair itself is not in the registry, but the target or its family is: the "
+    "documented drafts are a good place to start.",
+    "See `paircheck pairs --for TARGET` or `paircheck pairs --family FAMILY`.", kind="registry",
+)
+R_HEAD_ELSEWHERE = Rule(
+    "RG004", "head_for_other_target", "The draft is a head documented for another target",
+    "EAGLE/EAGLE-3, MTP and DFlash drafts are trained on one target's hidden states; the "
+    "registry documents this one for a different target than the one given.",
+    "Use the head with the target it was trained for, or a standalone draft model.", kind="registry",
+)
+RULES = (R_DOCUMENTED, R_DOCUMENTED_FAILING, R_FAMILY, R_HEAD_ELSEWHERE)
+DOCUMENTED = (R_DOCUMENTED.code, R_DOCUMENTED.name)
+DOCUMENTED_FAILING = (R_DOCUMENTED_FAILING.code, R_DOCUMENTED_FAILING.name)
+FAMILY = (R_FAMILY.code, R_FAMILY.name)
+HEAD_ELSEWHERE = (R_HEAD_ELSEWHERE.code, R_HEAD_ELSEWHERE.name)
 
 MAX_PAIRS = 3  # documented-pair findings shown; the rest are in `paircheck pairs`
 

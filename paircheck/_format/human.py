@@ -114,7 +114,7 @@ def render_human(report: Report, verbose: bool = False) -> str:
     if report.engine_says:
         lines += _wrap(f"{report.engine} itself would say: {report.engine_says}", "  ")
     if report.warnings:
-        lines += ["", "Warnings (the verdict stands; llama.cpp will not tell you these):"]
+        lines += ["", f"Warnings (the verdict stands; {report.engine} will not tell you these):"]
         for w in report.warnings:
             lines += _wrap(f"{w.code} {w.name}: {w.message}", "  ")
             if w.fix:

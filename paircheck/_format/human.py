@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import textwrap
 
-from tabulate import tabulate
 
 from paircheck.model import ModelDescription
 from paircheck.report import FAIL, PASS, Report
@@ -77,6 +76,8 @@ def side_table(report: Report) -> str:
     if fps.get("target") is not None or fps.get("draft") is not None:
         rows.append(("fingerprint", _fingerprint(fps.get("target")), _fingerprint(fps.get("draft"))))
     rows = [(label, _clip(a), _clip(b)) for label, a, b in rows]
+    from tabulate import tabulate  # imported when rendering, so `-q`/`--json` skip it
+
     return tabulate(rows, headers=("", "target", "draft"), tablefmt="simple", disable_numparse=True)
 
 

@@ -254,30 +254,29 @@ class _Reader:
             buf = cur.buf
             i = cur.pos - cur.buf_start
             end = len(buf)
-            if out is not None:
-                append = out.append
-                for k in range(k, count):
-                    j = i + 8
-                    if j > end:
-                        break
-                    stop = j + unpack(buf, i)[0]
-                    if stop > end:
-                        break
-                    append(buf[j:stop])
-                    i = stop
+            # unpack raises struct.error when fewer than 8 bytes are left: cheaper than
+            # testing for it on every string (try costs nothing in CPython 3.11+).
+            try:
+                if out is not None:
+                    append = out.append
+                    for k in range(k, count):
+                        stop = i + 8 + unpack(buf, i)[0]
+                        if stop > end:
+                            break
+                        append(buf[i + 8 : stop])
+                        i = stop
+                    else:
+                        k = count
                 else:
-                    k = count
-            else:
-                for k in range(k, count):
-                    j = i + 8
-                    if j > end:
-                        break
-                    stop = j + unpack(buf, i)[0]
-                    if stop > end:
-                        break
-                    i = stop
-                else:
-                    k = count
+                    for k in range(k, count):
+                        stop = i + 8 + unpack(buf, i)[0]
+                        if stop > end:
+                            break
+                        i = stop
+                    else:
+                        k = count
+            except struct.error:
+                pass  # the next length straddles the buffer's end: slow path below
             cur.pos = cur.buf_start + i
             if k >= count:
                 break

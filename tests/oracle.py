@@ -378,3 +378,15 @@ if __name__ == "__main__":
             texts = r.pop("texts", None)
             r.pop("eog", None)
             print(p, json.dumps(r), "texts[:8]=", texts[:8] if texts else texts)
+
+
+def require_oracle() -> None:
+    """Fail (CI, ``PAIRCHECK_REQUIRE_ORACLE=1``) or skip (local) without llama_cpp."""
+    import pytest
+
+    ok, why = llama_cpp_available()
+    if not ok:
+        if os.environ.get("PAIRCHECK_REQUIRE_ORACLE") == "1":
+            pytest.fail(f"oracle required (PAIRCHECK_REQUIRE_ORACLE=1) but {why}; "
+                        "install with: pip install -e '.[oracle]'", pytrace=False)
+        pytest.skip(f"llama.cpp oracle unavailable ({why}); pip install -e '.[oracle]'")

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from gguf import GGUFValueType as VT
 from gguf_mutate import GGUFMeta, make_kv, read_kvs, rewrite_gguf, set_tokens, token_texts
-from oracle import llama_cpp_available, llama_values, oracle_compatible
+from oracle import require_oracle, llama_values, oracle_compatible
 
 ALL_FILES = [
     "aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon",
@@ -49,13 +49,7 @@ def fname(short: str) -> str:
 
 @pytest.fixture(scope="module", autouse=True)
 def _need_oracle() -> None:
-    """Fail (CI, ``PAIRCHECK_REQUIRE_ORACLE=1``) or skip (local) without llama_cpp."""
-    ok, why = llama_cpp_available()
-    if not ok:
-        if os.environ.get("PAIRCHECK_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"oracle required (PAIRCHECK_REQUIRE_ORACLE=1) but {why}; "
-                        "install with: pip install -e '.[oracle]'", pytrace=False)
-        pytest.skip(f"llama.cpp oracle unavailable ({why}); pip install -e '.[oracle]'")
+    require_oracle()
 
 
 # --------------------------------------------------------------------------------------

@@ -10,14 +10,13 @@ handful of known compatibility verdicts check ``oracle_compatible``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from gguf import GGUFValueType as VT
 from gguf_mutate import make_kv, rewrite_gguf, token_texts, set_tokens
-from oracle import llama_cpp_available, llama_values, oracle_compatible
+from oracle import require_oracle, llama_values, oracle_compatible
 
 SPM, BPE, WPM, UGM = 1, 2, 3, 4
 
@@ -48,13 +47,7 @@ EXPECTED: dict[str, tuple[int, bool, bool, int, int, int]] = {
 
 @pytest.fixture(scope="module", autouse=True)
 def _need_oracle() -> None:
-    """Fail (CI, ``PAIRCHECK_REQUIRE_ORACLE=1``) or skip (local) without llama_cpp."""
-    ok, why = llama_cpp_available()
-    if not ok:
-        if os.environ.get("PAIRCHECK_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"oracle required (PAIRCHECK_REQUIRE_ORACLE=1) but {why}; "
-                        "install with: pip install -e '.[oracle]'", pytrace=False)
-        pytest.skip(f"llama.cpp oracle unavailable ({why}); pip install -e '.[oracle]'")
+    require_oracle()
 
 
 @pytest.fixture(scope="module")

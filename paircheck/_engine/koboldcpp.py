@@ -10,7 +10,7 @@ from paircheck._engine import llamacpp
 from paircheck._engine.common import MODEL, TableEngine, finding, is_recurrent, kind_check, result
 from paircheck._engine.interface import Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, CheckResult, Finding, Report
+from paircheck.report import FAIL, PASS, CheckResult, Finding, Report
 
 ENGINE = "koboldcpp"
 VERSION = "KoboldCpp >= 1.115 (llama.cpp's strict draft-simple check; older builds translated vocabularies)"

@@ -9,7 +9,7 @@ from tabulate import tabulate
 
 from paircheck import __version__
 from paircheck._format.json_format import SCHEMA_VERSION, describe_side, report_to_dict
-from paircheck.report import FAIL, SKIP, Report
+from paircheck.report import SKIP, Report
 
 WIDTH = 100
 REASON_WIDTH = 44

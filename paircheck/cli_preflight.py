@@ -12,7 +12,7 @@ import json
 import os
 import shlex
 import sys
-import textwrap
+from paircheck._format.wrap import wrap
 from pathlib import Path
 
 import click
@@ -85,24 +85,24 @@ def render(result: LintResult) -> str:
         for r in result.reports:
             first = r.first_failure
             reason = f"{first.code} {first.message}" if first else "; ".join(c.message for c in r.checks[-1:])
-            rows.append((r.method, "yes" if r.compatible else "NO", "\n".join(textwrap.wrap(reason, 60)) or "-"))
+            rows.append((r.method, "yes" if r.compatible else "NO", "\n".join(wrap(reason, 60)) or "-"))
         lines += ["", tabulate(rows, headers=("pair check", "ok", "reason"), tablefmt="simple", disable_numparse=True)]
     if result.findings:
         lines += ["", "Findings:"]
         for f in result.findings:
-            lines += textwrap.wrap(f"{f.severity} {f.code} {f.name}: {f.message}", WIDTH, initial_indent="  ",
+            lines += wrap(f"{f.severity} {f.code} {f.name}: {f.message}", WIDTH, initial_indent="  ",
                                    subsequent_indent="    ")
             if f.fix:
-                lines += textwrap.wrap(f"fix: {f.fix}", WIDTH, initial_indent="    ", subsequent_indent="      ")
+                lines += wrap(f"fix: {f.fix}", WIDTH, initial_indent="    ", subsequent_indent="      ")
     for r in result.reports:
         first = r.first_failure
         if first is not None and first.fix:
-            lines += textwrap.wrap(f"{r.method} fix: {first.fix}", WIDTH, initial_indent="  ", subsequent_indent="    ")
+            lines += wrap(f"{r.method} fix: {first.fix}", WIDTH, initial_indent="  ", subsequent_indent="    ")
         for w in r.warnings:
-            lines += textwrap.wrap(f"warning {w.code} {w.name}: {w.message}", WIDTH, initial_indent="  ",
+            lines += wrap(f"warning {w.code} {w.name}: {w.message}", WIDTH, initial_indent="  ",
                                    subsequent_indent="    ")
         if not r.compatible:
-            lines += textwrap.wrap(f"Next: {r.next_steps[-1]}", WIDTH) if r.next_steps else []
+            lines += wrap(f"Next: {r.next_steps[-1]}", WIDTH) if r.next_steps else []
     return "\n".join(lines)
 
 

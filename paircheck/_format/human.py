@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-import textwrap
+from paircheck._format.wrap import wrap
 
 
 from paircheck.model import ModelDescription
@@ -94,7 +94,7 @@ def _vocab_kind(desc: ModelDescription) -> str:
 
 
 def _wrap(text: str, indent: str) -> list[str]:
-    return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ") or [indent]
+    return wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ") or [indent]
 
 
 def render_human(report: Report, verbose: bool = False) -> str:

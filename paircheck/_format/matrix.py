@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import textwrap
+from paircheck._format.wrap import wrap
 
 from tabulate import tabulate
 
@@ -35,7 +35,7 @@ def reason(report: Report) -> str:
 
 
 def _cell(text: str, width: int) -> str:
-    return "\n".join(textwrap.wrap(text, width, break_long_words=True)) or "-"
+    return "\n".join(wrap(text, width, break_long_words=True)) or "-"
 
 
 def render_matrix(reports: list[Report]) -> str:
@@ -53,12 +53,12 @@ def render_matrix(reports: list[Report]) -> str:
     lines.append("ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), NO = refused")
     lines.append("Versions the verdicts are for:")
     for r in reports:
-        lines += textwrap.wrap(f"{r.engine}: {r.engine_version}", WIDTH, initial_indent="  ", subsequent_indent="    ")
+        lines += wrap(f"{r.engine}: {r.engine_version}", WIDTH, initial_indent="  ", subsequent_indent="    ")
     fixes = {r.first_failure.fix for r in reports if r.first_failure is not None and r.first_failure.fix}
     if fixes:
         lines += ["", "Fixes:"]
         for fix in sorted(fixes):
-            lines += textwrap.wrap(fix, WIDTH, initial_indent="  - ", subsequent_indent="    ")
+            lines += wrap(fix, WIDTH, initial_indent="  - ", subsequent_indent="    ")
     lines += ["", "Details for one engine: paircheck --engine NAME TARGET DRAFT; a rule: paircheck explain CODE"]
     return "\n".join(lines)
 

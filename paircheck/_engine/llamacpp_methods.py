@@ -324,13 +324,7 @@ def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: s
                       if problems else result(R_D_KEYS, PASS, "required keys present"))
         checks.append(_check_range(R_D_RANGE, ids or None, target, "GGML_ASSERT(lid <= n_layer): %d > %d"))
         d_embd, t_embd = _int(arch_value(draft, "embedding_length")), _int(arch_value(target, "embedding_length"))
-        if d_embd is None or t_embd is None:
-            checks.append(result(R_D_WIDTH, SKIP, "not checked: an embedding_length is missing"))
-        elif d_embd != t_embd:
-            checks.append(result(R_D_WIDTH, FAIL, f"head hidden size {d_embd}, target {t_embd}: it fails at the "
-                                 "first batch", head=d_embd, target=t_embd))
-        else:
-            checks.append(result(R_D_WIDTH, PASS, f"hidden size {d_embd} on both sides"))
+        checks.append(_check_width(R_D_WIDTH, d_embd, t_embd, "hidden size", "it fails at the first batch"))
         if method == DSPARK:
             if names is None:
                 checks.append(result(R_D_SPARK, SKIP, "not checked: tensor infos were not read"))
@@ -346,6 +340,15 @@ def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: s
             f"--spec-type is not given); n-max is clamped to the trained block size ({block or 16})")
     return _report(method, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
                    says, step)
+
+
+def _check_width(rule: Rule, head: int | None, target: int | None, what: str, failure: str) -> CheckResult:
+    """A head's width must equal the target's; nothing checks it at startup."""
+    if head is None or target is None:
+        return result(rule, SKIP, "not checked: an embedding_length is missing")
+    if head != target:
+        return result(rule, FAIL, f"head {what} {head}, target {target}: {failure}", head=head, target=target)
+    return result(rule, PASS, f"{what} {head} on both sides")
 
 
 def _embd_out(desc: ModelDescription) -> int | None:
@@ -376,14 +379,10 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
     else:
         checks.append(result(R_M_LAYERS, PASS, f"{who} has {nextn} MTP layer(s)", nextn_predict_layers=nextn))
     if separate:
-        d_out, t_out = _embd_out(draft), _embd_out(target)
-        if d_out is None or t_out is None:
-            checks.append(result(R_M_WIDTH, SKIP, "not checked: an embedding_length is missing"))
-        elif d_out != t_out:
-            checks.append(result(R_M_WIDTH, FAIL, f"head row width {d_out}, target {t_out}: 'MTP input row width "
-                                 "must match the target h_nextn width' (the process aborts)", head=d_out, target=t_out))
-        else:
-            checks.append(result(R_M_WIDTH, PASS, f"row width {d_out} on both sides"))
+        checks.append(_check_width(
+            R_M_WIDTH, _embd_out(draft), _embd_out(target), "row width",
+            "'MTP input row width must match the target h_nextn width' (the process aborts)",
+        ))
     else:
         checks.append(result(R_M_WIDTH, PASS, "the MTP context is built on the target itself"))
     if arch == "gemma4-assistant":

@@ -24,14 +24,13 @@ def _with_tensor_infos(desc: ModelDescription) -> ModelDescription:
     transformers) and head tensors (DSpark's markov_w1, DFlash2's selector) are only in
     the tensor infos, so those engines and methods read them here, once, and only then.
     """
-    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_metadata, read_tensor_infos
+    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_tensor_infos_after
 
     if desc.metadata.tensors is not None or desc.source_kind != "gguf" or not desc.resolved_path:
         return desc
     try:
         with open(desc.resolved_path, "rb") as handle:
-            meta, cursor = read_metadata(FileSource(desc.resolved_path, handle))
-            desc.metadata.tensors = read_tensor_infos(meta, cursor)
+            read_tensor_infos_after(FileSource(desc.resolved_path, handle), desc.metadata)
     except (OSError, GGUFFormatError):
         pass  # rules then say the rows are unknown; the vocab verdict stands
     return desc

@@ -262,3 +262,24 @@ def test_file_source_reports_size(tmp_path: Path) -> None:
     with open(path, "rb") as handle:
         assert FileSource(path, handle).size == 3
     assert isinstance(io.BytesIO(b"").read(0), bytes)
+
+
+def test_tensor_infos_after_parsed_metadata_skip_the_kv_section(tmp_path: Path) -> None:
+    import numpy as np
+
+    from paircheck._source.gguf_reader import read_tensor_infos_after
+
+    path = tmp_path / "t.gguf"
+    writer = gguf.GGUFWriter(path, "llama")
+    writer.add_token_list([f"t{i}" for i in range(5000)])
+    writer.add_tensor("token_embd.weight", np.zeros((8, 4), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    data = path.read_bytes()
+    meta, _ = read_metadata(BytesSource(data), frozenset({K.TOKENS}))
+    source = BytesSource(data)
+    infos = read_tensor_infos_after(source, meta)
+    assert [(i.name, i.shape) for i in infos] == [("token_embd.weight", (4, 8))]
+    assert source.reads[0][0] == meta.kv_end and meta.tensors == infos

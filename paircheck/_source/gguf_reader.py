@@ -363,6 +363,14 @@ def read_metadata(
     return meta, cur
 
 
+def read_tensor_infos_after(source: ByteSource, meta: GGUFMetadata, chunk: int = 1 << 16) -> list[TensorInfo]:
+    """Tensor infos of an already parsed file, read from ``meta.kv_end`` on: the key/value
+    section (token texts, merges) is not read a second time."""
+    cur = _Cursor(source, chunk)
+    cur.pos = cur.buf_start = meta.kv_end
+    return read_tensor_infos(meta, cur)
+
+
 def read_tensor_infos(meta: GGUFMetadata, cur: _Cursor) -> list[TensorInfo]:
     """Parse the tensor infos that follow the kv section (never the tensor data)."""
     reader = _Reader(cur, meta.byte_order, _default_keep(frozenset()))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from paircheck._engine import engines, resolve_method
 from paircheck._source.resolve import describe as _describe
 from paircheck.errors import InputError
+from paircheck.findings import INFO, Finding, Report
 from paircheck.model import ModelDescription
-from paircheck.report import Finding, Report
 from paircheck.vocab import Override
 
 DEFAULT_ENGINE = "llama.cpp"
@@ -66,7 +66,7 @@ def annotate(
         try:
             loaded = default_registry()
         except RegistryError as exc:
-            findings = [Finding("RG000", "registry_unavailable", f"the registry of documented pairs could not be read: {exc}")]
+            findings = [Finding("RG000", "registry_unavailable", INFO, f"the registry of documented pairs could not be read: {exc}")]
         else:
             findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
     for report in reports:

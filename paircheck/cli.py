@@ -51,9 +51,7 @@ class DefaultGroup(click.Group):
         first = next((a for a in args if not a.startswith("-")), None)
         wants_group_help = args and args[0] in ("--help", "-h", "--version")
         known = first in self.commands or first in LAZY_COMMANDS
-        if first is not None and not known and not wants_group_help:
-            args = [self.default_command, *args]
-        elif first is None and args and not wants_group_help:
+        if (first is not None and not known and not wants_group_help) or (first is None and args and not wants_group_help):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
@@ -219,7 +217,7 @@ def main(argv: list[str] | None = None) -> Any:
         _fail("out of memory while reading the input")
     except BrokenPipeError:
         sys.exit(EXIT_ERROR)
-    except Exception as exc:  # noqa: BLE001 - the promise is: never a traceback
+    except Exception as exc:
         if os.environ.get("PAIRCHECK_DEBUG"):
             raise
         _fail(f"internal error: {type(exc).__name__}: {exc} (set PAIRCHECK_DEBUG=1 for a traceback)")

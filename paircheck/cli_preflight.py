@@ -12,12 +12,12 @@ import json
 import os
 import shlex
 import sys
-from paircheck._format.wrap import wrap
 from pathlib import Path
 
 import click
 from tabulate import tabulate
 
+from paircheck._format.wrap import wrap
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 from paircheck.preflight.lint import ERROR, LintResult, lint_llama

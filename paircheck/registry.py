@@ -531,7 +531,7 @@ def default_registry() -> Registry:
         if not entries:
             raise ValueError("empty")
         return Registry(tuple(sorted(entries, key=RegistryEntry.sort_key)), root)
-    except Exception:  # noqa: BLE001 - anything odd: the validating load explains it
+    except Exception:
         return load_registry(root)
 
 

@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from paircheck.findings import INFO, Finding, Rule
 from paircheck.model import ModelDescription
 from paircheck.registry import (
     ModelIdentity,
@@ -29,8 +30,6 @@ from paircheck.registry import (
     identity_from_string,
     match_model,
 )
-from paircheck._engine.interface import Rule
-from paircheck.report import Finding
 
 # Methods whose draft is a head trained for one specific target.
 HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash", "dspark", "mtp"})
@@ -257,11 +256,11 @@ def _pair_finding(m: PairMatch, fps: Mapping[str, str | None]) -> Finding:
         code, name = DOCUMENTED_FAILING
         message = f"{pair} is documented as failing on {', '.join(e.engines)}: {e.why}.{caveat} {_source(e)}"
         fix = "Read the source before relying on this pair; `paircheck pairs --for TARGET` lists documented drafts."
-        return Finding(code, name, message, details, fix)
+        return Finding(code, name, INFO, message, details, fix)
     code, name = DOCUMENTED
     fails = f"; documented failing on {', '.join(e.fails_on)}" if e.fails_on else ""
     message = f"{pair} is documented working on {', '.join(e.engines)}{fails}.{caveat} {_source(e)}"
-    return Finding(code, name, message, details, None)
+    return Finding(code, name, INFO, message, details, None)
 
 
 def _family_finding(
@@ -279,6 +278,7 @@ def _family_finding(
         return Finding(
             code,
             name,
+            INFO,
             f"this exact pair is not documented, but {len(for_target)} draft(s) are documented for this "
             f"target: {shown}{more}.",
             {"target_entries": [e.id for e in for_target], "family": for_target[0].family},
@@ -295,6 +295,7 @@ def _family_finding(
     return Finding(
         code,
         name,
+        INFO,
         f"this exact pair is not documented; the registry has {len(entries)} pair(s) for the {family} "
         f"family{same}, e.g. {example.target.name} + {example.draft.name} ({example.method}).",
         {"family": family, "draft_family": draft_family, "entries": [e.id for e in entries]},
@@ -323,6 +324,7 @@ def _head_findings(
         Finding(
             code,
             name,
+            INFO,
             f"the draft is documented as {_HEAD_NAMES.get(e.method, 'a ' + e.method)} head for {targets}, and "
             f"this target does not look like that model: a head only works with the model it was trained "
             f"for. {_source(e)}",

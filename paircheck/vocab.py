@@ -10,13 +10,14 @@ metadata: sources call it, rules read its result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
+from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._source import gguf_keys as K
-from paircheck._source.gguf_keys import LLAMA_TYPE_NAMES, ValueType
-from paircheck._source.gguf_reader import GGUFArray, GGUFMetadata
+from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
+from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure
 
 # The special-id keys in the order the loader visits them.
 _SPECIAL_ID_KEYS = (
@@ -43,59 +44,13 @@ _SPECIAL_ID_KEYS = (
 _TYPED_KEYS = (
     (K.NAME, ValueType.STRING),
     (K.TOKENIZER_PRE, ValueType.STRING),
-    ("tokenizer.ggml.token_type_count", ValueType.UINT32),
+    (K.TOKEN_TYPE_COUNT, ValueType.UINT32),
 )
 _TYPED_BOOL_KEYS_LATE = (
-    "tokenizer.ggml.add_sep_token",
-    "tokenizer.ggml.normalizer.lowercase",
-    "tokenizer.ggml.normalizer.strip_accents",
+    K.ADD_SEP,
+    K.NORMALIZER_LOWERCASE,
+    K.NORMALIZER_STRIP_ACCENTS,
 )
-
-
-@dataclass(frozen=True)
-class LoadFailure:
-    """Why llama.cpp would refuse this file, in its own words where it has them."""
-
-    message: str
-    aborts: bool = False  # the process dies (GGML_ASSERT) instead of reporting an error
-
-
-@dataclass
-class LlamaVocab:
-    """The values ``common_speculative_are_compatible`` reads, as the loader derives them."""
-
-    tokenizer_model: str | None = None
-    pre: str | None = None  # the pre-tokenizer in effect (BPE only)
-    vocab_type: int = T.VOCAB_NONE
-    n_tokens: int = 0
-    bos_id: int = -1
-    eos_id: int = -1
-    eot_id: int = -1
-    eom_id: int = -1
-    add_bos: bool = False
-    add_eos: bool = False
-    texts: list[bytes] = field(default_factory=list)
-    eog_ids: frozenset[int] = frozenset()
-    failure: LoadFailure | None = None
-    # WARN-level lines the loader would log: what the file relies on silently.
-    loader_warnings: list[str] = field(default_factory=list)
-
-    @property
-    def loadable(self) -> bool:
-        return self.failure is None
-
-    @property
-    def load_error(self) -> str | None:
-        return None if self.failure is None else self.failure.message
-
-    @property
-    def vocab_type_name(self) -> str:
-        return T.VOCAB_TYPE_NAMES.get(self.vocab_type, str(self.vocab_type))
-
-    def text(self, token_id: int) -> bytes | None:
-        if 0 <= token_id < len(self.texts):
-            return self.texts[token_id]
-        return None
 
 
 class _Refused(Exception):
@@ -207,8 +162,8 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
             v.bos_id = -1
         gemma4_pre = pre in T.BPE_PRE_GEMMA4
         v.pre = pre or "default"
-    keys.get("tokenizer.ggml.add_space_prefix", ValueType.BOOL)
-    keys.get("tokenizer.ggml.remove_extra_whitespaces", ValueType.BOOL)
+    keys.get(K.ADD_SPACE_PREFIX, ValueType.BOOL)
+    keys.get(K.REMOVE_EXTRA_WHITESPACES, ValueType.BOOL)
 
     tokens = keys.kv.get(K.TOKENS)
     if tokens is None:
@@ -244,7 +199,7 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
         v.loader_warnings.append("override 'tokenizer.ggml.add_bos_token' to 'true' for Gemma4")
     for key in _TYPED_BOOL_KEYS_LATE[1:]:
         keys.get(key, ValueType.BOOL)
-    suppress = keys.array("tokenizer.ggml.suppress_tokens")
+    suppress = keys.array(K.SUPPRESS_TOKENS)
     if suppress is not None and suppress.elem_type != ValueType.INT32:
         raise _Refused("invalid gguf type for tokenizer.ggml.suppress_tokens")
 
@@ -269,7 +224,7 @@ def _check_gguf_level(meta: GGUFMetadata) -> None:
     for key, (vtype, value) in meta.kv.items():
         if vtype == ValueType.STRING and len(value) > T.GGUF_MAX_STRING_LENGTH:
             raise _Refused(f"string value of {key} exceeds the GGUF maximum length")
-    alignment = meta.kv.get("general.alignment")
+    alignment = meta.kv.get(K.ALIGNMENT)
     if alignment is not None:
         vtype, value = alignment
         if vtype != ValueType.UINT32:
@@ -281,7 +236,7 @@ def _check_gguf_level(meta: GGUFMetadata) -> None:
 
 
 def _check_charsmap(keys: _Keys) -> None:
-    key = "tokenizer.ggml.precompiled_charsmap"
+    key = K.PRECOMPILED_CHARSMAP
     arr = keys.array(key)
     if arr is None:
         return

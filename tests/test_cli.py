@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "fixtures" / "examples"
 SPM = EXAMPLES / "ggml-vocab-llama-spm.gguf"

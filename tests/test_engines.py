@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from test_methods import write_model
 
 from paircheck._engine import engines, find_rule
 from paircheck.api import check_all_engines, check_descriptions, describe
 from paircheck.cli import cli
+from paircheck.findings import FAIL, PASS, SKIP
 from paircheck.model import HFFacts
-from paircheck.report import FAIL, PASS, SKIP
-from test_methods import write_model
 
 
 def _with_rows(path: Path, src: Path, rows: int) -> Path:

@@ -19,8 +19,8 @@ import pytest
 from paircheck import fingerprint as F
 from paircheck.api import check_descriptions, describe
 from paircheck.cli import main
+from paircheck.model import LlamaVocab
 from paircheck.registry import fingerprint_matches
-from paircheck.vocab import LlamaVocab
 
 
 def _fps(path: Path) -> F.Fingerprints:

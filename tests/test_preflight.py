@@ -10,13 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_methods import write_model
 
+from paircheck.api import describe
 from paircheck.preflight.lint import lint_llama
 from paircheck.preflight.llama_server import parse
 from paircheck.preflight.ollama import lint_modelfile
 from paircheck.preflight.vllm import detect_method, lint_vllm
-from paircheck.api import describe
-from test_methods import write_model
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -46,7 +46,7 @@ def test_env_vars_and_cli_precedence() -> None:
 
 
 def test_removed_invalid_and_equals_forms() -> None:
-    cmd = parse("llama-server -m t.gguf --draft-min 2 --spec-replace a b --port=8080 -cd 4096".split(), env={})
+    cmd = parse(["llama-server", "-m", "t.gguf", "--draft-min", "2", "--spec-replace", "a", "b", "--port=8080", "-cd", "4096"], env={})
     messages = [e.message for e in cmd.errors]
     assert ('error while handling argument "--draft-min": the argument has been removed. use --spec-draft-n-min '
             "or --spec-ngram-mod-n-min") in messages

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
 from paircheck import registry_consult as RC
 from paircheck.api import check_all_engines, check_descriptions, check_pair, describe
 from paircheck.cli import main

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from httpserver import TestServer
+
 from paircheck._source.hub import parse_hub_spec
 from paircheck._source.resolve import _looks_local
 

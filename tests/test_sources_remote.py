@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from httpserver import TestServer
+
 from paircheck._source.gguf_file import describe_gguf_file
 from paircheck._source.remote import describe_remote_gguf
 from paircheck.errors import InputError
@@ -78,9 +78,8 @@ def test_faults_are_one_clear_error(fault: str, expected: str, gguf_factory, mon
 
 
 def test_missing_file_on_plain_server(gguf_factory) -> None:
-    with TestServer() as server:
-        with pytest.raises(InputError, match="not found"):
-            describe_remote_gguf(server.url + "/nope.gguf", "nope")
+    with TestServer() as server, pytest.raises(InputError, match="not found"):
+        describe_remote_gguf(server.url + "/nope.gguf", "nope")
 
 
 def test_cli_remote_pair_and_fault_exit_codes(gguf_factory, tmp_path: Path) -> None:

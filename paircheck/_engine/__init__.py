@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from paircheck._engine.interface import Engine, Rule
+from paircheck._engine.interface import Engine
 from paircheck._engine.llamacpp import LlamaCppEngine
+from paircheck.findings import Rule
 
 
 def engines() -> dict[str, Engine]:

@@ -9,18 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, Finding, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, CheckResult, Finding
 from paircheck.textshow import show
 
 
-def result(rule: Rule, status: str, message: str, **details: object) -> CheckResult:
-    return CheckResult(rule.code, rule.name, status, message, dict(details), rule.fix if status == FAIL else None)
+def result(rule: Rule, status: str, message: str, **details: object) -> Finding:
+    return rule.result(status, message, **details)
 
 
 def finding(rule: Rule, message: str, **details: object) -> Finding:
-    return Finding(rule.code, rule.name, message, dict(details), rule.fix)
+    """A warning: it does not change the verdict."""
+    return rule.warn(message, **details)
 
 
 def architecture(desc: ModelDescription) -> str:
@@ -182,9 +182,9 @@ def rows_detail(target: ModelDescription, draft: ModelDescription) -> tuple[Rows
     return embedding_rows(target), embedding_rows(draft)
 
 
-def kind_check(rule: Rule, draft: ModelDescription, allowed: tuple[str, ...], what: str, instead: str) -> CheckResult:
+def kind_check(rule: Rule, draft: ModelDescription, allowed: tuple[str, ...], what: str, instead: str) -> Finding:
     """Pass when the draft's class is one this method runs; say what it is otherwise."""
-    from paircheck.report import PASS
+    from paircheck.findings import PASS
 
     kind = drafter_kind(draft)
     if kind in allowed:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from paircheck.findings import Report
 from paircheck.model import ModelDescription
-from paircheck.report import Report
 
 
 @dataclass(frozen=True)

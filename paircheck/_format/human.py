@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
+
 from paircheck._format.wrap import wrap
-
-
+from paircheck.findings import FAIL, PASS, Report
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, Report
 from paircheck.textshow import show
 
 WIDTH = 100

@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 from paircheck import __version__
+from paircheck.findings import Finding, Report
 from paircheck.model import ModelDescription
-from paircheck.report import CheckResult, Finding, Report
 
 SCHEMA_VERSION = 1
 
@@ -60,7 +60,7 @@ def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str,
     return side
 
 
-def _check(check: CheckResult) -> dict[str, Any]:
+def _check(check: Finding) -> dict[str, Any]:
     return {
         "code": check.code,
         "name": check.name,

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from paircheck._format.wrap import wrap
 
 from tabulate import tabulate
 
 from paircheck import __version__
 from paircheck._format.json_format import SCHEMA_VERSION, describe_side, report_to_dict
-from paircheck.report import SKIP, Report
+from paircheck._format.wrap import wrap
+from paircheck.findings import SKIP, Report
 
 WIDTH = 100
 REASON_WIDTH = 44

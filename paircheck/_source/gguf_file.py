@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from paircheck._source import gguf_keys as K
+from paircheck import constants as K
 from paircheck._source.gguf_reader import (
     ByteSource,
     FileSource,

@@ -26,13 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._source import gguf_keys as K
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
-from paircheck._source.gguf_keys import ValueType
-from paircheck._source.gguf_reader import GGUFArray, GGUFMetadata
+from paircheck.constants import ValueType
 from paircheck.errors import InputError
-from paircheck.model import HFFacts, Identity, ModelDescription
+from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription
 from paircheck.vocab import Override, derive_llama_vocab
 
 HF_FILES = (
@@ -52,7 +51,7 @@ _ARCH_ALIASES = {"mistral": "llama", "mixtral": "llama", "qwen2_moe": "qwen2moe"
 _SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
 _SPECIAL_KEYS = {
     "bos": K.BOS_ID, "eos": K.EOS_ID, "unk": K.UNK_ID, "sep": K.SEP_ID, "pad": K.PAD_ID,
-    "cls": "tokenizer.ggml.cls_token_id", "mask": K.MASK_ID, "eot": K.EOT_ID, "eom": K.EOM_ID,
+    "cls": K.CLS_ID, "mask": K.MASK_ID, "eot": K.EOT_ID, "eom": K.EOM_ID,
 }
 
 
@@ -324,7 +323,7 @@ def _tokenizer_from_str(text: str, location: str) -> Any:
 
     try:
         return Tokenizer.from_str(text)
-    except Exception as exc:  # noqa: BLE001 - the Rust side raises plain Exception
+    except Exception as exc:
         raise InputError(location, f"tokenizers cannot load tokenizer.json: {exc}") from None
 
 

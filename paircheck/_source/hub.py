@@ -140,7 +140,7 @@ def _list_files(ref: HubRef, settings: HubSettings, location: str) -> list[str]:
     api = HfApi(endpoint=settings.endpoint, token=settings.token)
     try:
         return list(api.list_repo_files(ref.repo_id, revision=ref.revision))
-    except Exception as exc:  # noqa: BLE001 - mapped to one line
+    except Exception as exc:
         raise _hub_error(location, exc, settings) from None
 
 
@@ -227,7 +227,7 @@ def _download_folder(
                 cache_dir=settings.cache_dir,
                 etag_timeout=http_timeout(),
             )
-        except Exception as exc:  # noqa: BLE001 - mapped to one line
+        except Exception as exc:
             raise _hub_error(spec, exc, settings) from None
         folder = Path(local).parent
     assert folder is not None

@@ -25,19 +25,18 @@ and every failure becomes one ``InputError`` line.
 from __future__ import annotations
 
 import http.client
-from array import array
 import os
-import socket
 import ssl
 import struct
 import sys
 import time
+from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
-from paircheck._source import gguf_keys as K
-from paircheck._source.gguf_keys import SCALAR_FORMATS, ValueType
+from paircheck import constants as K
+from paircheck.constants import SCALAR_FORMATS, ValueType
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 from paircheck.vocab import Override
@@ -358,7 +357,7 @@ class HttpClient:
                 # A kept-alive connection the server closed meanwhile: retry once, fresh.
                 if attempt:
                     raise InputError(self.location, f"the server at {netloc} closed the connection") from None
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 raise InputError(self.location, f"no answer from {netloc} within {self.timeout:g} s (timeout)") from None
             except ssl.SSLError as exc:
                 raise InputError(self.location, f"TLS error with {netloc}: {exc.reason or exc}") from None
@@ -511,7 +510,7 @@ class RemoteSource:
                     self._progress(self.stats.bytes_received, self._planner.estimate_end())
         except http.client.IncompleteRead:
             raise InputError(self.location, "the server closed the connection mid-body (truncated download)") from None
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise InputError(self.location, f"the server stalled for {self.client.timeout:g} s (timeout)") from None
         except OSError as exc:
             raise InputError(self.location, f"connection error while reading: {exc.strerror or exc}") from None

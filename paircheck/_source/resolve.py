@@ -32,8 +32,8 @@ def describe(spec: str, overrides: dict[str, Override] | None = None, progress: 
     if path.exists():
         return describe_gguf_file(str(path), overrides)
     if spec.startswith(("http://", "https://")):
-        from paircheck._source.remote import describe_remote_gguf
         from paircheck._source.hub import HubSettings
+        from paircheck._source.remote import describe_remote_gguf
 
         headers = {}
         settings = HubSettings.from_env()

@@ -5,14 +5,14 @@ descriptions read for it (``describe`` is passed in, so tests can use real files
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from paircheck._engine.common import arch_value, tensor_names
 from paircheck.errors import InputError
+from paircheck.findings import Report
 from paircheck.model import ModelDescription
 from paircheck.preflight.llama_server import LlamaCommand
-from paircheck.report import Report
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 Describe = Callable[[str], ModelDescription]

@@ -1,43 +1,51 @@
-"""The library entry points: describe one model, check a pair."""
+"""The library entry points: describe one model, check a pair for one or every engine.
+
+Everything the CLI does goes through these functions, so a script can do the same:
+
+    from paircheck.api import check_pair
+    report = check_pair("target.gguf", "draft.gguf")
+    print(report.compatible, report.first_failure)
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from paircheck._engine import engines, resolve_method
+from paircheck._engine.interface import Engine
+from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.resolve import describe as _describe
+from paircheck.constants import LLAMACPP, canonical_engine
 from paircheck.errors import InputError
-from paircheck.findings import INFO, Finding, Report
-from paircheck.model import ModelDescription
-from paircheck.vocab import Override
+from paircheck.findings import Finding, Report
+from paircheck.model import ModelDescription, Override
 
-DEFAULT_ENGINE = "llama.cpp"
-
-
-def describe(spec: str, overrides: dict[str, Override] | None = None, progress: bool = False) -> ModelDescription:
-    """Read one model (path, folder, repo id or URL) into its normalized description."""
-    return _describe(spec, overrides, progress)
+DEFAULT_ENGINE = LLAMACPP
+ProgressFactory = Any  # Callable[[str], Progress | None]: one progress callback per model
 
 
-def _with_tensor_infos(desc: ModelDescription) -> ModelDescription:
-    """Read a local GGUF's tensor infos (names, shapes) when a rule needs them.
+def describe(
+    spec: str,
+    overrides: Mapping[str, Override] | None = None,
+    progress: ProgressFactory | None = None,
+    tensor_infos: bool = True,
+) -> ModelDescription:
+    """Read one model (path, folder, repo id or URL) into its normalized description.
 
-    Sources stop after the key/value section to stay fast; embedding rows (vLLM,
-    transformers) and head tensors (DSpark's markov_w1, DFlash2's selector) are only in
-    the tensor infos, so those engines and methods read them here, once, and only then.
+    ``progress(label)`` may return a callback ``(bytes_done, bytes_expected)`` for long
+    remote reads; ``tensor_infos=False`` stops after the key/value section.
     """
-    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_tensor_infos_after
-
-    if desc.metadata.tensors is not None or desc.source_kind != "gguf" or not desc.resolved_path:
-        return desc
-    try:
-        with open(desc.resolved_path, "rb") as handle:
-            read_tensor_infos_after(FileSource(desc.resolved_path, handle), desc.metadata)
-    except (OSError, GGUFFormatError):
-        pass  # rules then say the rows are unknown; the vocab verdict stands
-    return desc
+    return _describe(spec, ReadOptions(dict(overrides or {}), tensor_infos, progress))
 
 
-# Checks that read only the vocabulary: no tensor infos needed.
-_VOCAB_ONLY = {("llama.cpp", "draft-simple"), ("lmstudio", "draft"), ("koboldcpp", "draft")}
+def find_engine(name: str) -> Engine:
+    """The engine for an ``--engine`` value in any accepted spelling."""
+    known = engines()
+    canonical = canonical_engine(name)
+    if canonical is None or canonical not in known:
+        raise InputError("--engine", f"unknown engine {name!r} (known: {', '.join(known)}, all)")
+    return known[canonical]
 
 
 def annotate(
@@ -53,7 +61,7 @@ def annotate(
     and the verdict cannot depend on it. Computed once for any number of reports (one
     per engine with ``--engine all``).
     """
-    fps: dict = {}
+    fps: dict[str, Any] = {}
     if fingerprint:
         from paircheck.fingerprint import fingerprints
 
@@ -61,12 +69,12 @@ def annotate(
     findings: list[Finding] = []
     if registry:
         from paircheck.registry import RegistryError, default_registry
-        from paircheck.registry_consult import consult
+        from paircheck.registry_consult import R_UNAVAILABLE, consult
 
         try:
             loaded = default_registry()
         except RegistryError as exc:
-            findings = [Finding("RG000", "registry_unavailable", INFO, f"the registry of documented pairs could not be read: {exc}")]
+            findings = [R_UNAVAILABLE.note(f"the registry of documented pairs could not be read: {exc}")]
         else:
             findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
     for report in reports:
@@ -75,22 +83,11 @@ def annotate(
     return reports
 
 
-def _evaluate(
-    target: ModelDescription,
-    draft: ModelDescription,
-    engine: str = DEFAULT_ENGINE,
-    method: str | None = None,
-) -> Report:
-    chosen = engines().get(engine)
-    if chosen is None:
-        raise InputError("--engine", f"unknown engine {engine!r} (known: {', '.join(engines())}, all)")
-    resolved = resolve_method(chosen, method)
+def _evaluate(target: ModelDescription, draft: ModelDescription, engine: Engine, method: str | None) -> Report:
+    resolved = resolve_method(engine, method)
     if resolved is None:
-        raise InputError("--method", f"{engine} has no method {method!r} (known: {', '.join(chosen.methods)})")
-    if (engine, resolved) not in _VOCAB_ONLY and not resolved.startswith("ngram"):
-        _with_tensor_infos(target)
-        _with_tensor_infos(draft)
-    return chosen.evaluate(target, draft, resolved)
+        raise InputError("--method", f"{engine.name} has no method {method!r} (known: {', '.join(engine.methods)})")
+    return engine.evaluate(target, draft, resolved)
 
 
 def check_descriptions(
@@ -102,7 +99,7 @@ def check_descriptions(
     fingerprint: bool = True,
 ) -> Report:
     """One engine's report, with fingerprints and what the registry documents."""
-    report = _evaluate(target, draft, engine, method)
+    report = _evaluate(target, draft, find_engine(engine), method)
     annotate([report], target, draft, registry, fingerprint)
     return report
 
@@ -115,11 +112,22 @@ def check_all_engines(
     fingerprint: bool = True,
 ) -> list[Report]:
     """One report per engine that has ``method`` (each in its own terms); llama.cpp first."""
-    reports = []
-    for name, engine in engines().items():
-        if resolve_method(engine, method) is not None:
-            reports.append(_evaluate(target, draft, name, method))
+    reports = [
+        _evaluate(target, draft, engine, method)
+        for engine in engines().values()
+        if resolve_method(engine, method) is not None
+    ]
+    if not reports:
+        raise InputError("--method", f"no engine has method {method!r}")
     return annotate(reports, target, draft, registry, fingerprint)
+
+
+def _wants_tensor_infos(engine: str, method: str | None) -> bool:
+    if engine == "all":
+        return True
+    chosen = find_engine(engine)
+    resolved = resolve_method(chosen, method)
+    return True if resolved is None else chosen.needs(resolved).tensor_infos
 
 
 def check_pair(
@@ -127,22 +135,34 @@ def check_pair(
     draft: str,
     engine: str = DEFAULT_ENGINE,
     method: str | None = None,
-    overrides: dict[str, Override] | None = None,
+    overrides: Mapping[str, Override] | None = None,
     registry: bool = True,
     fingerprint: bool = True,
-    progress: bool = False,
+    progress: ProgressFactory | None = None,
 ) -> Report:
     """Check TARGET and DRAFT for one engine and speculative method.
 
     ``registry=False`` skips the look-up of documented pairs, ``fingerprint=False``
-    the vocabulary fingerprints (neither changes the verdict). ``progress`` shows a
-    progress line on a terminal for long remote reads.
+    the vocabulary fingerprints (neither changes the verdict).
     """
+    tensors = _wants_tensor_infos(engine, method)
     return check_descriptions(
-        describe(target, overrides, progress),
-        describe(draft, overrides, progress),
+        describe(target, overrides, progress, tensors),
+        describe(draft, overrides, progress, tensors),
         engine,
         method,
         registry,
         fingerprint,
     )
+
+
+__all__ = [
+    "DEFAULT_ENGINE",
+    "Progress",
+    "annotate",
+    "check_all_engines",
+    "check_descriptions",
+    "check_pair",
+    "describe",
+    "find_engine",
+]

@@ -31,7 +31,7 @@ WIDTH = 100
 
 def _describer(overrides: list[str]):  # type: ignore[no-untyped-def]
     from paircheck.api import describe
-    from paircheck.cli import parse_override
+    from paircheck.vocab import parse_override
 
     parsed = dict(parse_override(item) for item in overrides)
 

@@ -15,6 +15,8 @@ from typing import Any
 from paircheck.model import ModelDescription
 
 PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
+# An engine's answer for a pair (Report.verdict).
+ACCEPTED, REFUSED, UNKNOWN = "accepted", "refused", "unknown"
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,19 @@ class Report:
     @property
     def compatible(self) -> bool:
         return all(check.status != FAIL for check in self.checks)
+
+    @property
+    def unknowns(self) -> list[Finding]:
+        """Checks that could not be decided from what was read (status skip, with a reason)."""
+        return [check for check in self.checks if check.status == SKIP and "not used" not in check.message]
+
+    @property
+    def verdict(self) -> str:
+        """``refused`` (a check failed), ``unknown`` (none failed but a deciding check
+        could not be made), or ``accepted``."""
+        if not self.compatible:
+            return REFUSED
+        return UNKNOWN if self.unknowns else ACCEPTED
 
     @property
     def failures(self) -> list[Finding]:

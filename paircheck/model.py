@@ -12,6 +12,9 @@ from typing import Any
 
 from paircheck import llamacpp_tables as T
 
+# A value given with --override-kv: ("bool" | "int" | "float" | "str", value).
+Override = tuple[str, Any]
+
 
 @dataclass(frozen=True)
 class GGUFArray:
@@ -119,7 +122,8 @@ class Identity:
 
 @dataclass(frozen=True)
 class HFFacts:
-    """Hugging Face numbers other engines compare (see ecosystem.md, section 0.1)."""
+    """The three numbers engines other than llama.cpp compare: embedding rows (config
+    ``vocab_size``), ``len(tokenizer)`` and ``tokenizer.vocab_size``."""
 
     config_vocab_size: int | None = None  # embedding rows
     tokenizer_len: int | None = None  # len(tokenizer): base plus added tokens

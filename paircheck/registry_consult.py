@@ -59,7 +59,15 @@ R_HEAD_ELSEWHERE = Rule(
     "registry documents this one for a different target than the one given.",
     "Use the head with the target it was trained for, or a standalone draft model.", kind="registry",
 )
-RULES = (R_DOCUMENTED, R_DOCUMENTED_FAILING, R_FAMILY, R_HEAD_ELSEWHERE)
+R_UNAVAILABLE = Rule(
+    "RG000", "registry_unavailable", "The registry of documented pairs could not be read",
+    "paircheck ships its registry as TOML files (registry/*.toml in a checkout, package data "
+    "in an installed wheel). When they are missing or invalid the check still runs and the "
+    "verdict is unchanged; only the notes on documented pairs are missing.",
+    "Reinstall paircheck, or fix the TOML file the message names (`pytest tests/test_registry.py` "
+    "validates a checkout).", kind="registry",
+)
+RULES = (R_UNAVAILABLE, R_DOCUMENTED, R_DOCUMENTED_FAILING, R_FAMILY, R_HEAD_ELSEWHERE)
 DOCUMENTED = (R_DOCUMENTED.code, R_DOCUMENTED.name)
 DOCUMENTED_FAILING = (R_DOCUMENTED_FAILING.code, R_DOCUMENTED_FAILING.name)
 FAMILY = (R_FAMILY.code, R_FAMILY.name)

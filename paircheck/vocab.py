@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
-from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure
+from paircheck.errors import InputError
+from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure, Override
 
 # The special-id keys in the order the loader visits them.
 _SPECIAL_ID_KEYS = (
@@ -59,9 +60,6 @@ class _Refused(Exception):
         self.failure = LoadFailure(message, aborts)
 
 
-Override = tuple[str, Any]  # ("bool" | "int" | "float" | "str", value), as --override-kv
-
-
 @dataclass
 class _Keys:
     """Typed access to metadata the way llama_model_loader::get_key does it."""
@@ -69,7 +67,7 @@ class _Keys:
     kv: Mapping[str, tuple[int, Any]]
     overrides: Mapping[str, Override]
 
-    _KIND_FOR_TYPE = {ValueType.UINT32: "int", ValueType.BOOL: "bool", ValueType.STRING: "str"}
+    _KIND_FOR_TYPE: ClassVar[dict[int, str]] = {ValueType.UINT32: "int", ValueType.BOOL: "bool", ValueType.STRING: "str"}
 
     def get(self, key: str, expected: int) -> Any:
         """The value, None when absent; a wrong stored type fails the load."""
@@ -453,3 +451,25 @@ def _check_name_lookups(keys: _Keys, arch: str, pre: str, token_to_id: dict[byte
                     f"general.name '{name}' makes llama.cpp look up token '{text}', which this "
                     "vocab lacks (unordered_map::at throws)"
                 )
+
+
+def parse_override(text: str) -> tuple[str, Override]:
+    """``KEY=TYPE:VALUE`` as llama.cpp's --override-kv takes it (int, float, bool, str)."""
+    key, sep, typed = text.partition("=")
+    kind, sep2, raw = typed.partition(":")
+    if not sep or not sep2 or not key:
+        raise InputError("--override-kv", f"expected KEY=TYPE:VALUE, got {text!r}")
+    try:
+        if kind == "int":
+            return key, ("int", int(raw))
+        if kind == "float":
+            return key, ("float", float(raw))
+        if kind == "bool":
+            if raw not in ("true", "false"):
+                raise ValueError
+            return key, ("bool", raw == "true")
+        if kind == "str":
+            return key, ("str", raw)
+    except ValueError:
+        raise InputError("--override-kv", f"invalid {kind} value in {text!r}") from None
+    raise InputError("--override-kv", f"unknown type {kind!r} in {text!r} (int, float, bool, str)")

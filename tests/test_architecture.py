@@ -35,7 +35,7 @@ def layer_of(module: str) -> str:
     """The layer of a dotted module name inside the package."""
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
-    if head in ("constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "__version__"):
+    if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "__version__"):
         return "base"
     if head in ("vocab", "fingerprint"):
         return "derive"
@@ -43,7 +43,7 @@ def layer_of(module: str) -> str:
         return "source"
     if head == "_engine":
         return "engine"
-    if head == "_registry":
+    if head == "_registry" or head.startswith("registry"):
         return "registry"
     if head == "preflight":
         return "preflight"
@@ -55,7 +55,7 @@ def layer_of(module: str) -> str:
         return "format"
     if head == "api":
         return "api"
-    if head in ("cli", "__main__", "__init__"):
+    if head in ("cli", "__main__") or head.startswith("cli_"):
         return "cli"
     raise AssertionError(f"{module}: no layer assigned; add it to tests/test_architecture.py and the README")
 

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import finding, result
+from paircheck._engine.common import finding, result, shell_path
+from paircheck._engine.interface import Needs
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription
 from paircheck.textshow import show
@@ -457,10 +458,10 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
     if first is not None and first.name in ENGINE_MESSAGES:
         report.engine_says = ENGINE_MESSAGES[first.name]
     if report.compatible:
-        report.next_steps.append(
-            "llama-server -m TARGET -md DRAFT --spec-type draft-simple "
-            "(without --spec-type the draft is loaded but never used, silently)"
-        )
+        report.next_steps += [
+            f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
+            "Without --spec-type the draft is loaded but never used, silently.",
+        ]
     return report
 
 
@@ -483,6 +484,15 @@ class LlamaCppEngine:
     default_method: str = METHOD
     rules: tuple[Rule, ...] = field(default_factory=lambda: RULES + _method_rules())
 
+    def resolve(self, method: str | None) -> str | None:
+        if method is None:
+            return self.default_method
+        return method if method in self.methods else None
+
+    def needs(self, method: str) -> Needs:
+        # N-gram methods read no model at all beyond the target's existence.
+        return Needs(tensor_infos=method not in K.LLAMACPP_NGRAM_METHODS)
+
     def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report:
         if method != METHOD:
             from paircheck._engine.llamacpp_methods import evaluate_method
@@ -491,7 +501,7 @@ class LlamaCppEngine:
         report = evaluate(target, draft, method)
         if not report.compatible:
             # The draft-simple verdict itself is unchanged; only a way forward is added.
-            from paircheck._engine.llamacpp_methods import NGRAM_SUGGESTION
+            from paircheck._engine.llamacpp_methods import ngram_suggestion
 
-            report.next_steps.append(NGRAM_SUGGESTION)
+            report.next_steps += ngram_suggestion(target)
         return report

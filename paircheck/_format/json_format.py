@@ -1,4 +1,4 @@
-"""The machine-readable shape of a Report (documented in the README, versioned).
+"""The machine-readable shapes (documented in the README, versioned).
 
 schema_version 1. Fields are only ever added within a version; a removal or a change
 of meaning bumps it.
@@ -10,7 +10,8 @@ import json
 from typing import Any
 
 from paircheck import __version__
-from paircheck.findings import Finding, Report
+from paircheck._format.interface import RenderOptions
+from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.model import ModelDescription
 
 SCHEMA_VERSION = 1
@@ -81,6 +82,10 @@ def _finding(finding: Finding) -> dict[str, Any]:
     }
 
 
+def _unknown(report: Report) -> list[dict[str, str]]:
+    return [{"code": c.code, "name": c.name, "message": c.message} for c in report.unknowns]
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
     first = report.first_failure
     return {
@@ -89,6 +94,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "engine": report.engine,
         "engine_version": report.engine_version,
         "method": report.method,
+        # accepted / refused / unknown (no check failed, but a deciding one could not be made).
+        "verdict": report.verdict,
+        "unknown": _unknown(report),
+        # True unless refused: kept for schema 1 readers; "verdict" tells unknown apart.
         "compatible": report.compatible,
         "first_failure": None if first is None else first.name,
         "target": describe_side(report.target, report.fingerprints.get("target")),
@@ -101,5 +110,37 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)
+def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
+    engines = []
+    for r in reports:
+        entry = report_to_dict(r)
+        # The sides are the same for every engine: given once at the top level.
+        for key in ("target", "draft", "schema_version", "paircheck_version"):
+            entry.pop(key, None)
+        engines.append(entry)
+    first = reports[0] if reports else None
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "paircheck_version": __version__,
+        "engine": "all",
+        # Engines that accept the pair outright; an unknown row is not listed here.
+        "compatible_with": [r.engine for r in reports if r.verdict == ACCEPTED],
+        "unknown_for": [r.engine for r in reports if r.verdict == UNKNOWN],
+        "target": describe_side(first.target, first.fingerprints.get("target")) if first else None,
+        "draft": describe_side(first.draft, first.fingerprints.get("draft")) if first else None,
+        "engines": engines,
+    }
+
+
+def dumps(data: object) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+class JSONFormat:
+    name = "json"
+
+    def report(self, report: Report, options: RenderOptions) -> str:
+        return dumps(report_to_dict(report))
+
+    def matrix(self, reports: list[Report], options: RenderOptions) -> str:
+        return dumps(matrix_to_dict(reports))

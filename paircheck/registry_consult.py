@@ -25,6 +25,7 @@ from paircheck.registry import (
     ModelRef,
     Registry,
     RegistryEntry,
+    evidence_text,
     fingerprint_matches,
     identity_from_string,
     match_model,
@@ -233,6 +234,12 @@ def _entry_details(e: RegistryEntry, **extra: object) -> dict[str, object]:
         "fails_on": list(e.fails_on),
         "status": e.status,
         "why": e.why,
+        "evidence": e.evidence,
+        "engine_evidence": {x: e.evidence_for(x) for x in (*e.engines, *e.fails_on)},
+        "figure": e.figure,
+        "shown_running": e.shown_running(),
+        "quote": e.quote,
+        "caveats": list(e.caveats),
         "source": {"url": e.source.url, "kind": e.source.kind, "checked": e.source.checked.isoformat()},
         "see_also": list(e.see_also),
         **extra,
@@ -253,14 +260,15 @@ def _pair_finding(m: PairMatch, fps: Mapping[str, str | None]) -> Finding:
         else ""
     )
     details = _entry_details(e, matched_by={"target": m.target_by, "draft": m.draft_by}, fingerprint_differs=mismatched)
+    caveats = "".join(f" Caveat: {c.rstrip('.')}." for c in e.caveats)
     if e.status == "fails":
         code, name = DOCUMENTED_FAILING
-        message = f"{pair} is documented as failing on {', '.join(e.engines)}: {e.why}.{caveat} {_source(e)}"
+        message = f"{pair} is {evidence_text(e)}: {e.why}.{caveats}{caveat} {_source(e)}"
         fix = "Read the source before relying on this pair; `paircheck pairs --for TARGET` lists documented drafts."
         return Finding(code, name, message, details, fix)
     code, name = DOCUMENTED
-    fails = f"; documented failing on {', '.join(e.fails_on)}" if e.fails_on else ""
-    message = f"{pair} is documented working on {', '.join(e.engines)}{fails}.{caveat} {_source(e)}"
+    # evidence_text never says "works": recommended/computed entries say nothing was shown running.
+    message = f"{pair} is {evidence_text(e)}.{caveats}{caveat} {_source(e)}"
     return Finding(code, name, message, details, None)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from paircheck.registry import (
     RegistryError,
     engines_label,
     evidence_label,
+    evidence_text,
     identity_from_path,
     identity_from_string,
     load_registry,
@@ -112,8 +114,9 @@ def render_table(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> 
             e.target.name,
             e.draft.name,
             e.method,
-            # Never "works": the strongest evidence level says how much a source showed.
-            evidence_label(e),
+            # Never "works": the strongest evidence level says how much a source showed
+            # (figures and quotes are in --format json, and below the table with --for).
+            evidence_label(e, with_figure=False),
             # "!" marks engines documented as refusing the pair, so one column tells both.
             engines_label(e),
             _KIND_SHORT.get(e.source.kind, e.source.kind),
@@ -124,7 +127,7 @@ def render_table(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> 
     # rendered table and tighten the budget until it really fits.
     text = ""
     for budget in range(width, 30, -1):
-        widths = _fit_widths(rows, headers, budget, gap=2, caps=[None, None, None, 16, 22, None])
+        widths = _fit_widths(rows, headers, budget, gap=2, caps=[None, None, None, 12, 18, None])
         cut = [
             [_truncate_middle(r[0], widths[0]), _truncate_middle(r[1], widths[1])]
             + [_truncate_end(c, w) for c, w in zip(r[2:], widths[2:])]
@@ -147,7 +150,8 @@ def render_markdown(entries: Sequence[RegistryEntry]) -> str:
     Rows are not padded to a common width and URLs sit under the table, so each line stays
     short enough to read in a terminal or a diff (repos and notes are in --format json).
     """
-    headers = ["Family", "Target", "Draft", "Method", "Evidence", "Engines", "Source"]
+    # No family column: rows are sorted by family, and the names carry it.
+    headers = ["Target", "Draft", "Method", "Evidence", "Engines", "Source"]
     refs: dict[str, int] = {}
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     for e in entries:
@@ -156,18 +160,33 @@ def render_markdown(entries: Sequence[RegistryEntry]) -> str:
         if e.status == "fails":
             evidence = f"**{evidence}**"
         cells = [
-            e.family,
             _md(e.target.name),
             _md(e.draft.name),
             e.method,
             evidence,
             _md(engines_label(e, sep=", ")),
-            f"[{e.source.kind}][{ref}]",
+            f"[{_KIND_SHORT.get(e.source.kind, e.source.kind)}][{ref}]",
         ]
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines += [f"[{n}]: {url}" for url, n in refs.items()]
     return "\n".join(lines)
+
+
+def render_details(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> str:
+    """Per entry: what the source shows (never "works" for a suggestion), the quote and the caveats."""
+    blocks = []
+    for e in entries:
+        lines = [f"{e.target.name} + {e.draft.name} ({e.method}): {evidence_text(e)}"]
+        lines.append(f'  "{e.quote}"')
+        lines += [f"  caveat: {c}" for c in e.caveats]
+        wrapped = [
+            textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False, break_long_words=False)
+            for line in lines
+        ]
+        # A URL cannot be wrapped; on a line of its own it still copies cleanly.
+        blocks.append("\n".join(wrapped + ["  source:", f"    {e.source.url}"]))
+    return "\n".join(blocks)
 
 
 def render_json(entries: Sequence[RegistryEntry], query: ModelIdentity | None = None) -> str:
@@ -359,7 +378,11 @@ def pairs(
         click.echo(f"Documented drafts for {query.display()}:")
     click.echo(render(entries, fmt, query))
     if fmt == "table":
+        if query is not None:
+            # One target's drafts are few: say what each source shows and what to watch for.
+            click.echo("\n" + render_details(entries))
         click.echo(
-            f"\n{len(entries)} pair(s). Evidence: measured/ran = a source shows it running; recommended/computed ="
-            " nothing shown running; fails = documented failing; !engine = documented to fail there."
+            f"\n{len(entries)} pair(s). Evidence: measured, ran = a source shows the pair running;\n"
+            "recommended, computed = nothing shown running; fails = documented failing;\n"
+            "!engine = documented to fail there. --format json adds quotes, caveats and notes."
         )

@@ -180,6 +180,10 @@ class RegistryEntry:
             return self.evidence
         return None
 
+    def source_unread(self) -> bool:
+        """True when the cited source could not be re-read (the quote comes from elsewhere)."""
+        return self.checked is not None and self.source.url in self.checked.unreadable
+
     def shown_running(self) -> bool:
         """True when the source shows the pair running on at least one engine."""
         return self.status == "works" and any(self.evidence_for(e) in RUNNING_EVIDENCE for e in self.engines)
@@ -285,9 +289,10 @@ EVIDENCE_SHORT = {
     "ran": "ran",
     "recommended": "recommended",
     "computed": "computed",
-    "run-failed": "fails (run)",
-    "code-refuses": "fails (code)",
-    "stated": "fails (stated)",
+    # Upper case so a failure stands out in a column of evidence levels.
+    "run-failed": "FAILS run",
+    "code-refuses": "FAILS code",
+    "stated": "FAILS stated",
 }
 
 
@@ -305,7 +310,8 @@ def evidence_phrases(entry: RegistryEntry) -> list[str]:
     takes a suggestion for a working pair.
     """
     kind = _KIND_PHRASE.get(entry.source.kind, entry.source.kind)
-    own = dict(entry.engine_evidence)
+    # Engines whose own evidence differs from the entry's rest on another source (see_also).
+    own = {eng for eng, level in entry.engine_evidence if level != entry.evidence}
     phrases: list[str] = []
     groups = _group(entry, entry.engines)
     for level in EVIDENCE:
@@ -341,14 +347,15 @@ def evidence_phrases(entry: RegistryEntry) -> list[str]:
 
 def evidence_text(entry: RegistryEntry) -> str:
     """``documented: measured 2.4x on lmstudio; fails on vllm (refused by code)``."""
-    return "documented: " + "; ".join(evidence_phrases(entry))
+    unread = "; the cited source could not be re-read" if entry.source_unread() else ""
+    return "documented: " + "; ".join(evidence_phrases(entry)) + unread
 
 
-def evidence_label(entry: RegistryEntry) -> str:
+def evidence_label(entry: RegistryEntry, *, with_figure: bool = True) -> str:
     """A short cell for tables: the strongest level, with the figure when measured."""
     best = entry.best_evidence()
     label = EVIDENCE_SHORT.get(best, best)
-    if best == "measured" and entry.figure:
+    if with_figure and best == "measured" and entry.figure:
         label += f" {entry.figure}"
     return label
 

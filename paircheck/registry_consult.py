@@ -208,6 +208,11 @@ def _model(ref: ModelRef) -> str:
 
 def _source(e: RegistryEntry) -> str:
     # Last in the message and without a trailing period, so the URL copies cleanly.
+    if e.source_unread() and e.quote_url:
+        return (
+            f"The cited source could not be re-read: {e.source.url} . "
+            f"Evidence read {e.source.checked.isoformat()}: {e.quote_url}"
+        )
     return f"Source ({e.source.kind}, checked {e.source.checked.isoformat()}): {e.source.url}"
 
 

@@ -288,6 +288,11 @@ def identities_for_argument(arg: str) -> tuple[tuple[ModelIdentity, ...], str | 
 # --------------------------------------------------------------------------- command
 
 
+class _RegistryLoadError(click.ClickException):
+    # Same exit code as paircheck's other input errors (errors.InputError -> 2).
+    exit_code = 2
+
+
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     return value.strip().casefold() if value else value
 
@@ -337,10 +342,7 @@ def pairs(
     try:
         registry = load_registry(registry_path)
     except RegistryError as exc:
-        # Same exit code as paircheck's other input errors (errors.InputError -> 2).
-        err = click.ClickException(f"registry: {exc}")
-        err.exit_code = 2
-        raise err from exc
+        raise _RegistryLoadError(f"registry: {exc}") from exc
     fmt = fmt.casefold()
 
     if family and not any(f == family or f.startswith(family) for f in registry.families()):

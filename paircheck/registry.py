@@ -872,8 +872,8 @@ def _check_evidence(item: Mapping[str, Any]) -> list[str]:
             p.append(f"evidence {evidence!r} is not one of: {', '.join(EVIDENCE)}")
         elif status in STATUSES and evidence not in allowed:
             p.append(f"evidence {evidence!r} does not fit status {status!r} (use one of: {', '.join(allowed)})")
-    engines = item.get("engines") if isinstance(item.get("engines"), list) else []
-    fails_on = item.get("fails_on") if isinstance(item.get("fails_on"), list) else []
+    engines: list[Any] = item["engines"] if isinstance(item.get("engines"), list) else []
+    fails_on: list[Any] = item["fails_on"] if isinstance(item.get("fails_on"), list) else []
     per_engine = item.get("engine_evidence", {})
     if not isinstance(per_engine, Mapping):
         return p + ["engine_evidence must be a table of engine = evidence"]
@@ -930,7 +930,7 @@ def _check_quote_and_checked(item: Mapping[str, Any]) -> list[str]:
         lists[key] = value
     src = item.get("source")
     source_url = src.get("url") if isinstance(src, Mapping) else None
-    see_also = item.get("see_also") if isinstance(item.get("see_also"), list) else []
+    see_also: list[Any] = item["see_also"] if isinstance(item.get("see_also"), list) else []
     known = {u for u in [source_url, *see_also] if isinstance(u, str)}
     read, unreadable = set(lists["read"]), set(lists["unreadable"])
     if not read:

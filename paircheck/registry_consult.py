@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from paircheck._engine.interface import Rule
 from paircheck.model import ModelDescription
 from paircheck.registry import (
     ModelIdentity,
@@ -30,7 +31,6 @@ from paircheck.registry import (
     identity_from_string,
     match_model,
 )
-from paircheck._engine.interface import Rule
 from paircheck.report import Finding
 
 # Methods whose draft is a head trained for one specific target.

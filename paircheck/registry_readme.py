@@ -30,13 +30,17 @@ def render_readme_table(registry_path: Path | None = None) -> str:
     shown = ", ".join(f"{counts[level]} {level}" for level in EVIDENCE if counts[level])
     running = sum(1 for e in registry if e.shown_running())
     paragraphs = (
-        f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
+        (
+            f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
         f"Only measured and ran ({running} pairs) mean a source shows the pair running; "
         "recommended and computed do not, and the FAILS levels say how a failure is documented "
         "(registry/README.md defines each). An engine with weaker evidence than its row is marked "
-        "with its own level; `!engine` is documented to fail there.",
-        "Generated from `registry/` by `python -m paircheck.registry_readme`; do not edit by hand. "
-        "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes.",
+            "with its own level; `!engine` is documented to fail there."
+        ),
+        (
+            "Generated from `registry/` by `python -m paircheck.registry_readme`; do not edit by hand. "
+            "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes."
+        ),
     )
     intro = "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in paragraphs)
     return f"{intro}\n\n{render_markdown(list(registry))}\n"

@@ -15,10 +15,10 @@ from click.testing import CliRunner
 from paircheck.cli_pairs import TABLE_WIDTH, pairs, render_markdown, render_table
 from paircheck.registry import (
     ENGINES,
+    FAILS_EVIDENCE,
     METHODS,
     SOURCE_KINDS,
     STATUSES,
-    FAILS_EVIDENCE,
     WORKS_EVIDENCE,
     ModelIdentity,
     Registry,
@@ -545,7 +545,7 @@ def test_cli_for_unknown_target() -> None:
     ],
 )
 def test_cli_bad_option_values_exit_2(args: list[str], needle: str) -> None:
-    code, out, err = run(*args)
+    code, _out, err = run(*args)
     assert code == 2
     assert needle in err
     assert [line for line in err.splitlines() if line.startswith("Error:")] != []

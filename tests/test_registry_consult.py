@@ -145,9 +145,9 @@ def test_works_entry_with_fails_on_says_so(gguf_factory) -> None:
     (f,) = check_pair(str(t), str(d)).registry
     assert f.code == "RG001" and "fails on vllm (refused by code)" in f.message
     # LM Studio's docs only list the pair: the message must not present it as working.
-    assert "recommended by the docs for lmstudio (no run shown)" in f.message
+    assert "recommended by the docs for lmstudio, llama.cpp (no run shown)" in f.message
     assert "working" not in f.message and f.details["shown_running"] is False
-    assert f.details["engine_evidence"] == {"lmstudio": "recommended", "vllm": "code-refuses"}
+    assert f.details["engine_evidence"] == {"lmstudio": "recommended", "llama.cpp": "recommended", "vllm": "code-refuses"}
 
 
 # --------------------------------------------------------------------------- heads

@@ -355,6 +355,24 @@ def test_cli_table_says_evidence_not_works() -> None:
     assert not re.search(r"\bworks\b", head)
 
 
+def test_cli_evidence_filter_and_csv_columns() -> None:
+    code, out, _ = run("--evidence", "computed", "--format", "json")
+    rows = parse_json(out)
+    assert code == 0 and {"lamda-137b--lamda-8b", "qwen3.6-27b--qwen3.5-0.8b"} <= {r["id"] for r in rows}
+    assert all("computed" in r["engine_evidence"].values() for r in rows)
+    code, out, _ = run("--evidence", "measured", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and rows and all("=measured" in r["engine_evidence"] and r["quote"] for r in rows)
+
+
+def test_cli_for_target_shows_quote_and_caveats() -> None:
+    code, out, _ = run("--for", "ggml-org/Qwen3.6-27B-GGUF")
+    assert code == 0
+    assert "only computed" in out and "nothing ran" in out
+    assert '"For example, this makes the vocabs of Qwen3.6 27B and Qwen3.5 0.8B compatible."' in out
+    assert "caveat: Hybrid (DeltaNet)" in out
+
+
 def test_issue_17_corrections_hold(registry: Registry) -> None:
     eagle70 = registry.get("meta-llama-3-70b-instruct--eagle-llama3-instruct-70b")
     assert eagle70 is not None and "mlc-llm" not in eagle70.engines

@@ -39,14 +39,18 @@ HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash
 R_DOCUMENTED = Rule(
     "RG001", "documented_pair", "The pair is documented by a credible source",
     "paircheck's registry (registry/*.toml, `paircheck pairs`) lists this target and draft, "
-    "with the source that documents them working and the engines it names. It never "
-    "changes the engine's verdict, which comes from the files themselves.",
+    "with the source, the engines it names and how strong its evidence is: measured (a run "
+    "with figures), ran (a run without figures), recommended (suggested, no run shown) or "
+    "computed (an acceptance rate or compatibility worked out, nothing ran). Only the first "
+    "two show the pair working. Caveats the registry records for the pair are shown with it. "
+    "It never changes the engine's verdict, which comes from the files themselves.",
     "Nothing; read the source for the settings it used.", kind="registry",
 )
 R_DOCUMENTED_FAILING = Rule(
     "RG002", "documented_failing", "The pair is documented as failing",
     "A source in the registry reports this pair failing (for example vLLM refusing padded "
-    "vocabularies), with the reason.",
+    "vocabularies), with the reason and how the failure is documented: shown in a run, "
+    "refused by the engine's code, or only stated.",
     "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.", kind="registry",
 )
 R_FAMILY = Rule(

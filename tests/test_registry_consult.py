@@ -347,3 +347,10 @@ def test_no_caveat_text_when_the_entry_has_none(gguf_factory) -> None:
     (f,) = check_pair(str(t), str(d)).registry
     assert f.details["id"] == "gemma-2-9b--vicuna-68m" and f.details["caveats"] == []
     assert "Caveat:" not in f.message and "measured 1.76x" in f.message
+
+
+def test_explain_states_the_evidence_levels(capsys) -> None:
+    code, out = _run(capsys, "explain", "RG001")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "recommended (suggested, no run shown)" in text and "Only the first two show the pair working" in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,11 +18,15 @@ from tabulate import tabulate
 
 from paircheck.registry import (
     ENGINES,
+    EVIDENCE,
     METHODS,
     STATUSES,
     ModelIdentity,
     RegistryEntry,
     RegistryError,
+    engines_label,
+    evidence_label,
+    evidence_text,
     identity_from_path,
     identity_from_string,
     load_registry,
@@ -43,22 +48,25 @@ CSV_FIELDS = (
     "method",
     "engines",
     "status",
+    "evidence",
+    "engine_evidence",
+    "figure",
     "why",
     "fails_on",
     "source_url",
     "source_kind",
     "checked",
+    "quote",
+    "quote_url",
+    "caveats",
+    "read",
+    "unreadable",
     "see_also",
     "notes",
 )
 
 
 # --------------------------------------------------------------------------- rendering
-
-
-def _engines_cell(e: RegistryEntry) -> str:
-    # "!" marks engines documented as refusing the pair, so one column tells both.
-    return ",".join(list(e.engines) + [f"!{x}" for x in e.fails_on])
 
 
 # Short source kinds keep the terminal table narrow; json/csv/markdown use the full enum.
@@ -100,14 +108,17 @@ def _fit_widths(
 
 def render_table(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> str:
     """Terminal table, at most ``width`` columns wide (family/notes: see json/csv)."""
-    headers = ["target", "draft", "method", "engines", "status", "source"]
+    headers = ["target", "draft", "method", "evidence", "engines", "source"]
     rows = [
         [
             e.target.name,
             e.draft.name,
             e.method,
-            _engines_cell(e),
-            "works" if e.status == "works" else "FAILS",
+            # Never "works": the strongest evidence level says how much a source showed
+            # (figures and quotes are in --format json, and below the table with --for).
+            evidence_label(e, with_figure=False),
+            # "!" marks engines documented as refusing the pair, so one column tells both.
+            engines_label(e),
             _KIND_SHORT.get(e.source.kind, e.source.kind),
         ]
         for e in entries
@@ -116,7 +127,7 @@ def render_table(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> 
     # rendered table and tighten the budget until it really fits.
     text = ""
     for budget in range(width, 30, -1):
-        widths = _fit_widths(rows, headers, budget, gap=2, caps=[None, None, None, 18, None, None])
+        widths = _fit_widths(rows, headers, budget, gap=2, caps=[None, None, None, 12, 18, None])
         cut = [
             [_truncate_middle(r[0], widths[0]), _truncate_middle(r[1], widths[1])]
             + [_truncate_end(c, w) for c, w in zip(r[2:], widths[2:])]
@@ -133,34 +144,49 @@ def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _md_model(name: str, repo: str | None) -> str:
-    if repo and repo.rsplit("/", 1)[-1] != name:
-        return f"{_md(name)} (`{repo}`)"
-    if repo:
-        return f"`{repo}`"
-    return _md(name)
-
-
 def render_markdown(entries: Sequence[RegistryEntry]) -> str:
-    headers = ["Family", "Target", "Draft", "Method", "Engines", "Status", "Source"]
-    rows = []
+    """A GitHub table one row per pair, with sources as numbered reference links below it.
+
+    Rows are not padded to a common width and URLs sit under the table, so each line stays
+    short enough to read in a terminal or a diff (repos and notes are in --format json).
+    """
+    # No family column: rows are sorted by family, and the names carry it.
+    headers = ["Target", "Draft", "Method", "Evidence", "Engines", "Source"]
+    refs: dict[str, int] = {}
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     for e in entries:
-        status = "works" if e.status == "works" else f"**fails**: {_md(e.why or '')}"
-        engines = ", ".join(e.engines)
-        if e.fails_on:
-            engines += " (fails on " + ", ".join(e.fails_on) + ")"
-        rows.append(
-            [
-                e.family,
-                _md_model(e.target.name, e.target.repo),
-                _md_model(e.draft.name, e.draft.repo),
-                e.method,
-                engines,
-                status,
-                f"[{e.source.kind}]({e.source.url})",
-            ]
-        )
-    return tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True)
+        ref = refs.setdefault(e.source.url, len(refs) + 1)
+        evidence = evidence_label(e)
+        if e.status == "fails":
+            evidence = f"**{evidence}**"
+        cells = [
+            _md(e.target.name),
+            _md(e.draft.name),
+            e.method,
+            evidence,
+            _md(engines_label(e, sep=", ")),
+            f"[{_KIND_SHORT.get(e.source.kind, e.source.kind)}][{ref}]",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines += [f"[{n}]: {url}" for url, n in refs.items()]
+    return "\n".join(lines)
+
+
+def render_details(entries: Sequence[RegistryEntry], width: int = TABLE_WIDTH) -> str:
+    """Per entry: what the source shows (never "works" for a suggestion), the quote and the caveats."""
+    blocks = []
+    for e in entries:
+        lines = [f"{e.target.name} + {e.draft.name} ({e.method}): {evidence_text(e)}"]
+        lines.append(f'  "{e.quote}"')
+        lines += [f"  caveat: {c}" for c in e.caveats]
+        wrapped = [
+            textwrap.fill(line, width, subsequent_indent="    ", break_on_hyphens=False, break_long_words=False)
+            for line in lines
+        ]
+        # A URL cannot be wrapped; on a line of its own it still copies cleanly.
+        blocks.append("\n".join(wrapped + ["  source:", f"    {e.source.url}"]))
+    return "\n".join(blocks)
 
 
 def render_json(entries: Sequence[RegistryEntry], query: ModelIdentity | None = None) -> str:
@@ -195,11 +221,19 @@ def render_csv(entries: Sequence[RegistryEntry]) -> str:
                 # ";" inside a cell so list columns never clash with the CSV separator.
                 "engines": ";".join(e.engines),
                 "status": e.status,
+                "evidence": e.evidence,
+                "engine_evidence": ";".join(f"{x}={e.evidence_for(x)}" for x in (*e.engines, *e.fails_on)),
+                "figure": e.figure or "",
                 "why": e.why or "",
                 "fails_on": ";".join(e.fails_on),
                 "source_url": e.source.url,
                 "source_kind": e.source.kind,
                 "checked": e.source.checked.isoformat(),
+                "quote": e.quote,
+                "quote_url": e.quote_url or e.source.url,
+                "caveats": ";".join(e.caveats),
+                "read": ";".join(e.checked.read) if e.checked else "",
+                "unreadable": ";".join(e.checked.unreadable) if e.checked else "",
                 "see_also": ";".join(e.see_also),
                 "notes": e.notes,
             }
@@ -254,6 +288,11 @@ def identities_for_argument(arg: str) -> tuple[tuple[ModelIdentity, ...], str | 
 # --------------------------------------------------------------------------- command
 
 
+class _RegistryLoadError(click.ClickException):
+    # Same exit code as paircheck's other input errors (errors.InputError -> 2).
+    exit_code = 2
+
+
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     return value.strip().casefold() if value else value
 
@@ -267,6 +306,11 @@ def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> s
     help="Engine the pair is documented for (working or failing).",
 )
 @click.option("--status", type=click.Choice(STATUSES, case_sensitive=False), help="Documented as working or failing.")
+@click.option(
+    "--evidence",
+    type=click.Choice(EVIDENCE, case_sensitive=False),
+    help="Evidence level for at least one engine (measured, ran: shown running; recommended, computed: not).",
+)
 @click.option("--search", metavar="TEXT", help="Words that must all occur in names, repos, notes or URLs.")
 @click.option("--for", "for_target", metavar="TARGET", help="List documented drafts for TARGET (repo id, file, folder or name).")
 @click.option(
@@ -288,6 +332,7 @@ def pairs(
     method: str | None,
     engine: str | None,
     status: str | None,
+    evidence: str | None,
     search: str | None,
     for_target: str | None,
     fmt: str,
@@ -297,10 +342,7 @@ def pairs(
     try:
         registry = load_registry(registry_path)
     except RegistryError as exc:
-        # Same exit code as paircheck's other input errors (errors.InputError -> 2).
-        err = click.ClickException(f"registry: {exc}")
-        err.exit_code = 2
-        raise err from exc
+        raise _RegistryLoadError(f"registry: {exc}") from exc
     fmt = fmt.casefold()
 
     if family and not any(f == family or f.startswith(family) for f in registry.families()):
@@ -317,11 +359,15 @@ def pairs(
 
         found, fp = identities_for_argument(for_target)
         query = found[0]
-        allowed = {e.id for e in registry.filter(family=family, method=method, engine=engine, status=status, search=search)}
+        allowed = {e.id for e in registry.filter(
+            family=family, method=method, engine=engine, status=status, search=search, evidence=evidence
+        )}
         entries: list[RegistryEntry] = [e for e in drafts_for(registry, found, fp) if e.id in allowed]
         empty_message = f"no documented drafts for {query.display()}"
     else:
-        entries = list(registry.filter(family=family, method=method, engine=engine, status=status, search=search))
+        entries = list(registry.filter(
+            family=family, method=method, engine=engine, status=status, search=search, evidence=evidence
+        ))
         empty_message = "no documented pairs match the filters"
 
     if not entries and fmt in ("table", "markdown"):
@@ -334,4 +380,11 @@ def pairs(
         click.echo(f"Documented drafts for {query.display()}:")
     click.echo(render(entries, fmt, query))
     if fmt == "table":
-        click.echo(f"\n{len(entries)} pair(s). FAILS = documented as failing; !engine = documented to fail there.")
+        if query is not None:
+            # One target's drafts are few: say what each source shows and what to watch for.
+            click.echo("\n" + render_details(entries))
+        click.echo(
+            f"\n{len(entries)} pair(s). Evidence: measured, ran = a source shows the pair running;\n"
+            "recommended, computed = nothing shown running; fails = documented failing;\n"
+            "!engine = documented to fail there. --format json adds quotes, caveats and notes."
+        )

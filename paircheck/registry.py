@@ -26,7 +26,7 @@ else:  # pragma: no cover - Python 3.10
 
 from paircheck.errors import InputError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Enums are tuples (immutable, ordered for help texts). Extend them here *and* in
 # registry/README.md when the data needs a new value; validation rejects the rest so
@@ -65,6 +65,26 @@ ENGINES: tuple[str, ...] = (
 )
 SOURCE_KINDS: tuple[str, ...] = ("official-docs", "model-card", "paper", "issue", "blog", "code")
 STATUSES: tuple[str, ...] = ("works", "fails")
+# How strong a source's word is, strongest first. "works" entries (and the engines in
+# `engines`) take one of WORKS_EVIDENCE; "fails" entries (and the engines in `fails_on`)
+# one of FAILS_EVIDENCE. Only "measured" and "ran" show the pair running: renderers never
+# call a "recommended" or "computed" pair working.
+WORKS_EVIDENCE: tuple[str, ...] = (
+    "measured",  # the source reports a run of the pair with figures (speed, acceptance)
+    "ran",  # the source shows the pair running (a command and its output, a user's report), no figures
+    "recommended",  # the source recommends, lists or intends the pair; no run is shown
+    "computed",  # only an acceptance rate or a compatibility property was computed, nothing ran
+)
+FAILS_EVIDENCE: tuple[str, ...] = (
+    "run-failed",  # the source shows a run of the pair failing (error text or wrong output)
+    "code-refuses",  # the engine's code (or a PR to it) shows the check that rejects the pair; no run shown
+    "stated",  # the source says the pair fails, without a run or the code
+)
+EVIDENCE: tuple[str, ...] = WORKS_EVIDENCE + FAILS_EVIDENCE
+RUNNING_EVIDENCE = frozenset({"measured", "ran"})
+MAX_QUOTE = 320  # "a sentence, not a paragraph"
+MAX_FIGURE = 48
+MAX_CAVEAT = 240
 
 _ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-{2}))*[a-z0-9]$")
 _FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
@@ -75,10 +95,17 @@ _FINGERPRINT_RE = re.compile(r"^(?:v[0-9]+:)?[0-9a-f]{16,64}$")
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 _TOP_KEYS = frozenset({"schema_version", "pair"})
-_ENTRY_REQUIRED = ("id", "family", "target", "draft", "method", "engines", "source", "status", "notes")
-_ENTRY_OPTIONAL = ("why", "fails_on", "see_also", "target_fingerprint", "draft_fingerprint")
+_ENTRY_REQUIRED = (
+    "id", "family", "target", "draft", "method", "engines", "status", "evidence", "quote", "source", "checked", "notes"
+)
+_ENTRY_OPTIONAL = (
+    "why", "fails_on", "engine_evidence", "figure", "quote_url", "caveats", "see_also",
+    "target_fingerprint", "draft_fingerprint",
+)
 _MODEL_KEYS = frozenset({"name", "repo", "builtin"})
-_SOURCE_KEYS = frozenset({"url", "kind", "checked"})
+_SOURCE_KEYS = frozenset({"url", "kind"})
+_CHECKED_REQUIRED = frozenset({"on", "read"})
+_CHECKED_KEYS = _CHECKED_REQUIRED | {"unreadable", "note"}
 
 
 class RegistryError(InputError):
@@ -106,7 +133,17 @@ class ModelRef:
 class Source:
     url: str
     kind: str
-    checked: _dt.date
+    checked: _dt.date  # the same date as Checked.on, kept here for callers that cite the source
+
+
+@dataclass(frozen=True)
+class Checked:
+    """When the entry was last read against its sources, and which of them could be read."""
+
+    on: _dt.date
+    read: tuple[str, ...]
+    unreadable: tuple[str, ...] = ()
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -120,11 +157,43 @@ class RegistryEntry:
     source: Source
     status: str
     notes: str
+    evidence: str = "recommended"
+    quote: str = ""
+    checked: Checked | None = None
     why: str | None = None
     fails_on: tuple[str, ...] = ()
+    # Evidence per engine where it differs from ``evidence`` (always given for fails_on).
+    # (engine, evidence) pairs, a tuple so entries stay hashable.
+    engine_evidence: tuple[tuple[str, str], ...] = ()
+    figure: str | None = None
+    quote_url: str | None = None
+    caveats: tuple[str, ...] = ()
     see_also: tuple[str, ...] = ()
     target_fingerprint: str | None = None
     draft_fingerprint: str | None = None
+
+    def evidence_for(self, engine: str) -> str | None:
+        """The evidence for one engine: its own entry, else the entry's (None if not listed)."""
+        own = dict(self.engine_evidence)
+        if engine in own:
+            return own[engine]
+        if engine in self.engines:
+            return self.evidence
+        return None
+
+    def source_unread(self) -> bool:
+        """True when the cited source could not be re-read (the quote comes from elsewhere)."""
+        return self.checked is not None and self.source.url in self.checked.unreadable
+
+    def shown_running(self) -> bool:
+        """True when the source shows the pair running on at least one engine."""
+        return self.status == "works" and any(self.evidence_for(e) in RUNNING_EVIDENCE for e in self.engines)
+
+    def best_evidence(self) -> str:
+        """The strongest evidence over ``engines`` (for a "fails" entry: its failure evidence)."""
+        levels = [self.evidence_for(e) or self.evidence for e in self.engines]
+        order = WORKS_EVIDENCE if self.status == "works" else FAILS_EVIDENCE
+        return min(levels, key=lambda v: order.index(v) if v in order else len(order))
 
     def sort_key(self) -> tuple[str, ...]:
         # Case-insensitive so "gemma-2-9b" and "Gemma 3 27B" interleave naturally;
@@ -153,8 +222,11 @@ class RegistryEntry:
             " ".join(self.engines),
             " ".join(self.fails_on),
             self.status,
+            self.evidence,
+            " ".join(level for _, level in self.engine_evidence),
             self.why or "",
             self.notes,
+            " ".join(self.caveats),
             self.source.url,
             self.source.kind,
         ]
@@ -174,6 +246,10 @@ class RegistryEntry:
             "method": self.method,
             "engines": list(self.engines),
             "status": self.status,
+            "evidence": self.evidence,
+            # Every engine in engines and fails_on with its evidence, so readers need no defaulting.
+            "engine_evidence": {eng: self.evidence_for(eng) for eng in (*self.engines, *self.fails_on)},
+            "figure": self.figure,
             "why": self.why,
             "fails_on": list(self.fails_on),
             "source": {
@@ -181,11 +257,119 @@ class RegistryEntry:
                 "kind": self.source.kind,
                 "checked": self.source.checked.isoformat(),
             },
+            "quote": self.quote,
+            "quote_url": self.quote_url or self.source.url,
+            "caveats": list(self.caveats),
+            "checked": {
+                "on": self.source.checked.isoformat(),
+                "read": list(self.checked.read) if self.checked else [],
+                "unreadable": list(self.checked.unreadable) if self.checked else [],
+                "note": self.checked.note if self.checked else None,
+            },
             "see_also": list(self.see_also),
             "notes": self.notes,
             "target_fingerprint": self.target_fingerprint,
             "draft_fingerprint": self.draft_fingerprint,
         }
+
+
+# --------------------------------------------------------------------------- evidence text
+# One wording for the check, `paircheck pairs` and the README, so no view says "works"
+# for a pair that a source only recommends or computed.
+
+_KIND_PHRASE = {
+    "official-docs": "the docs",
+    "model-card": "the model card",
+    "paper": "the paper",
+    "issue": "the issue",
+    "blog": "a write-up",
+    "code": "example code",
+}
+EVIDENCE_SHORT = {
+    "measured": "measured",
+    "ran": "ran",
+    "recommended": "recommended",
+    "computed": "computed",
+    # Upper case so a failure stands out in a column of evidence levels.
+    "run-failed": "FAILS run",
+    "code-refuses": "FAILS code",
+    "stated": "FAILS stated",
+}
+
+
+def _group(entry: RegistryEntry, engines: Iterable[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for eng in engines:
+        groups.setdefault(entry.evidence_for(eng) or entry.evidence, []).append(eng)
+    return groups
+
+
+def evidence_phrases(entry: RegistryEntry) -> list[str]:
+    """One phrase per evidence level, strongest first, e.g. ``measured +115% on llama.cpp``.
+
+    "recommended" and "computed" say that nothing was shown running, so a reader never
+    takes a suggestion for a working pair.
+    """
+    kind = _KIND_PHRASE.get(entry.source.kind, entry.source.kind)
+    # Engines whose own evidence differs from the entry's rest on another source (see_also).
+    own = {eng for eng, level in entry.engine_evidence if level != entry.evidence}
+    phrases: list[str] = []
+    groups = _group(entry, entry.engines)
+    for level in EVIDENCE:
+        names = groups.get(level)
+        if not names:
+            continue
+        on = ", ".join(names)
+        # The source kind only names who said it when the entry's own source did.
+        by = f" by {kind}" if any(n not in own for n in names) else ""
+        if level == "measured":
+            figure = f" {entry.figure}" if entry.figure else ""
+            phrases.append(f"measured{figure} on {on}")
+        elif level == "ran":
+            phrases.append(f"shown running on {on} (no figures)")
+        elif level == "recommended":
+            phrases.append(f"recommended{by} for {on} (no run shown)")
+        elif level == "computed":
+            phrases.append(f"only computed{by} for {on} (acceptance or compatibility, nothing ran)")
+        elif level == "run-failed":
+            phrases.append(f"shown failing on {on}")
+        elif level == "code-refuses":
+            phrases.append(f"refused by the code of {on}")
+        else:
+            phrases.append(f"stated{by} to fail on {on} (no run shown)")
+    fails = _group(entry, entry.fails_on) if entry.status == "works" else {}
+    for level in FAILS_EVIDENCE:
+        names = fails.get(level)
+        if names:
+            how = {"run-failed": "shown", "code-refuses": "refused by code", "stated": "stated, no run"}[level]
+            phrases.append(f"fails on {', '.join(names)} ({how})")
+    return phrases
+
+
+def evidence_text(entry: RegistryEntry) -> str:
+    """``documented: measured 2.4x on lmstudio; fails on vllm (refused by code)``."""
+    unread = "; the cited source could not be re-read" if entry.source_unread() else ""
+    return "documented: " + "; ".join(evidence_phrases(entry)) + unread
+
+
+def evidence_label(entry: RegistryEntry, *, with_figure: bool = True) -> str:
+    """A short cell for tables: the strongest level, with the figure when measured."""
+    best = entry.best_evidence()
+    label = EVIDENCE_SHORT.get(best, best)
+    if with_figure and best == "measured" and entry.figure:
+        label += f" {entry.figure}"
+    return label
+
+
+def engines_label(entry: RegistryEntry, sep: str = ",") -> str:
+    """Engines, each marked with its evidence where it differs from the strongest; ``!`` marks failing ones."""
+    best = entry.best_evidence()
+    cells = []
+    for eng in entry.engines:
+        level = entry.evidence_for(eng) or best
+        cells.append(eng if level == best else f"{eng} ({EVIDENCE_SHORT.get(level, level)})")
+    cells += [f"!{eng}" for eng in entry.fails_on]
+    return sep.join(cells)
 
 
 # --------------------------------------------------------------------------- identity
@@ -396,6 +580,7 @@ class Registry:
         engine: str | None = None,
         status: str | None = None,
         search: str | None = None,
+        evidence: str | None = None,
     ) -> Registry:
         """Entries matching every given criterion, in stable sorted order.
 
@@ -403,7 +588,7 @@ class Registry:
         ``engine`` matches an engine the pair works on *or* is documented failing on,
         because both answer "what is known about this engine"; ``search`` is a
         case-insensitive substring over names, repos, notes and URLs (all words must
-        occur).
+        occur); ``evidence`` keeps entries with that evidence for at least one engine.
         """
         out: Iterable[RegistryEntry] = self.entries
         if family:
@@ -416,6 +601,9 @@ class Registry:
             out = [e for e in out if eng in e.engines or eng in e.fails_on]
         if status:
             out = [e for e in out if e.status == status.casefold()]
+        if evidence:
+            level = evidence.casefold()
+            out = [e for e in out if any(e.evidence_for(x) == level for x in (*e.engines, *e.fails_on))]
         if search:
             words = search.casefold().split()
             out = [e for e in out if all(w in e.search_text() for w in words)]
@@ -660,9 +848,106 @@ def _check_entry(item: Mapping[str, Any]) -> list[str]:
             p.append("see_also must be a list of URLs")
         else:
             p += [f"see_also: {msg}" for u in urls for msg in _check_url(u)]
+    p += _check_evidence(item)
+    p += _check_quote_and_checked(item)
+    if "caveats" in item:
+        caveats = item["caveats"]
+        if not isinstance(caveats, list) or not all(isinstance(c, str) and c.strip() for c in caveats):
+            p.append("caveats must be a list of non-empty strings")
+        else:
+            p += [f"caveat longer than {MAX_CAVEAT} characters: {c[:40]!r}..." for c in caveats if len(c) > MAX_CAVEAT]
     for key in ("target_fingerprint", "draft_fingerprint"):
         if key in item and not (isinstance(item[key], str) and _FINGERPRINT_RE.match(item[key])):
             p.append(f"{key} must be a paircheck fingerprint: 'v1:' and 16-64 lowercase hex digits")
+    return p
+
+
+def _check_evidence(item: Mapping[str, Any]) -> list[str]:
+    """``evidence`` fits the status, ``engine_evidence`` fits each engine's side, ``figure`` needs a measurement."""
+    p: list[str] = []
+    status = item.get("status")
+    allowed = FAILS_EVIDENCE if status == "fails" else WORKS_EVIDENCE
+    evidence = item.get("evidence")
+    if "evidence" in item:
+        if evidence not in EVIDENCE:
+            p.append(f"evidence {evidence!r} is not one of: {', '.join(EVIDENCE)}")
+        elif status in STATUSES and evidence not in allowed:
+            p.append(f"evidence {evidence!r} does not fit status {status!r} (use one of: {', '.join(allowed)})")
+    engines: list[Any] = item["engines"] if isinstance(item.get("engines"), list) else []
+    fails_on: list[Any] = item["fails_on"] if isinstance(item.get("fails_on"), list) else []
+    per_engine = item.get("engine_evidence", {})
+    if not isinstance(per_engine, Mapping):
+        return p + ["engine_evidence must be a table of engine = evidence"]
+    for eng, level in per_engine.items():
+        if eng in fails_on and eng not in engines:
+            side = FAILS_EVIDENCE
+        elif eng in engines:
+            side = allowed
+        else:
+            p.append(f"engine_evidence names {eng!r}, which is in neither engines nor fails_on")
+            continue
+        if level not in side:
+            p.append(f"engine_evidence {eng!r} = {level!r} is not one of: {', '.join(side)}")
+    if status == "works":
+        for eng in fails_on:
+            if eng not in per_engine:
+                p.append(f"fails_on engine {eng!r} needs its failure evidence in engine_evidence")
+    if "figure" in item:
+        figure = item["figure"]
+        levels = [per_engine.get(e, evidence) for e in engines]
+        if not (isinstance(figure, str) and figure.strip()) or len(figure) > MAX_FIGURE:
+            p.append(f"figure must be a short non-empty string (at most {MAX_FIGURE} characters)")
+        elif "measured" not in levels:
+            p.append("figure is only for measured evidence")
+    return p
+
+
+def _check_quote_and_checked(item: Mapping[str, Any]) -> list[str]:
+    """The quote is one short sentence from a source that was read; ``checked`` accounts for every URL."""
+    p: list[str] = []
+    quote = item.get("quote")
+    if "quote" in item:
+        if not isinstance(quote, str) or not quote.strip():
+            p.append("quote must be a non-empty string (a sentence from the source)")
+        elif len(quote) > MAX_QUOTE or "\n" in quote.strip():
+            p.append(f"quote must be one short sentence (at most {MAX_QUOTE} characters, no line breaks)")
+    if "checked" not in item:
+        return p
+    checked = item["checked"]
+    if not isinstance(checked, Mapping):
+        return p + ["checked must be a table: { on = DATE, read = [URLs], unreadable = [URLs], note = TEXT }"]
+    p += [f"checked: unknown field {k!r}" for k in sorted(set(checked) - _CHECKED_KEYS)]
+    p += [f"checked: missing required field {k!r}" for k in sorted(_CHECKED_REQUIRED - set(checked))]
+    if "on" in checked and _as_date(checked["on"]) is None:
+        p.append(f"checked: on must be an ISO date (YYYY-MM-DD), got {checked['on']!r}")
+    if "note" in checked and not (isinstance(checked["note"], str) and checked["note"].strip()):
+        p.append("checked: note must be a non-empty string")
+    lists: dict[str, list[str]] = {}
+    for key in ("read", "unreadable"):
+        value = checked.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
+            p.append(f"checked: {key} must be a list of URLs")
+            value = []
+        lists[key] = value
+    src = item.get("source")
+    source_url = src.get("url") if isinstance(src, Mapping) else None
+    see_also: list[Any] = item["see_also"] if isinstance(item.get("see_also"), list) else []
+    known = {u for u in [source_url, *see_also] if isinstance(u, str)}
+    read, unreadable = set(lists["read"]), set(lists["unreadable"])
+    if not read:
+        p.append("checked: read must name at least one source that was read (the quote comes from it)")
+    for url in sorted((read | unreadable) - known):
+        p.append(f"checked: {url!r} is neither the source nor in see_also")
+    for url in sorted(read & unreadable):
+        p.append(f"checked: {url!r} is listed both as read and unreadable")
+    for url in sorted(known - read - unreadable):
+        p.append(f"checked: {url!r} is in neither read nor unreadable (say whether it was read)")
+    quote_url = item.get("quote_url")
+    if quote_url is not None:
+        if quote_url not in read:
+            p.append("quote_url must be one of the URLs in checked.read")
+    elif source_url is not None and source_url in unreadable:
+        p.append("the source could not be read: set quote_url to the read URL the quote comes from")
     return p
 
 
@@ -688,7 +973,7 @@ def _check_model(value: Any, *, allow_builtin: bool) -> list[str]:
 
 def _check_source(value: Any) -> list[str]:
     if not isinstance(value, Mapping):
-        return ["source must be a table with url, kind, checked"]
+        return ["source must be a table with url and kind"]
     p = [f"source: unknown field {k!r}" for k in sorted(set(value) - _SOURCE_KEYS)]
     for key in sorted(_SOURCE_KEYS - set(value)):
         p.append(f"source: missing required field {key!r}")
@@ -696,8 +981,6 @@ def _check_source(value: Any) -> list[str]:
         p += [f"source: {msg}" for msg in _check_url(value["url"])]
     if "kind" in value:
         p += [f"source: {msg}" for msg in _check_enum("kind", value["kind"], SOURCE_KINDS)]
-    if "checked" in value and _as_date(value["checked"]) is None:
-        p.append(f"source: checked must be an ISO date (YYYY-MM-DD), got {value['checked']!r}")
     return p
 
 
@@ -763,8 +1046,9 @@ def _check_unique(items: Sequence[tuple[str, int, Mapping[str, Any]]]) -> list[s
 def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
     """Build an entry from an item that already passed _check_entry."""
     src = item["source"]
-    checked = _as_date(src["checked"])
-    assert checked is not None  # validated before
+    raw_checked = item["checked"]
+    on = _as_date(raw_checked["on"])
+    assert on is not None  # validated before
     return RegistryEntry(
         id=item["id"],
         family=item["family"],
@@ -772,11 +1056,23 @@ def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
         draft=_build_ref(item["draft"]),
         method=item["method"],
         engines=tuple(item["engines"]),
-        source=Source(url=src["url"], kind=src["kind"], checked=checked),
+        source=Source(url=src["url"], kind=src["kind"], checked=on),
         status=item["status"],
         notes=item["notes"].strip(),
+        evidence=item["evidence"],
+        quote=" ".join(item["quote"].split()),
+        checked=Checked(
+            on=on,
+            read=tuple(raw_checked["read"]),
+            unreadable=tuple(raw_checked.get("unreadable", ())),
+            note=raw_checked.get("note"),
+        ),
         why=item.get("why"),
         fails_on=tuple(item.get("fails_on", ())),
+        engine_evidence=tuple(sorted(item.get("engine_evidence", {}).items())),
+        figure=item.get("figure"),
+        quote_url=item.get("quote_url"),
+        caveats=tuple(c.strip() for c in item.get("caveats", ())),
         see_also=tuple(item.get("see_also", ())),
         target_fingerprint=item.get("target_fingerprint"),
         draft_fingerprint=item.get("draft_fingerprint"),

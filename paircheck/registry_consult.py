@@ -26,6 +26,7 @@ from paircheck.registry import (
     ModelRef,
     Registry,
     RegistryEntry,
+    evidence_text,
     fingerprint_matches,
     identity_from_string,
     match_model,
@@ -37,14 +38,18 @@ HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash
 R_DOCUMENTED = Rule(
     "RG001", "documented_pair", "The pair is documented by a credible source",
     "paircheck's registry (registry/*.toml, `paircheck pairs`) lists this target and draft, "
-    "with the source that documents them working and the engines it names. It never "
-    "changes the engine's verdict, which comes from the files themselves.",
+    "with the source, the engines it names and how strong its evidence is: measured (a run "
+    "with figures), ran (a run without figures), recommended (suggested, no run shown) or "
+    "computed (an acceptance rate or compatibility worked out, nothing ran). Only the first "
+    "two show the pair working. Caveats the registry records for the pair are shown with it. "
+    "It never changes the engine's verdict, which comes from the files themselves.",
     "Nothing; read the source for the settings it used.", kind="registry",
 )
 R_DOCUMENTED_FAILING = Rule(
     "RG002", "documented_failing", "The pair is documented as failing",
     "A source in the registry reports this pair failing (for example vLLM refusing padded "
-    "vocabularies), with the reason.",
+    "vocabularies), with the reason and how the failure is documented: shown in a run, "
+    "refused by the engine's code, or only stated.",
     "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.", kind="registry",
 )
 R_FAMILY = Rule(
@@ -214,6 +219,11 @@ def _model(ref: ModelRef) -> str:
 
 def _source(e: RegistryEntry) -> str:
     # Last in the message and without a trailing period, so the URL copies cleanly.
+    if e.source_unread() and e.quote_url:
+        return (
+            f"The cited source could not be re-read: {e.source.url} . "
+            f"Evidence read {e.source.checked.isoformat()}: {e.quote_url}"
+        )
     return f"Source ({e.source.kind}, checked {e.source.checked.isoformat()}): {e.source.url}"
 
 
@@ -240,6 +250,12 @@ def _entry_details(e: RegistryEntry, **extra: object) -> dict[str, object]:
         "fails_on": list(e.fails_on),
         "status": e.status,
         "why": e.why,
+        "evidence": e.evidence,
+        "engine_evidence": {x: e.evidence_for(x) for x in (*e.engines, *e.fails_on)},
+        "figure": e.figure,
+        "shown_running": e.shown_running(),
+        "quote": e.quote,
+        "caveats": list(e.caveats),
         "source": {"url": e.source.url, "kind": e.source.kind, "checked": e.source.checked.isoformat()},
         "see_also": list(e.see_also),
         **extra,
@@ -260,14 +276,15 @@ def _pair_finding(m: PairMatch, fps: Mapping[str, str | None]) -> Finding:
         else ""
     )
     details = _entry_details(e, matched_by={"target": m.target_by, "draft": m.draft_by}, fingerprint_differs=mismatched)
+    caveats = "".join(f" Caveat: {c.rstrip('.')}." for c in e.caveats)
     if e.status == "fails":
         code, name = DOCUMENTED_FAILING
-        message = f"{pair} is documented as failing on {', '.join(e.engines)}: {e.why}.{caveat} {_source(e)}"
+        message = f"{pair} is {evidence_text(e)}: {e.why}.{caveats}{caveat} {_source(e)}"
         fix = "Read the source before relying on this pair; `paircheck pairs --for TARGET` lists documented drafts."
         return Finding(code, name, INFO, message, details, fix)
     code, name = DOCUMENTED
-    fails = f"; documented failing on {', '.join(e.fails_on)}" if e.fails_on else ""
-    message = f"{pair} is documented working on {', '.join(e.engines)}{fails}.{caveat} {_source(e)}"
+    # evidence_text never says "works": recommended/computed entries say nothing was shown running.
+    message = f"{pair} is {evidence_text(e)}.{caveats}{caveat} {_source(e)}"
     return Finding(code, name, INFO, message, details, None)
 
 

@@ -8,10 +8,12 @@ so the table is never edited by hand.
 from __future__ import annotations
 
 import sys
+import textwrap
+from collections import Counter
 from pathlib import Path
 
 from paircheck.cli_pairs import render_markdown
-from paircheck.registry import load_registry
+from paircheck.registry import EVIDENCE, load_registry
 
 START = "<!-- pairs:start -->"
 END = "<!-- pairs:end -->"
@@ -24,13 +26,23 @@ def readme_path() -> Path:
 def render_readme_table(registry_path: Path | None = None) -> str:
     """The exact text that belongs between the markers (without the markers)."""
     registry = load_registry(registry_path)
-    works = sum(1 for e in registry if e.status == "works")
-    intro = (
-        f"{len(registry)} documented pairs ({works} documented as working, "
-        f"{len(registry) - works} as failing), generated from `registry/` by "
-        "`python -m paircheck.registry_readme`; do not edit by hand. "
-        "`paircheck pairs --help` filters them."
+    counts = Counter(e.best_evidence() for e in registry)
+    shown = ", ".join(f"{counts[level]} {level}" for level in EVIDENCE if counts[level])
+    running = sum(1 for e in registry if e.shown_running())
+    paragraphs = (
+        (
+            f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
+        f"Only measured and ran ({running} pairs) mean a source shows the pair running; "
+        "recommended and computed do not, and the FAILS levels say how a failure is documented "
+        "(registry/README.md defines each). An engine with weaker evidence than its row is marked "
+            "with its own level; `!engine` is documented to fail there."
+        ),
+        (
+            "Generated from `registry/` by `python -m paircheck.registry_readme`; do not edit by hand. "
+            "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes."
+        ),
     )
+    intro = "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in paragraphs)
     return f"{intro}\n\n{render_markdown(list(registry))}\n"
 
 

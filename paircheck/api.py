@@ -10,7 +10,8 @@ Everything the CLI does goes through these functions, so a script can do the sam
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from paircheck._engine import engines, resolve_method
 from paircheck._engine.interface import Engine
@@ -20,6 +21,9 @@ from paircheck.constants import LLAMACPP, canonical_engine
 from paircheck.errors import InputError
 from paircheck.findings import Finding, Report
 from paircheck.model import ModelDescription, Override
+
+if TYPE_CHECKING:
+    from paircheck._registry.identity import ModelIdentity
 
 DEFAULT_ENGINE = LLAMACPP
 ProgressFactory = Any  # Callable[[str], Progress | None]: one progress callback per model
@@ -68,8 +72,9 @@ def annotate(
         fps = {"target": fingerprints(target.vocab), "draft": fingerprints(draft.vocab)}
     findings: list[Finding] = []
     if registry:
-        from paircheck.registry import RegistryError, default_registry
-        from paircheck.registry_consult import R_UNAVAILABLE, consult
+        from paircheck._registry.consult import R_UNAVAILABLE, consult
+        from paircheck._registry.load import default_registry
+        from paircheck._registry.schema import RegistryError
 
         try:
             loaded = default_registry()
@@ -165,4 +170,32 @@ __all__ = [
     "check_pair",
     "describe",
     "find_engine",
+    "identities_for",
 ]
+
+
+def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], str | None]:
+    """Every identity ``spec`` names for the registry, and its vocabulary fingerprint if read.
+
+    An existing GGUF file or Hugging Face folder is read (metadata only) so that its
+    ``general.name``, ``general.repo_url``, basename/size/finetune and its fingerprint are
+    used, not just its file name. A missing path is an error; anything else (a repo id, a
+    model name) is taken as text.
+    """
+    from paircheck._registry.consult import identities
+    from paircheck._registry.identity import identity_from_path, identity_from_string
+    from paircheck.fingerprint import fingerprint
+
+    path = Path(spec).expanduser()
+    if not path.exists():
+        # ./x.gguf, /models/x, ~/x: a path that is not there. A bare file or repo name
+        # (qwen2.5-14b-instruct-q4_k_m.gguf) is a name to look up.
+        if spec.startswith((".", "/", "~")) or "\\" in spec:
+            raise InputError(spec, "no such file or folder")
+        return (identity_from_string(spec),), None
+    try:
+        desc = describe(spec)
+    except InputError:
+        return (identity_from_path(path),), None  # unreadable: its name still identifies it
+    found = (*identities(desc), identity_from_path(path))
+    return tuple(dict.fromkeys(found)), fingerprint(desc.vocab)

@@ -13,7 +13,7 @@ from paircheck.findings import Rule
 def all_rules() -> list[Rule]:
     """Every rule, each code once: engines (llama.cpp first), registry, pre-flight."""
     from paircheck._engine import engines
-    from paircheck.registry_consult import RULES as REGISTRY_RULES
+    from paircheck._registry.consult import RULES as REGISTRY_RULES
 
     rules: list[Rule] = []
     seen: set[str] = set()

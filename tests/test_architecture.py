@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "preflight": {"base", "derive", "registry", "engine", "api"},
     "capability": {"base", "derive", "engine", "registry", "source", "api"},
     "catalog": {"base", "derive", "engine", "registry", "preflight", "capability"},
-    "format": {"base", "derive", "catalog"},
+    "format": {"base", "derive", "registry", "capability", "catalog"},
     "api": {"base", "derive", "source", "engine", "registry"},
     "cli": {"base", "derive", "source", "engine", "registry", "preflight", "capability", "catalog", "format", "api"},
 }
@@ -43,7 +43,7 @@ def layer_of(module: str) -> str:
         return "source"
     if head == "_engine":
         return "engine"
-    if head == "_registry" or head.startswith("registry"):
+    if head == "_registry":
         return "registry"
     if head == "preflight":
         return "preflight"

@@ -1,15 +1,16 @@
-"""The check consults the registry (paircheck.registry_consult) and cites its sources."""
+"""The check consults the registry (paircheck._registry.consult) and cites its sources."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from paircheck import registry_consult as RC
+from paircheck._registry import consult as RC
+from paircheck._registry.identity import identity_from_string
+from paircheck._registry.load import default_registry, load_registry
 from paircheck.api import check_all_engines, check_descriptions, check_pair, describe
 from paircheck.cli import main
 from paircheck.fingerprint import fingerprint
-from paircheck.registry import default_registry, identity_from_string, load_registry
 
 LMSTUDIO_DOCS = "https://lmstudio.ai/docs/advanced/speculative-decoding"
 

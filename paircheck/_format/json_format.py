@@ -7,10 +7,13 @@ of meaning bumps it.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from paircheck import __version__
 from paircheck._format.interface import RenderOptions
+from paircheck._registry.entry import RegistryEntry
+from paircheck._registry.identity import ModelIdentity
 from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.model import ModelDescription
 
@@ -132,6 +135,20 @@ def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
     }
 
 
+def pairs_to_dict(entries: Sequence[RegistryEntry], query: ModelIdentity | None = None) -> dict[str, object]:
+    doc: dict[str, object] = {"schema_version": 1}
+    if query is not None:
+        doc["for"] = {
+            "repo": query.repo,
+            "name": query.name,
+            "basename": query.basename,
+            "size_label": query.size_label,
+            "finetune": query.finetune,
+        }
+    doc["pairs"] = [e.to_dict() for e in entries]
+    return doc
+
+
 def dumps(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -144,3 +161,6 @@ class JSONFormat:
 
     def matrix(self, reports: list[Report], options: RenderOptions) -> str:
         return dumps(matrix_to_dict(reports))
+
+    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
+        return dumps(pairs_to_dict(entries, query))

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from paircheck._format.interface import RenderOptions
+from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label, evidence_text
+from paircheck._registry.identity import ModelIdentity
 from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, WARN, Finding, Report
 from paircheck.model import ModelDescription
 from paircheck.textshow import show
@@ -88,9 +90,10 @@ def _fingerprint(fp: object) -> str:
     return getattr(fp, "full", None) or "- (not loadable or no texts)"
 
 
-def _cell(text: str, width: int) -> str:
-    """A table cell wrapped onto several lines: long values are never cut."""
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=True)) or "-"
+def _cell(text: str, width: int, hyphens: bool = False) -> str:
+    """A table cell wrapped onto several lines: long values are never cut. Model names
+    may break after a hyphen; other values (flags, token texts) never do."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=hyphens, break_long_words=True)) or "-"
 
 
 def side_table(report: Report, options: RenderOptions) -> str:
@@ -239,8 +242,71 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     return "\n".join(lines)
 
 
+# --- documented pairs (paircheck pairs) ----------------------------------------------
+
+# Short source kinds keep the terminal table narrow; json/csv/markdown use the full enum.
+SOURCE_KIND_SHORT = {"official-docs": "docs", "model-card": "card"}
+
+
+def render_pairs_table(entries: Sequence[RegistryEntry], options: RenderOptions) -> str:
+    """One row per pair. Names wrap inside their column instead of being cut, so two drafts
+    of one family (Coder 0.5B and 1.5B) never look alike; every engine is shown."""
+    headers = ("target", "draft", "method", "evidence", "engines", "source")
+    rows = [
+        (e.target.name, e.draft.name, e.method, evidence_label(e, with_figure=False), engines_label(e, sep=", "),
+         SOURCE_KIND_SHORT.get(e.source.kind, e.source.kind))
+        for e in entries
+    ]
+    fixed = [max([len(headers[i])] + [len(r[i]) for r in rows]) for i in (2, 3, 5)]
+    from tabulate import tabulate
+
+    # Names and engines share what the short columns leave; tabulate pads a little beyond
+    # the text, so measure the rendered table and give less room until it fits.
+    room = max(36, options.width - sum(fixed) - 2 * (len(headers) - 1))
+    longest = max([len(r[0]) for r in rows] + [len(r[1]) for r in rows])
+    while True:
+        # Whole names when they fit (rows must stay tellable apart); engines wrap at ", ".
+        names = max(12, min(longest, (room - 12) // 2))
+        engines = max(10, room - 2 * names)
+        cells = [(_cell(a, names, True), _cell(b, names, True), c, d, _cell(e, engines), f) for a, b, c, d, e, f in rows]
+        text = str(tabulate(cells, headers=headers, tablefmt="simple", disable_numparse=True))
+        if room <= 36 or max(len(line) for line in text.splitlines()) <= options.width:
+            return text
+        room -= 1
+
+
+def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOptions) -> list[str]:
+    """Per entry: what the source shows (never "works" for a suggestion), its quote, caveats."""
+    lines: list[str] = []
+    for e in entries:
+        lines += wrap(f"{e.target.name} + {e.draft.name} ({e.method}): {evidence_text(e)}", options.width, "", "    ")
+        lines += wrap(f'"{e.quote}"', options.width, "  ", "   ")
+        for caveat in e.caveats:
+            lines += wrap(f"caveat: {caveat}", options.width, "  ", "    ")
+        # A URL cannot be wrapped; on a line of its own it still copies cleanly.
+        lines += ["  source:", f"    {e.source.url}"]
+    return lines
+
+
+def render_pairs(entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
+    if not entries:
+        return f"no documented drafts for {query.display()}" if query else "no documented pairs match the filters"
+    lines = [f"Documented drafts for {query.display()}:"] if query is not None else []
+    lines.append(render_pairs_table(entries, options))
+    if query is not None:  # one target's drafts are few: say what each source shows
+        lines += ["", *render_pairs_details(entries, options)]
+    lines += ["", *wrap(
+        f"{len(entries)} pair(s). Evidence: measured, ran = a source shows the pair running; recommended, "
+        "computed = nothing shown running; fails = documented failing; !engine = documented to fail there. "
+        "--format json adds quotes, caveats and notes.", options.width)]
+    return "\n".join(lines)
+
+
 class TextFormat:
     name = "text"
+
+    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
+        return render_pairs(entries, query, options)
 
     def report(self, report: Report, options: RenderOptions) -> str:
         return render_report(report, options)

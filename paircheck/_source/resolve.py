@@ -32,14 +32,14 @@ def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
         raise InputError("", "empty model argument")
     options = options or ReadOptions()
     for source in sources():
-        if source.name == "hub" and _looks_local(spec):
+        if source.name == "hub" and looks_local(spec):
             break
         if source.claims(spec):
             return source.describe(spec, options)
     raise InputError(spec, "no such file")
 
 
-def _looks_local(spec: str) -> bool:
+def looks_local(spec: str) -> bool:
     """A missing path the user meant as local, so the error is "no such file", not a Hub one.
 
     Local: starts with ``.``, ``/`` or ``~``, has a backslash or a drive letter, or a

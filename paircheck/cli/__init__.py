@@ -22,11 +22,20 @@ from paircheck.errors import InputError
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("paircheck.cli.check", "check"),
     "explain": ("paircheck.cli.explain", "explain"),
-    "pairs": ("paircheck.cli_pairs", "pairs"),
+    "pairs": ("paircheck.cli.pairs", "pairs"),
     "run": ("paircheck.cli_preflight", "run"),
     "lint-cmd": ("paircheck.cli_preflight", "lint_cmd"),
     "lint-modelfile": ("paircheck.cli_preflight", "lint_modelfile_cmd"),
 }
+
+
+class UsageProblem(click.ClickException):
+    """An InputError on its way out through click: printed as one line, exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"paircheck: error: {self.format_message()}", err=True)
 
 
 class DefaultGroup(click.Group):
@@ -42,6 +51,14 @@ class DefaultGroup(click.Group):
             module, attr = LAZY_COMMANDS[cmd_name]
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # An InputError is the user's input, not a bug: one line and exit 2, also when the
+        # group is driven by click's test runner rather than main().
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            raise UsageProblem(str(exc)) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         first = next((a for a in args if not a.startswith("-")), None)

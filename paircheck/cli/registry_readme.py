@@ -1,6 +1,6 @@
 """Generate the README's known-pairs table from the registry.
 
-``python -m paircheck.registry_readme`` rewrites the block between the markers in
+``python -m paircheck.cli.registry_readme`` rewrites the block between the markers in
 README.md; tests/test_registry.py fails when the README and the registry drift apart,
 so the table is never edited by hand.
 """
@@ -12,15 +12,16 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
-from paircheck.cli_pairs import render_markdown
-from paircheck.registry import EVIDENCE, load_registry
+from paircheck._format.markdown import render_markdown
+from paircheck._registry.load import load_registry
+from paircheck._registry.schema import EVIDENCE
 
 START = "<!-- pairs:start -->"
 END = "<!-- pairs:end -->"
 
 
 def readme_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "README.md"
+    return Path(__file__).resolve().parents[2] / "README.md"
 
 
 def render_readme_table(registry_path: Path | None = None) -> str:
@@ -38,7 +39,7 @@ def render_readme_table(registry_path: Path | None = None) -> str:
             "with its own level; `!engine` is documented to fail there."
         ),
         (
-            "Generated from `registry/` by `python -m paircheck.registry_readme`; do not edit by hand. "
+            "Generated from `registry/` by `python -m paircheck.cli.registry_readme`; do not edit by hand. "
             "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes."
         ),
     )
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         changed = update_readme(path)
     except ValueError as exc:
-        print(f"paircheck.registry_readme: error: {exc}", file=sys.stderr)
+        print(f"paircheck.cli.registry_readme: error: {exc}", file=sys.stderr)
         return 2
     print(f"{path or readme_path()}: {'updated' if changed else 'already up to date'}")
     return 0

@@ -19,18 +19,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from paircheck._registry.entry import RegistryEntry, evidence_text
+from paircheck._registry.identity import ModelIdentity, ModelRef, identity_from_string
+from paircheck._registry.load import Registry, fingerprint_matches, match_model
 from paircheck.findings import INFO, Finding, Rule
 from paircheck.model import ModelDescription
-from paircheck.registry import (
-    ModelIdentity,
-    ModelRef,
-    Registry,
-    RegistryEntry,
-    evidence_text,
-    fingerprint_matches,
-    identity_from_string,
-    match_model,
-)
 
 # Methods whose draft is a head trained for one specific target.
 HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash", "dspark", "mtp"})

@@ -17,7 +17,7 @@ from paircheck._engine import engines, resolve_method
 from paircheck._engine.interface import Engine
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.resolve import describe as _describe
-from paircheck.constants import LLAMACPP, canonical_engine
+from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
 from paircheck.findings import Finding, Report
 from paircheck.model import ModelDescription, Override
@@ -65,13 +65,16 @@ def annotate(
     and the verdict cannot depend on it. Computed once for any number of reports (one
     per engine with ``--engine all``).
     """
+    draftless = all(r.draftless for r in reports)
     fps: dict[str, Any] = {}
     if fingerprint:
         from paircheck.fingerprint import fingerprints
 
-        fps = {"target": fingerprints(target.vocab), "draft": fingerprints(draft.vocab)}
+        fps = {"target": fingerprints(target.vocab)}
+        if not draftless:
+            fps["draft"] = fingerprints(draft.vocab)
     findings: list[Finding] = []
-    if registry:
+    if registry and not draftless:  # documented pairs say nothing about a method without a draft
         from paircheck._registry.consult import R_UNAVAILABLE, consult
         from paircheck._registry.load import default_registry
         from paircheck._registry.schema import RegistryError
@@ -135,9 +138,14 @@ def _wants_tensor_infos(engine: str, method: str | None) -> bool:
     return True if resolved is None else chosen.needs(resolved).tensor_infos
 
 
+def needs_draft(method: str | None) -> bool:
+    """False for the methods that draft from the text itself (ngram-*, suffix)."""
+    return method is None or canonical_method(method) not in DRAFTLESS_METHODS
+
+
 def check_pair(
     target: str,
-    draft: str,
+    draft: str | None,
     engine: str = DEFAULT_ENGINE,
     method: str | None = None,
     overrides: Mapping[str, Override] | None = None,
@@ -147,18 +155,16 @@ def check_pair(
 ) -> Report:
     """Check TARGET and DRAFT for one engine and speculative method.
 
+    ``draft`` may be None for the methods without a draft model (ngram-*, suffix).
     ``registry=False`` skips the look-up of documented pairs, ``fingerprint=False``
     the vocabulary fingerprints (neither changes the verdict).
     """
+    if draft is None and needs_draft(method):
+        raise InputError("DRAFT", "missing: only the methods without a draft model (ngram-*, suffix) take TARGET alone")
     tensors = _wants_tensor_infos(engine, method)
-    return check_descriptions(
-        describe(target, overrides, progress, tensors),
-        describe(draft, overrides, progress, tensors),
-        engine,
-        method,
-        registry,
-        fingerprint,
-    )
+    target_desc = describe(target, overrides, progress, tensors)
+    draft_desc = target_desc if draft is None else describe(draft, overrides, progress, tensors)
+    return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint)
 
 
 __all__ = [
@@ -171,6 +177,7 @@ __all__ = [
     "describe",
     "find_engine",
     "identities_for",
+    "needs_draft",
 ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from paircheck.constants import DRAFTLESS_METHODS, canonical_method
 from paircheck.model import ModelDescription
 
 PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
@@ -76,6 +77,12 @@ class Report:
     @property
     def compatible(self) -> bool:
         return all(check.status != FAIL for check in self.checks)
+
+    @property
+    def draftless(self) -> bool:
+        """The method drafts from the text itself (n-gram, suffix): there is no draft model,
+        and ``draft`` is the target again."""
+        return canonical_method(self.method) in DRAFTLESS_METHODS
 
     @property
     def unknowns(self) -> list[Finding]:

@@ -23,8 +23,6 @@ VOCAB_TYPE_NAMES = {
     VOCAB_TEST: "TEST",
 }
 
-NULL_TOKEN = -1
-
 # tokenizer.ggml.model -> (vocab type, default bos, default eos, default add_bos, default add_eos)
 TOKENIZER_MODELS: dict[str, tuple[int, int, int, bool, bool]] = {
     "no_vocab": (VOCAB_NONE, -1, -1, False, False),

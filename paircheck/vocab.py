@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
+from paircheck.constants import LLAMA_TYPE_NAMES, TokenType, ValueType
 from paircheck.errors import InputError
 from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure, Override
 
@@ -381,9 +381,6 @@ def _eog_ids(v: LlamaVocab, ids: dict[str, int], token_to_id: dict[bytes, int]) 
     return frozenset(eog)
 
 
-_TOKEN_TYPE_BYTE = 6
-
-
 def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
     """Ids typed BYTE in tokenizer.ggml.token_type (found with C-speed scans)."""
     entry = keys.kv.get(K.TOKEN_TYPE)
@@ -394,7 +391,7 @@ def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
     start = 0
     while True:
         try:
-            i = types.index(_TOKEN_TYPE_BYTE, start, n)
+            i = types.index(TokenType.BYTE, start, n)
         except ValueError:
             return found
         found.append(i)

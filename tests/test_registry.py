@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from paircheck._format.interface import RenderOptions
 from paircheck._format.markdown import render_markdown
 from paircheck._format.text import render_pairs_table
-from paircheck._registry.entry import evidence_text
+from paircheck._registry.consult import drafts_for, find_documented
+from paircheck._registry.entry import RegistryEntry, evidence_text
 from paircheck._registry.identity import ModelIdentity, identity_from_path, identity_from_string, normalise_name
 from paircheck._registry.load import Registry, default_registry_dir, load_registry, validate
 from paircheck._registry.schema import (
@@ -422,24 +423,28 @@ def test_identity_from_hf_cache_folder(tmp_path: Path) -> None:
 
 
 def test_drafts_for_repo_first_then_name(registry: Registry) -> None:
-    found = registry.drafts_for(ModelIdentity(repo="Qwen/Qwen2.5-7B-Instruct"))
+    found = drafts_for(registry, [ModelIdentity(repo="Qwen/Qwen2.5-7B-Instruct")])
     ids = [e.id for e in found]
     assert "qwen2.5-7b-instruct--qwen2.5-0.5b-instruct" in ids
     assert "qwen2.5-7b-instruct--qwen2.5-1.5b-instruct" in ids
     # GGUF metadata style identity (basename/size/finetune) matches too.
     gguf = ModelIdentity(basename="Qwen2.5", size_label="14B", finetune="Instruct")
-    assert [e.id for e in registry.drafts_for(gguf)] == ["qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"]
+    assert [e.id for e in drafts_for(registry, [gguf])] == ["qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"]
 
 
-def test_find_pair(registry: Registry) -> None:
-    hit = registry.find_pair(
+def test_find_documented(registry: Registry) -> None:
+    def best(target: ModelIdentity, draft: ModelIdentity) -> RegistryEntry | None:
+        found = find_documented(registry, [target], [draft])
+        return found[0].entry if found else None
+
+    hit = best(
         identity_from_string("Qwen2.5-14B-Instruct-Q4_K_M.gguf"),
         identity_from_string("lmstudio-community/Qwen2.5-0.5B-Instruct-GGUF"),
     )
     assert hit is not None and hit.id == "qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"
-    fail = registry.find_pair(ModelIdentity(repo="Qwen/QwQ-32B"), ModelIdentity(name="DeepSeek-R1-Distill-Qwen-1.5B"))
+    fail = best(ModelIdentity(repo="Qwen/QwQ-32B"), ModelIdentity(name="DeepSeek-R1-Distill-Qwen-1.5B"))
     assert fail is not None and fail.status == "fails" and fail.why
-    assert registry.find_pair(ModelIdentity(name="Qwen2.5-14B-Instruct"), ModelIdentity(name="gemma-2-2b")) is None
+    assert best(ModelIdentity(name="Qwen2.5-14B-Instruct"), ModelIdentity(name="gemma-2-2b")) is None
 
 
 def test_filter_api(registry: Registry) -> None:

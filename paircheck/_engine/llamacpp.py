@@ -386,9 +386,12 @@ def warn_tokenization(target: ModelDescription, draft: ModelDescription) -> Find
     d_merges = _count(draft, K.MERGES)
     if t.pre == d.pre and t_merges == d_merges:
         return None
+    pre = f"pre-tokenizer {t.pre!r} vs {d.pre!r}" if t.pre != d.pre else f"the same pre-tokenizer {t.pre!r}"
+    merges = (f"{t_merges} vs {d_merges} merges" if t_merges != d_merges
+              else f"the same number of merges ({t_merges})")
     return finding(
         W_TOKENIZATION,
-        f"pre-tokenizer {t.pre!r} vs {d.pre!r}, {t_merges} vs {d_merges} merges",
+        f"{pre}, {merges}",
         target_pre=t.pre, draft_pre=d.pre, target_merges=t_merges, draft_merges=d_merges,
     )
 

@@ -104,7 +104,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "compatible": report.compatible,
         "first_failure": None if first is None else first.name,
         "target": describe_side(report.target, report.fingerprints.get("target")),
-        "draft": describe_side(report.draft, report.fingerprints.get("draft")),
+        # null for the methods without a draft model (ngram-*, suffix).
+        "draft": None if report.draftless else describe_side(report.draft, report.fingerprints.get("draft")),
         "checks": [_check(c) for c in report.checks],
         "warnings": [_finding(w) for w in report.warnings],
         "next_steps": list(report.next_steps),
@@ -130,7 +131,7 @@ def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
         "compatible_with": [r.engine for r in reports if r.verdict == ACCEPTED],
         "unknown_for": [r.engine for r in reports if r.verdict == UNKNOWN],
         "target": describe_side(first.target, first.fingerprints.get("target")) if first else None,
-        "draft": describe_side(first.draft, first.fingerprints.get("draft")) if first else None,
+        "draft": describe_side(first.draft, first.fingerprints.get("draft")) if first and not first.draftless else None,
         "engines": engines,
     }
 

@@ -115,11 +115,15 @@ def side_table(report: Report, options: RenderOptions) -> str:
     if fps.get("target") is not None or fps.get("draft") is not None:
         rows.append(("fingerprint", _fingerprint(fps.get("target")), _fingerprint(fps.get("draft"))))
     label_width = max(len(label) for label, _, _ in rows)
+    from tabulate import tabulate  # imported when rendering, so `-q`/`--json` skip it
+
+    if report.draftless:  # no draft model: the target alone
+        value_width = max(12, options.width - label_width - 2)
+        alone = [(label, _cell(a, value_width)) for label, a, _ in rows]
+        return str(tabulate(alone, headers=("", "target"), tablefmt="simple", disable_numparse=True))
     # Two value columns share what is left after the label and tabulate's 2-space gaps.
     value_width = max(12, (options.width - label_width - 4) // 2)
     cells = [(label, _cell(a, value_width), _cell(b, value_width)) for label, a, b in rows]
-    from tabulate import tabulate  # imported when rendering, so `-q`/`--json` skip it
-
     return str(tabulate(cells, headers=("", "target", "draft"), tablefmt="simple", disable_numparse=True))
 
 
@@ -143,7 +147,7 @@ def _finding_lines(item: Finding, options: RenderOptions, fix_label: str, shown_
 
 def notes_lines(report: Report, options: RenderOptions) -> list[str]:
     """Source notes, labelled by side; a note both sides share is printed once."""
-    t_notes, d_notes = report.target.notes, report.draft.notes
+    t_notes, d_notes = report.target.notes, [] if report.draftless else report.draft.notes
     lines: list[str] = []
     for note in dict.fromkeys(t_notes + d_notes):
         side = "both" if note in t_notes and note in d_notes else "target" if note in t_notes else "draft"

@@ -24,14 +24,6 @@ from paircheck.constants import canonical_engine, canonical_method
 
 
 @dataclass(frozen=True)
-class Match:
-    """An entry found for an identity, with how it matched (repo beats name)."""
-
-    entry: RegistryEntry
-    by: str  # "repo" or "name"
-
-
-@dataclass(frozen=True)
 class Registry:
     entries: tuple[RegistryEntry, ...]
     origin: Path | None = field(default=None, compare=False)
@@ -90,29 +82,6 @@ class Registry:
             out = [e for e in out if all(w in e.search_text() for w in words)]
         return Registry(tuple(sorted(out, key=RegistryEntry.sort_key)), self.origin)
 
-    def drafts_for(self, target: ModelIdentity) -> list[RegistryEntry]:
-        """Documented drafts for a target, repo matches first, then name matches."""
-        return [m.entry for m in self.match_target(target)]
-
-    def match_target(self, target: ModelIdentity) -> list[Match]:
-        return _rank(self.entries, lambda e: _match_ref(e.target, target))
-
-    def find_pairs(self, target: ModelIdentity, draft: ModelIdentity) -> list[RegistryEntry]:
-        """All entries documenting this exact target/draft pair (any method), best first."""
-
-        def how(e: RegistryEntry) -> str | None:
-            t = _match_ref(e.target, target)
-            d = _match_ref(e.draft, draft)
-            if t is None or d is None:
-                return None
-            return "repo" if t == d == "repo" else "name"
-
-        return [m.entry for m in _rank(self.entries, how)]
-
-    def find_pair(self, target: ModelIdentity, draft: ModelIdentity) -> RegistryEntry | None:
-        found = self.find_pairs(target, draft)
-        return found[0] if found else None
-
 
 def _match_ref(ref: ModelRef, ident: ModelIdentity) -> str | None:
     if ref.builtin:
@@ -146,12 +115,6 @@ def fingerprint_matches(documented: str | None, actual: str | None) -> bool:
     (va, ha), (vb, hb) = split(documented), split(actual)
     short, long_ = sorted((ha, hb), key=len)
     return va == vb and len(short) >= 16 and long_.startswith(short)
-
-
-def _rank(entries: Iterable[RegistryEntry], how: Any) -> list[Match]:
-    matches = [Match(e, by) for e in entries if (by := how(e)) is not None]
-    matches.sort(key=lambda m: (m.by != "repo", m.entry.status != "works", m.entry.sort_key()))
-    return matches
 
 
 # --------------------------------------------------------------------------- loading

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -121,9 +120,6 @@ def identity_from_metadata(meta: GGUFMetadata) -> Identity:
         base_models=tuple(bases),
     )
 
-
-def looks_like_gguf_path(text: str) -> bool:
-    return text.lower().endswith(".gguf") or os.path.isfile(text)
 
 
 class GGUFFileSource:

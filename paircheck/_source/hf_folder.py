@@ -31,7 +31,7 @@ from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
 from paircheck._source.interface import ReadOptions
-from paircheck.constants import ValueType
+from paircheck.constants import TokenType, ValueType
 from paircheck.errors import InputError
 from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription, Override
 from paircheck.vocab import derive_llama_vocab
@@ -46,8 +46,6 @@ HF_FILES = (
     "added_tokens.json",
 )
 
-# gguf.TokenType
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 # config model_type -> llama.cpp architecture, where the names differ.
 _ARCH_ALIASES = {"mistral": "llama", "mixtral": "llama", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe", "gpt_neox": "gptneox"}
 _SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
@@ -443,7 +441,7 @@ def _convert_sentencepiece(
     pieces = _read_sentencepiece(folder / "tokenizer.model", location)
     size = config_vocab or len(pieces)
     tokens = [f"[PAD{i}]".encode() for i in range(size)]
-    types = [UNUSED] * size
+    types = [int(TokenType.UNUSED)] * size
     for i, (piece, ptype) in enumerate(pieces[:size]):
         tokens[i] = piece
         types[i] = ptype
@@ -451,7 +449,7 @@ def _convert_sentencepiece(
     for text, tid in added.items():
         if isinstance(tid, int) and 0 <= tid < size:
             tokens[tid] = text.encode("utf-8")
-            types[tid] = USER_DEFINED
+            types[tid] = TokenType.USER_DEFINED
     for key, data in ((tok_config or {}).get("added_tokens_decoder") or {}).items():
         try:
             tid = int(key)
@@ -482,7 +480,7 @@ def _read_sentencepiece(path: Path, location: str) -> list[tuple[bytes, int]]:
     try:
         for field_no, wire, value in _proto_fields(data):
             if field_no == 1 and wire == 2:
-                piece, ptype = b"", NORMAL
+                piece, ptype = b"", TokenType.NORMAL
                 for f2, w2, v2 in _proto_fields(value):
                     if f2 == 1 and w2 == 2:
                         piece = v2

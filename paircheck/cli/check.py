@@ -7,7 +7,7 @@ import sys
 import click
 
 from paircheck._format import formats
-from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe
+from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft
 from paircheck.cli.options import (
     ENGINE,
     EXIT_INCOMPATIBLE,
@@ -33,7 +33,7 @@ accepts), 1 not compatible, 2 an input could not be read or the command was misu
 
 @click.command(epilog=EPILOG)
 @click.argument("target", type=MODEL_PATH)
-@click.argument("draft", type=MODEL_PATH)
+@click.argument("draft", type=MODEL_PATH, required=False)
 @click.option("--engine", type=ENGINE, default=DEFAULT_ENGINE, show_default=True,
               help="Whose rule applies: llama.cpp, lmstudio, vllm, transformers, sglang, koboldcpp, ollama, "
               "tensorrt-llm, or all (one row per engine).")
@@ -49,7 +49,7 @@ accepts), 1 not compatible, 2 an input could not be read or the command was misu
               help="Do not look the pair up in the registry of documented pairs.")
 def check(
     target: str,
-    draft: str,
+    draft: str | None,
     engine: str,
     method: str | None,
     as_json: bool,
@@ -62,8 +62,11 @@ def check(
 
     TARGET and DRAFT are GGUF files (any shard of a split model), Hugging Face model
     folders, Hub repo ids (org/name, org/name:Q4_K_M, org/name/file.gguf) or http(s) URLs
-    of GGUF files (only the metadata is read, with range requests).
+    of GGUF files (only the metadata is read, with range requests). Methods without a
+    draft model (ngram-*, suffix) take TARGET alone.
     """
+    if draft is None and needs_draft(method):
+        raise click.UsageError("Missing argument 'DRAFT' (only ngram-* and suffix methods take TARGET alone).")
     overrides = dict(parse_override(item) for item in override_kv)
     # -q prints nothing, so it skips what is only printed: fingerprints and the
     # registry look-up (neither changes the verdict or the exit code).
@@ -74,9 +77,9 @@ def check(
     fmt = formats()["json" if as_json else "text"]
     options = render_options(verbose)
     if engine == "all":
-        reports = check_all_engines(
-            describe(target, overrides, progress), describe(draft, overrides, progress), method, **extras
-        )
+        target_desc = describe(target, overrides, progress)
+        draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
+        reports = check_all_engines(target_desc, draft_desc, method, **extras)
         if not quiet:
             click.echo(fmt.matrix(reports, options))
         sys.exit(EXIT_OK if any(r.verdict == ACCEPTED for r in reports) else EXIT_INCOMPATIBLE)

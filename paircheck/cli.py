@@ -30,6 +30,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("paircheck.cli_preflight", "run"),
     "lint-cmd": ("paircheck.cli_preflight", "lint_cmd"),
     "lint-modelfile": ("paircheck.cli_preflight", "lint_modelfile_cmd"),
+    "bench": ("paircheck.cli_bench", "bench"),
+    "estimate": ("paircheck.cli_bench", "estimate"),
 }
 
 

@@ -59,7 +59,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         if self.server.mode == "loading":
             self._send(503, b'{"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}')
         elif self.path == "/health":
@@ -67,7 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, json.dumps({"model_path": "stand-in.gguf", "build_info": "stand-in"}).encode())
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length))
         srv = self.server

@@ -73,6 +73,8 @@ class Comparison:
     acceptance_rate: float | None
     accepted_per_pass: float | None
     outputs_equal: bool
+    baseline_run_ms: Spread | None  # client time of one pass over all prompts
+    draft_run_ms: Spread | None
     baseline_tokens_per_second: Spread | None
     draft_tokens_per_second: Spread | None
     prompts: list[PromptComparison]
@@ -246,6 +248,8 @@ def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
         acceptance_rate=rate,
         accepted_per_pass=per_pass,
         outputs_equal=equal,
+        baseline_run_ms=Spread.of(b_tot),
+        draft_run_ms=Spread.of(d_tot),
         baseline_tokens_per_second=Spread.of(b_tps),
         draft_tokens_per_second=Spread.of(d_tps),
         prompts=prompts,
@@ -307,7 +311,8 @@ def render_table(comp: Comparison, markdown: bool = False) -> str:
         rows.append((p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _spread(p.baseline_tokens_per_second, 1),
                      _spread(p.draft_tokens_per_second, 1), _x(p.speedup), _pct(p.acceptance_rate),
                      "-" if p.accepted_per_pass is None else f"{p.accepted_per_pass:.2f}", same))
-    rows.append(("overall", "", "", _spread(comp.baseline_tokens_per_second, 1), _spread(comp.draft_tokens_per_second, 1),
+    rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms),
+                 _spread(comp.baseline_tokens_per_second, 1), _spread(comp.draft_tokens_per_second, 1),
                  _x(comp.speedup), _pct(comp.acceptance_rate),
                  "-" if comp.accepted_per_pass is None else f"{comp.accepted_per_pass:.2f}",
                  "yes" if comp.outputs_equal else "no"))

@@ -69,9 +69,15 @@ def annotate(
             findings = [Finding("RG000", "registry_unavailable", f"the registry of documented pairs could not be read: {exc}")]
         else:
             findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
+    # Size (issue 10): a finding, never a verdict; uses only sizes already read.
+    from paircheck.bench.estimate import size_warning
+
+    size = size_warning(target, draft)
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)
+        if size is not None and all(w.code != size.code for w in report.warnings):
+            report.warnings.append(size)
     return reports
 
 

@@ -244,3 +244,19 @@ def test_cli_vocab_only_file_is_one_error_line(models: dict[str, Path], capsys: 
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["speedup"] == pytest.approx(expected_tokens_per_pass(0.7, 3) / 1.3)
 
+
+
+def test_the_check_prints_the_size_warning(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    def warnings(*argv: str) -> list[dict]:
+        assert _run(["check", "--json", "--no-registry", *argv]) == 0
+        return [w for w in json.loads(capsys.readouterr().out)["warnings"] if w["code"] == SIZE_CODE]
+
+    f32, q8, f16 = str(models["f32"]), str(models["q8"]), str(models["f16"])
+    assert warnings(f32, f32)[0]["details"] == {"same_file": True}
+    # llama.cpp draft-simple reads only the vocabularies: no sizes, so nothing to say.
+    assert warnings(f32, f16) == []
+    # vLLM's rules read the tensor infos anyway: the sizes come for free.
+    half = warnings(f32, f16, "--engine", "vllm")
+    assert len(half) == 1 and half[0]["details"]["cost_ratio"] == pytest.approx(0.5, abs=0.01)
+    assert warnings(f32, q8, "--engine", "vllm") == []
+    assert "larger than the target" in warnings(q8, f32, "--engine", "vllm")[0]["message"]

@@ -25,8 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
-
+from paircheck._engine.interface import Rule
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 from paircheck.report import Finding
@@ -47,6 +46,20 @@ SIZE_FIX = (
     "target's), e.g. a smaller model of the same family, or a more quantized copy of it."
 )
 
+SIZE_RULE = Rule(
+    SIZE_CODE, SIZE_NAME, SIZE_TITLE,
+    "Speculative decoding pays off only when a draft token costs much less than a target "
+    "pass. Decoding is memory-bound, so the cost of a pass is about the weight bytes read "
+    "per token: every tensor's bytes from the GGUF tensor infos (with its quantization), "
+    "the embedding table only when it is also the output head, and for a mixture of experts "
+    "only the active experts. paircheck warns when the draft reads more than 30% of the "
+    "target's bytes, more than the target, or is the same file. The check uses only sizes "
+    "it has already read; `paircheck estimate TARGET DRAFT` models the speedup and "
+    "`paircheck bench run TARGET DRAFT` measures it.",
+    SIZE_FIX, kind="warning",
+)
+RULES = (SIZE_RULE,)
+
 _EMBD = "token_embd.weight"
 _OUTPUT = "output.weight"
 _EXPERT_TENSOR = re.compile(r"\.ffn_(gate|up|down|gate_up)_exps\.")
@@ -58,6 +71,9 @@ _SPLIT_RE = re.compile(r"^(?P<stem>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$"
 
 def tensor_bytes(shape: Sequence[int], ggml_type: int) -> int:
     """Bytes of one tensor's data: elements / block size * bytes per block."""
+    # Imported here: gguf pulls in numpy, which a plain pair check (vocab only) never needs.
+    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
     try:
         block, type_size = GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
     except (ValueError, KeyError):
@@ -320,7 +336,7 @@ def size_finding(target_bytes: int | None, draft_bytes: int | None, same: bool, 
     if ratio > 1.0:
         return Finding(
             SIZE_CODE, SIZE_NAME,
-            f"the draft reads {ratio:.1f}x the target's weight bytes per token: it is larger than the target, "
+            f"the draft reads {ratio:.2f}x the target's weight bytes per token: it is larger than the target, "
             "so speculative decoding will be slower",
             details, SIZE_FIX,
         )

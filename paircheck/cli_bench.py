@@ -219,9 +219,13 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 def _estimate_text(est: Any) -> str:
     from tabulate import tabulate
 
-    from paircheck.bench.estimate import Estimate
+    from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
 
     assert isinstance(est, Estimate)
+
+    def best(k: int | None) -> str:  # at the search limit the best k is that or more
+        return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
+
     lines = []
     if est.acceptance is not None:
         assert est.speedup is not None and est.expected_tokens_per_pass is not None
@@ -230,14 +234,14 @@ def _estimate_text(est: Any) -> str:
             f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
         )
         rows = [(f"{est.acceptance:.2f}", f"{est.expected_tokens_per_pass:.2f}", f"{est.speedup:.2f}x",
-                 est.best_draft_max, f"{est.best_speedup:.2f}x")]
+                 best(est.best_draft_max), f"{est.best_speedup:.2f}x")]
     else:
         lo, hi = est.band[0], est.band[-1]
         lines.append(
             f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for acceptance "
             f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
         )
-        rows = [(f"{p.acceptance:.2f}", f"{p.expected_tokens_per_pass:.2f}", f"{p.speedup:.2f}x", p.best_draft_max,
+        rows = [(f"{p.acceptance:.2f}", f"{p.expected_tokens_per_pass:.2f}", f"{p.speedup:.2f}x", best(p.best_draft_max),
                  f"{p.best_speedup:.2f}x") for p in est.band]
     lines.append("")
     lines.append(tabulate(rows, headers=("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k"),

@@ -70,29 +70,41 @@ def _store(writer: GGUFWriter, name: str, array: np.ndarray, ggml_type: GGMLQuan
         writer.add_tensor(name, data, raw_shape=data.shape, raw_dtype=ggml_type)
 
 
-def tiny_llama_tensors(n_vocab: int, shape: TinyShape, seed: int) -> list[tuple[str, np.ndarray]]:
-    """The tensors of a llama model as (GGUF name, numpy array); numpy shapes are (rows, cols)."""
+def tiny_llama_tensors(n_vocab: int, shape: TinyShape, seed: int, residual: bool = True) -> list[tuple[str, np.ndarray]]:
+    """The tensors of a llama model as (GGUF name, numpy array); numpy shapes are (rows, cols).
+
+    The embedding and output head come from their own random stream (``seed`` only), so
+    two models of one seed and width share them whatever their depth. ``residual=False``
+    zeroes every layer's output projections: the layers still cost their full compute
+    and memory traffic but add nothing, so the logits depend on the embedding and head
+    only, and a shallow model of the same seed and width predicts exactly the same tokens.
+    """
     rng = np.random.default_rng(seed)
+    head_rng = np.random.default_rng([seed, 1])
     e, f, hd = shape.n_embd, shape.n_ff, shape.n_embd // shape.n_head
 
-    def w(rows: int, cols: int) -> np.ndarray:
+    def w(rows: int, cols: int, gen: np.random.Generator = rng) -> np.ndarray:
         # Scaled so activations stay O(1) through the layers: outputs are not all one token.
-        return (rng.standard_normal((rows, cols)) / np.sqrt(cols)).astype(np.float32)
+        return (gen.standard_normal((rows, cols)) / np.sqrt(cols)).astype(np.float32)
 
-    out: list[tuple[str, np.ndarray]] = [("token_embd.weight", w(n_vocab, e))]
+    def proj(rows: int, cols: int) -> np.ndarray:
+        return w(rows, cols) if residual else np.zeros((rows, cols), np.float32)
+
+    embd, head = w(n_vocab, e, head_rng), w(n_vocab, e, head_rng) * 4.0
+    out: list[tuple[str, np.ndarray]] = [("token_embd.weight", embd)]
     for i in range(shape.n_layer):
         out += [
             (f"blk.{i}.attn_norm.weight", np.ones(e, np.float32)),
             (f"blk.{i}.attn_q.weight", w(e, e)),
             (f"blk.{i}.attn_k.weight", w(shape.n_head_kv * hd, e)),
             (f"blk.{i}.attn_v.weight", w(shape.n_head_kv * hd, e)),
-            (f"blk.{i}.attn_output.weight", w(e, e)),
+            (f"blk.{i}.attn_output.weight", proj(e, e)),
             (f"blk.{i}.ffn_norm.weight", np.ones(e, np.float32)),
             (f"blk.{i}.ffn_gate.weight", w(f, e)),
             (f"blk.{i}.ffn_up.weight", w(f, e)),
-            (f"blk.{i}.ffn_down.weight", w(e, f)),
+            (f"blk.{i}.ffn_down.weight", proj(e, f)),
         ]
-    out += [("output_norm.weight", np.ones(e, np.float32)), ("output.weight", w(n_vocab, e) * 4.0)]
+    out += [("output_norm.weight", np.ones(e, np.float32)), ("output.weight", head)]
     return out
 
 
@@ -103,6 +115,7 @@ def write_tiny_llama(
     shape: TinyShape = TinyShape(),
     ggml_type: GGMLQuantizationType = GGMLQuantizationType.F32,
     name: str | None = None,
+    residual: bool = True,
 ) -> Path:
     """Write a random-weight llama GGUF with ``vocab_file``'s tokenizer; return ``path``."""
     path = Path(path)
@@ -119,7 +132,7 @@ def write_tiny_llama(
     writer.add_file_type(_FILE_TYPE[ggml_type])
     n_vocab = _copy_vocab(writer, vocab_file)
     writer.add_vocab_size(n_vocab)
-    for tensor_name, array in tiny_llama_tensors(n_vocab, shape, seed):
+    for tensor_name, array in tiny_llama_tensors(n_vocab, shape, seed, residual):
         _store(writer, tensor_name, array, ggml_type)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

@@ -260,3 +260,52 @@ def test_the_check_prints_the_size_warning(models: dict[str, Path], capsys: pyte
     assert len(half) == 1 and half[0]["details"]["cost_ratio"] == pytest.approx(0.5, abs=0.01)
     assert warnings(f32, q8, "--engine", "vllm") == []
     assert "larger than the target" in warnings(q8, f32, "--engine", "vllm")[0]["message"]
+
+
+def _write_raw(path: Path, tensors: dict[str, tuple[tuple[int, ...], Q]], kv: dict[str, int] | None = None,
+               split_max_tensors: int = 0) -> list[Path]:
+    """A GGUF with tensors of given numpy shapes and types (zeros), optionally split into shards."""
+    import numpy as np
+    from gguf import GGUFWriter
+
+    writer = GGUFWriter(str(path), "llama", split_max_tensors=split_max_tensors)
+    for key, value in (kv or {}).items():
+        writer.add_uint32(key, value)
+    for name, (shape, qtype) in tensors.items():
+        if qtype == Q.F32:
+            writer.add_tensor(name, np.zeros(shape, np.float32))
+        else:
+            from gguf.quants import quantize
+
+            data = quantize(np.zeros(shape, np.float32), qtype)
+            writer.add_tensor(name, data, raw_shape=data.shape, raw_dtype=qtype)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return sorted(path.parent.glob(f"{path.stem}*.gguf"))
+
+
+def test_moe_file_reads_active_experts_only(tmp_path: Path) -> None:
+    # numpy shape (experts, rows, cols): GGUF shape (cols, rows, experts).
+    tensors = {
+        "token_embd.weight": ((400, 64), Q.F32),
+        "output.weight": ((400, 64), Q.Q8_0),
+        "blk.0.ffn_up_exps.weight": ((8, 128, 64), Q.Q8_0),
+        "blk.0.ffn_gate_inp.weight": ((8, 64), Q.F32),
+    }
+    (path,) = _write_raw(tmp_path / "moe.gguf", tensors, {"llama.expert_count": 8, "llama.expert_used_count": 2})
+    wb = read_weight_bytes(describe(str(path)))
+    experts = 8 * 128 * 64 // 32 * 34
+    assert wb.per_token == 400 * 64 // 32 * 34 + experts * 2 // 8 + 8 * 64 * 4
+    assert wb.total == 400 * 64 * 4 + 400 * 64 // 32 * 34 + experts + 8 * 64 * 4
+    assert (wb.expert_count, wb.expert_used_count) == (8, 2)
+
+
+def test_split_gguf_sums_every_shard(tmp_path: Path) -> None:
+    tensors = {f"blk.{i}.attn_q.weight": ((64, 64), Q.F32) for i in range(3)}
+    tensors["output.weight"] = ((400, 64), Q.F32)
+    shards = _write_raw(tmp_path / "split.gguf", tensors, split_max_tensors=2)
+    assert [p.name for p in shards] == ["split-00001-of-00002.gguf", "split-00002-of-00002.gguf"]
+    wb = read_weight_bytes(describe(str(shards[0])))
+    assert wb.n_tensors == 4 and wb.per_token == 3 * 64 * 64 * 4 + 400 * 64 * 4

@@ -219,3 +219,42 @@ def _load(path: Path) -> list:
     from paircheck.bench.prompts import load_prompts
 
     return load_prompts(str(path))
+
+
+def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(llama_server_bin: str, models: dict[str, Path],
+                                                                    tmp_path: Path) -> None:
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "paircheck", "bench", "run", str(models["target"]), str(models["target"]),
+         "--llama-server", llama_server_bin, "--output-dir", str(out), "--ctx-size", "512", "--runs", "500",
+         "--n-predict", "16", "--", *SERVER_FLAGS],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    baseline = out / "baseline.json"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if load_result(str(baseline))["requests"]:
+                break
+        except Exception:  # noqa: BLE001 - not written yet
+            pass
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2
+    assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
+    result = load_result(str(baseline))
+    assert result["complete"] is False and result["error"] == "interrupted" and result["requests"]
+    assert not (out / "draft.json").exists()
+    # The server was stopped: nothing listens on its port any more.
+    (log,) = out.glob("llama-server-*.log")
+    port = int(log.stem.rsplit("-", 1)[1])
+    with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
+        sock.connect(("127.0.0.1", port))

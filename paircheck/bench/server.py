@@ -89,7 +89,10 @@ def llama_server(binary: str, args: Sequence[str], ready_timeout: float = 600.0,
     log = log_dir / f"llama-server-{port}.log"
     with open(log, "wb") as out:
         try:
-            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            # Its own session: Ctrl-C reaches paircheck only, which keeps the partial
+            # results and then stops the server, instead of the server dying mid-request.
+            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
         except OSError as exc:
             raise InputError(binary, f"cannot start: {exc.strerror or exc}") from None
     server = RunningServer(f"http://{HOST}:{port}", proc, log, command)

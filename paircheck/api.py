@@ -70,9 +70,9 @@ def annotate(
         else:
             findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
     # Size (issue 10): a finding, never a verdict; uses only sizes already read.
-    from paircheck.bench.estimate import size_warning
+    from paircheck.bench.estimate import local_file_size, size_warning
 
-    size = size_warning(target, draft)
+    size = size_warning(target, draft, file_sizes=(local_file_size(target), local_file_size(draft)))
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)

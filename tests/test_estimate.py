@@ -253,8 +253,15 @@ def test_the_check_prints_the_size_warning(models: dict[str, Path], capsys: pyte
 
     f32, q8, f16 = str(models["f32"]), str(models["q8"]), str(models["f16"])
     assert warnings(f32, f32)[0]["details"] == {"same_file": True}
-    # llama.cpp draft-simple reads only the vocabularies: no sizes, so nothing to say.
-    assert warnings(f32, f16) == []
+    # llama.cpp draft-simple reads only the vocabularies: the file sizes stand in (no read).
+    by_file = warnings(f32, f16)
+    sizes = Path(f16).stat().st_size / Path(f32).stat().st_size
+    assert by_file[0]["details"]["basis"] == "file_size"
+    assert by_file[0]["details"]["size_ratio"] == pytest.approx(sizes, abs=1e-4)
+    assert "larger than the target" in warnings(q8, f32)[0]["message"]
+    assert warnings(f32, q8) == []
+    # Vocab-only files have no weights: their sizes say nothing.
+    assert warnings(str(models["vocab"]), f32) == []
     # vLLM's rules read the tensor infos anyway: the sizes come for free.
     half = warnings(f32, f16, "--engine", "vllm")
     assert len(half) == 1 and half[0]["details"]["cost_ratio"] == pytest.approx(0.5, abs=0.01)

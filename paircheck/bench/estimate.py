@@ -317,10 +317,18 @@ def same_file(target: ModelDescription, draft: ModelDescription) -> bool:
     return target.location == draft.location
 
 
-def size_finding(target_bytes: int | None, draft_bytes: int | None, same: bool, threshold: float = COST_WARN) -> Finding | None:
+def size_finding(
+    target_bytes: int | None,
+    draft_bytes: int | None,
+    same: bool,
+    threshold: float = COST_WARN,
+    basis: str = "weights",
+) -> Finding | None:
     """The one-line warning: same file, a draft larger than the target, or ``c > threshold``.
 
-    Pure: sizes are per-token weight bytes (see ``weight_bytes``), None when unknown.
+    Pure. ``basis`` "weights": sizes are per-token weight bytes (see ``weight_bytes``);
+    "file": whole file sizes, a rougher stand-in (they include the embedding table).
+    Sizes are None when unknown.
     """
     if same:
         return Finding(
@@ -332,29 +340,54 @@ def size_finding(target_bytes: int | None, draft_bytes: int | None, same: bool, 
     if not target_bytes or draft_bytes is None:
         return None
     ratio = draft_bytes / target_bytes
-    details = {"target_bytes_per_token": target_bytes, "draft_bytes_per_token": draft_bytes, "cost_ratio": round(ratio, 4)}
+    if basis == "file":
+        details: dict[str, object] = {"basis": "file_size", "target_file_bytes": target_bytes,
+                                      "draft_file_bytes": draft_bytes, "size_ratio": round(ratio, 4)}
+        larger = f"the draft file is {ratio:.2f}x the size of the target file"
+        share = f"the draft file is {ratio:.0%} of the target file's size (above {threshold:.0%})"
+    else:
+        details = {"basis": "weight_bytes_per_token", "target_bytes_per_token": target_bytes,
+                   "draft_bytes_per_token": draft_bytes, "cost_ratio": round(ratio, 4)}
+        larger = f"the draft reads {ratio:.2f}x the target's weight bytes per token"
+        share = f"the draft reads {ratio:.0%} of the target's weight bytes per token (cost ratio above {threshold:.0%})"
     if ratio > 1.0:
-        return Finding(
-            SIZE_CODE, SIZE_NAME,
-            f"the draft reads {ratio:.2f}x the target's weight bytes per token: it is larger than the target, "
-            "so speculative decoding will be slower",
-            details, SIZE_FIX,
-        )
+        return Finding(SIZE_CODE, SIZE_NAME, f"{larger}: it is larger than the target, so speculative decoding "
+                       "will be slower", details, SIZE_FIX)
     if ratio > threshold:
-        return Finding(
-            SIZE_CODE, SIZE_NAME,
-            f"the draft reads {ratio:.0%} of the target's weight bytes per token (cost ratio above {threshold:.0%}): "
-            "little or no speedup is likely",
-            details, SIZE_FIX,
-        )
+        return Finding(SIZE_CODE, SIZE_NAME, f"{share}: little or no speedup is likely", details, SIZE_FIX)
     return None
 
 
-def size_warning(target: ModelDescription, draft: ModelDescription, threshold: float = COST_WARN) -> Finding | None:
-    """The check's size warning from what the descriptions already hold (no extra reads).
+def local_file_size(desc: ModelDescription) -> int | None:
+    """Bytes of a local GGUF with tensors (all shards), from the file system: no read.
 
-    Sizes are used only when both sides' tensor infos are already in ``metadata.tensors``;
-    otherwise only the same-file case can be told.
+    None for other sources and for vocab-only files (no tensors: their size says nothing).
+    """
+    if desc.source_kind != "gguf" or not desc.resolved_path or desc.metadata.tensor_count == 0:
+        return None
+    path = Path(desc.resolved_path)
+    count = desc.metadata.get("split.count")
+    paths = [path]
+    match = _SPLIT_RE.match(path.name)
+    if isinstance(count, int) and count > 1 and match:
+        paths = [path.with_name(f"{match['stem']}-{no:05d}-of-{match['count']}.gguf") for no in range(1, count + 1)]
+    try:
+        return sum(p.stat().st_size for p in paths)
+    except OSError:
+        return None
+
+
+def size_warning(
+    target: ModelDescription,
+    draft: ModelDescription,
+    threshold: float = COST_WARN,
+    file_sizes: tuple[int | None, int | None] | None = None,
+) -> Finding | None:
+    """The check's size warning from what is known without reading more of the files.
+
+    Per-token weight bytes when both sides' tensor infos are already in
+    ``metadata.tensors``; else the file sizes given (``local_file_size``); else only the
+    same-file case can be told.
     """
     sizes: list[int | None] = []
     for desc in (target, draft):
@@ -370,4 +403,7 @@ def size_warning(target: ModelDescription, draft: ModelDescription, threshold: f
         # A split GGUF's first shard holds only part of the weights: no size from it.
         count = desc.metadata.get("split.count")
         sizes.append(None if isinstance(count, int) and count > 1 else wb.per_token)
-    return size_finding(sizes[0], sizes[1], same_file(target, draft), threshold)
+    same = same_file(target, draft)
+    if (sizes[0] is None or sizes[1] is None) and file_sizes is not None and None not in file_sizes:
+        return size_finding(file_sizes[0], file_sizes[1], same, threshold, basis="file")
+    return size_finding(sizes[0], sizes[1], same, threshold)

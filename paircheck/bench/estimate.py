@@ -53,8 +53,10 @@ SIZE_RULE = Rule(
     "per token: every tensor's bytes from the GGUF tensor infos (with its quantization), "
     "the embedding table only when it is also the output head, and for a mixture of experts "
     "only the active experts. paircheck warns when the draft reads more than 30% of the "
-    "target's bytes, more than the target, or is the same file. The check uses only sizes "
-    "it has already read; `paircheck estimate TARGET DRAFT` models the speedup and "
+    "target's bytes, more than the target, or is the same file. The check reads nothing "
+    "more for it: it uses the tensor infos when an engine's rules read them anyway, else "
+    "the two files' sizes (a rougher stand-in that includes the embedding table; never for "
+    "vocab-only files). `paircheck estimate TARGET DRAFT` models the speedup and "
     "`paircheck bench run TARGET DRAFT` measures it.",
     SIZE_FIX, kind="warning",
 )

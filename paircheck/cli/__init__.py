@@ -26,6 +26,8 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("paircheck.cli_preflight", "run"),
     "lint-cmd": ("paircheck.cli_preflight", "lint_cmd"),
     "lint-modelfile": ("paircheck.cli_preflight", "lint_modelfile_cmd"),
+    "bench": ("paircheck.cli.bench", "bench"),
+    "estimate": ("paircheck.cli.bench", "estimate"),
 }
 
 

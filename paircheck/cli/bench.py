@@ -185,9 +185,10 @@ def bench_run(
         raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
     if done.comparison is None:
         assert done.check is not None
-        from paircheck._format import render_human
+        from paircheck._format import formats
+        from paircheck.cli.options import render_options
 
-        click.echo(render_human(done.check), err=fmt == "json")
+        click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
     if fmt == "json":

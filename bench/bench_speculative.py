@@ -24,8 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-import llamacpp_build
-from tiny_model import TinyShape, write_tiny_llama
+import llamacpp_build  # noqa: E402 - tests/ is put on sys.path just above
+from tiny_model import TinyShape, write_tiny_llama  # noqa: E402
 
 VOCAB = REPO / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"
 TARGET = TinyShape(n_embd=256, n_layer=16, n_head=4, n_head_kv=4, n_ff=2048)

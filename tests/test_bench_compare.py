@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
-from paircheck.bench.compare import compare, first_difference, render_table, to_json
+from paircheck._format.json_format import comparison_to_dict as to_json
+from paircheck._format.text import render_comparison as render_table
+from paircheck.bench.compare import compare, first_difference
 from paircheck.bench.prompts import load_prompts
 from paircheck.errors import InputError
 

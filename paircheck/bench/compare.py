@@ -11,9 +11,8 @@ produce the same text. Where they do not, the first differing position is shown 
 
 from __future__ import annotations
 
-import json
 import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 COMPARE_SCHEMA_VERSION = 1
@@ -108,7 +107,7 @@ def first_difference(a: str, b: str) -> int | None:
     """Index of the first differing character, or the shorter length; None when equal."""
     if a == b:
         return None
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
     return min(len(a), len(b))
@@ -256,79 +255,3 @@ def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
         warnings=warnings,
         notes=notes,
     )
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def _r(value: float | None, digits: int = 3) -> float | None:
-    return None if value is None else round(value, digits)
-
-
-def to_json(comp: Comparison) -> dict[str, Any]:
-    data = asdict(comp)
-    data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data}
-    return json.loads(json.dumps(data, default=str))
-
-
-def render_json(comp: Comparison) -> str:
-    return json.dumps(to_json(comp), indent=2, ensure_ascii=False)
-
-
-def _spread(s: Spread | None, digits: int = 0) -> str:
-    if s is None:
-        return "-"
-    return f"{s.median:.{digits}f} ({s.min:.{digits}f}-{s.max:.{digits}f})"
-
-
-def _x(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.1%}"
-
-
-def _verdict(comp: Comparison) -> str:
-    if comp.speedup is not None:
-        word = "faster" if comp.speedup > 1.0 else "slower" if comp.speedup < 1.0 else "no change"
-        acc = f", acceptance {_pct(comp.acceptance_rate)}" if comp.acceptance_rate is not None else ""
-        return f"MEASURED: {comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label} ({word}) on equal work{acc}"
-    if comp.time_ratio is not None:
-        return (f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
-                f"{comp.baseline_label}/{comp.draft_label} = {comp.time_ratio:.2f}")
-    return "MEASURED: nothing comparable (no complete run over the same prompts on both sides)"
-
-
-def render_table(comp: Comparison, markdown: bool = False) -> str:
-    from tabulate import tabulate
-
-    headers = ("prompt", f"{comp.baseline_label} ms", f"{comp.draft_label} ms", f"{comp.baseline_label} tok/s",
-               f"{comp.draft_label} tok/s", "speedup", "accept", "acc/pass", "same output")
-    rows = []
-    for p in comp.prompts:
-        same = "yes" if p.outputs_equal else (f"no, at char {p.difference.position}" if p.difference else "no")
-        rows.append((p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _spread(p.baseline_tokens_per_second, 1),
-                     _spread(p.draft_tokens_per_second, 1), _x(p.speedup), _pct(p.acceptance_rate),
-                     "-" if p.accepted_per_pass is None else f"{p.accepted_per_pass:.2f}", same))
-    rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms),
-                 _spread(comp.baseline_tokens_per_second, 1), _spread(comp.draft_tokens_per_second, 1),
-                 _x(comp.speedup), _pct(comp.acceptance_rate),
-                 "-" if comp.accepted_per_pass is None else f"{comp.accepted_per_pass:.2f}",
-                 "yes" if comp.outputs_equal else "no"))
-    lines = [_verdict(comp), ""]
-    lines.append(tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", disable_numparse=True))
-    lines.append("")
-    lines.append("ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
-                 "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n.")
-    for p in comp.prompts:
-        d = p.difference
-        if d is not None:
-            lines.append(f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
-                         f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
-                         f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}")
-    for w in comp.warnings:
-        lines.append(f"{'- ' if markdown else ''}warning: {w}")
-    for n in comp.notes:
-        lines.append(f"{'- ' if markdown else ''}note: {n}")
-    return "\n".join(lines)

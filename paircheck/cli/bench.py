@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
-from paircheck.bench.client import DEFAULT_URL, NOT_MEASURED, BenchSettings, load_result, run_bench
-from paircheck.bench.compare import FORMATS, Comparison, render_json, render_table, to_json
+from paircheck._format import formats
+from paircheck._format.json_format import comparison_to_dict
+from paircheck._format.text import render_bench_result
+from paircheck.bench.client import DEFAULT_URL, BenchSettings, load_result, run_bench
+from paircheck.bench.compare import FORMATS, Comparison
+from paircheck.cli.options import render_options
 from paircheck.errors import InputError
 
 EXIT_OK, EXIT_INCOMPATIBLE = 0, 1
+# This command's --format names: "table" is the text format.
+FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json"}
 
 
 def _progress(as_json: bool) -> bool:
@@ -34,30 +39,7 @@ def _prompts(path: str | None) -> Any:
 
 
 def _render(comp: Comparison, fmt: str) -> str:
-    if fmt == "json":
-        return render_json(comp)
-    return render_table(comp, markdown=fmt == "markdown")
-
-
-def _summary(result: dict[str, Any]) -> str:
-    """Per prompt: median client time and decode tokens per second, and drafting if any."""
-    from tabulate import tabulate
-
-    from paircheck.bench.compare import Spread, acceptance_rates, draft_counts, tokens_per_second
-
-    rows = []
-    for prompt in result["prompts"]:
-        reqs = [r for r in result["requests"] if r["prompt_id"] == prompt["id"]]
-        ms = Spread.of([r["client_ms"] for r in reqs])
-        tps = Spread.of([t for t in map(tokens_per_second, reqs) if t is not None])
-        drafted, accepted, predicted, _ = draft_counts(reqs)
-        rate, _ = acceptance_rates(drafted, accepted, predicted)
-        rows.append((prompt["id"], len(reqs), "-" if ms is None else f"{ms.median:.0f} ({ms.min:.0f}-{ms.max:.0f})",
-                     "-" if tps is None else f"{tps.median:.1f}", "-" if rate is None else f"{rate:.1%}"))
-    table = tabulate(rows, headers=("prompt", "runs", "client ms", "tok/s", "accept"), tablefmt="simple",
-                     disable_numparse=True)
-    raw = "through the server's chat template" if result["settings"]["chat_template"] else "raw, without a chat template"
-    return f"{table}\nnote: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}"
+    return formats()[FORMAT_NAMES[fmt]].comparison(comp, render_options())
 
 
 @click.group("bench", invoke_without_command=True)
@@ -112,7 +94,7 @@ def bench(
         click.echo(json.dumps(result, indent=1, ensure_ascii=False))
     else:
         click.echo(f"MEASURED {label}: {len(result['requests'])} requests against {url}, written to {path}")
-        click.echo(_summary(result))
+        click.echo(render_bench_result(result))
 
 
 @bench.command("compare")
@@ -192,7 +174,7 @@ def bench_run(
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
     if fmt == "json":
-        data = to_json(done.comparison)
+        data = comparison_to_dict(done.comparison)
         data["files"] = {"baseline": str(done.baseline_file), "draft": str(done.draft_file)}
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
@@ -215,60 +197,6 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
         if i + 1 < len(command) and str(command[i + 1]).isdigit():
             k = int(command[i + 1])
     return accepted / drafted, k
-
-
-def _estimate_text(est: Any) -> str:
-    from tabulate import tabulate
-
-    from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
-
-    assert isinstance(est, Estimate)
-
-    def best(k: int | None) -> str:  # at the search limit the best k is that or more
-        return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
-
-    lines = []
-    if est.acceptance is not None:
-        assert est.speedup is not None and est.expected_tokens_per_pass is not None
-        lines.append(
-            f"MODELLED (not measured): speedup {est.speedup:.2f}x at acceptance {est.acceptance:.2f}, "
-            f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
-        )
-        rows = [(f"{est.acceptance:.2f}", f"{est.expected_tokens_per_pass:.2f}", f"{est.speedup:.2f}x",
-                 best(est.best_draft_max), f"{est.best_speedup:.2f}x")]
-    else:
-        lo, hi = est.band[0], est.band[-1]
-        lines.append(
-            f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for acceptance "
-            f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
-        )
-        rows = [(f"{p.acceptance:.2f}", f"{p.expected_tokens_per_pass:.2f}", f"{p.speedup:.2f}x", best(p.best_draft_max),
-                 f"{p.best_speedup:.2f}x") for p in est.band]
-    lines.append("")
-    lines.append(tabulate(rows, headers=("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k"),
-                          tablefmt="simple", disable_numparse=True))
-    lines.append("")
-    if est.target_bytes and est.draft_bytes:
-        lines.append(f"cost ratio c = draft/target weight bytes read per token = "
-                     f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}")
-    else:
-        lines.append(f"cost ratio c = {est.cost_ratio} (given)")
-    if est.acceptance_source and est.acceptance_source.startswith("bench:"):
-        lines.append(f"acceptance from {est.acceptance_source[6:]} (draft_n_accepted / draft_n)")
-    for w in est.warnings:
-        lines.append(f"warning {w.code} {w.name}: {w.message}")
-    lines.append("model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
-                 "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
-                 "`paircheck bench run` measures instead.")
-    return "\n".join(lines)
-
-
-def estimate_json(est: Any) -> dict[str, Any]:
-    data = asdict(est)
-    data["warnings"] = [asdict(w) for w in est.warnings]
-    head = {"schema_version": 1, "modelled": True, "model": "Leviathan et al. 2023: E = (1 - a^(k+1)) / (1 - a), "
-            "speedup = E / (k*c + 1)"}
-    return {**head, **data}
 
 
 @click.command("estimate")
@@ -304,6 +232,6 @@ def estimate(
     result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
                            cost_ratio)
     if as_json:
-        click.echo(json.dumps(estimate_json(result), indent=2))
+        click.echo(formats()["json"].estimate(result, render_options()))
     else:
-        click.echo(_estimate_text(result))
+        click.echo(formats()["text"].estimate(result, render_options()))

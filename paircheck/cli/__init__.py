@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from paircheck import __version__
 from paircheck.cli.options import EXIT_ERROR
@@ -53,6 +54,21 @@ class DefaultGroup(click.Group):
             module, attr = LAZY_COMMANDS[cmd_name]
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # Shell completion walks the words typed so far: `paircheck T <TAB>` is `check T`.
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            return self.default_command, self.get_command(ctx, self.default_command), args
+        return super().resolve_command(ctx, args)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        # The first word is a command or, for the default check, a model file or folder.
+        found = super().shell_complete(ctx, incomplete)
+        if not incomplete.startswith("-"):
+            found.append(CompletionItem(incomplete, type="file"))
+        return found
 
     def invoke(self, ctx: click.Context) -> Any:
         # An InputError is the user's input, not a bug: one line and exit 2, also when the

@@ -27,11 +27,12 @@ def resolve_method(engine: Engine, method: str | None) -> str | None:
 
 def all_rules() -> list[Rule]:
     """Every engine's rules, then the registry's notes (for `paircheck explain`)."""
+    from paircheck.preflight.codes import RULES as PREFLIGHT_RULES
     from paircheck.registry_consult import RULES as REGISTRY_RULES
 
     rules: list[Rule] = []
     seen: set[str] = set()
-    for rule_set in [engine.rules for engine in engines().values()] + [REGISTRY_RULES]:
+    for rule_set in [engine.rules for engine in engines().values()] + [PREFLIGHT_RULES, REGISTRY_RULES]:
         for rule in rule_set:
             if rule.code not in seen:
                 seen.add(rule.code)

@@ -174,10 +174,7 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
     example = PROGRAM_EXAMPLES.get(program.removesuffix(".exe"), "SERVER")
     cmd = LlamaCommand(program, example, list(argv))
     table = options_for(example)
-    seen_opts: list[Option] = []
-    for opt, _ in table.values():
-        if opt not in seen_opts:
-            seen_opts.append(opt)
+    seen_opts = list(dict.fromkeys(opt for opt, _ in table.values()))  # option order, once each
     # 1. environment variables, in option order
     for opt in seen_opts:
         if opt.env is None:
@@ -201,7 +198,7 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
                 _apply(cmd, opt, value, True, name)
         except ValueError as exc:
             cmd.errors.append(ParseError(name, f'error while handling environment variable "{name}": {exc}',
-                                         "removed" if opt.removed else "bad_value", _hint(opt)))
+                                         "removed" if opt.removed else "bad_value"))
     # 2. the command line
     seen: set[str] = set()
     args = argv[1:]
@@ -256,14 +253,8 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
             _apply(cmd, opt, value, positive, arg)
         except ValueError as exc:
             cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": {exc}',
-                                         "removed" if opt.removed else "bad_value", _hint(opt)))
+                                         "removed" if opt.removed else "bad_value"))
     return cmd
-
-
-def _hint(opt: Option) -> str:
-    if opt.removed:
-        return opt.removed.replace("use ", "use ", 1)
-    return ""
 
 
 # Flags that no longer exist (no stub), with what replaced them (llamacpp-rules.md section 5, 8).

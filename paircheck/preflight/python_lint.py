@@ -255,8 +255,9 @@ class _Linter:
             self.vllm_generate(call)
             return
         keywords = {kw.arg for kw in call.keywords if kw.arg}
-        if not ("transformers" in self.imports or "assistant_model" in keywords or keywords & set(TRANSFORMERS_KEYWORDS)):
-            return
+        guessed = bool(keywords & (set(TRANSFORMERS_KEYWORDS) | {"assistant_model"}))
+        if "transformers" not in self.imports and ("vllm" in self.imports or not guessed):
+            return  # another library's generate(): an unknown receiver in a vLLM file is not transformers
         self.transformers_generate(call, receiver, made_by)
 
     def vllm_generate(self, call: ast.Call) -> None:

@@ -35,7 +35,7 @@ GUIDE_MODELFILE = "FROM ./qwen3.5-32b-Q4_K_M.gguf\nPARAMETER draft_model ./qwen3
 def paircheck(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     environ = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "100", **env}
     return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True, env=environ,
-                          cwd=cwd, timeout=120)
+                          cwd=cwd, timeout=120, check=False)
 
 
 @pytest.fixture()
@@ -201,7 +201,7 @@ def test_real_llama_server_agrees_on_which_options_exist(tmp_path: Path) -> None
         positive = table[name][1] if name in table else True
         argv = [name, *(_value_args(name, opt_kind) if positive else []), "--version"]
         real = subprocess.run([str(server), *argv], capture_output=True, text=True, cwd=tmp_path, env=env,
-                              timeout=30)
+                              timeout=30, check=False)
         real_invalid = f"error: invalid argument: {name}" in real.stderr + real.stdout
         ours = parse(["llama-server", *argv], env={})
         ours_invalid = any(e.kind == "invalid" for e in ours.errors)

@@ -60,8 +60,8 @@ def test_status_order() -> None:
     ("python3 -c 'print(1)'", "PF030", 3),
     ("llama-server -m t.gguf", "PF008", 3),
     ("llama-server -hf org/T-GGUF -hfd org/D-GGUF --spec-type draft-simple", "PF020", 3),
-    ("vllm serve ./no-target --speculative-config '{\"method\": \"draft_model\", \"model\": \"./no-draft\", "
-     "\"num_speculative_tokens\": 4}'", "VS011", 3),
+    (("vllm serve ./no-target --speculative-config '{\"method\": \"draft_model\", \"model\": \"./no-draft\", "
+      "\"num_speculative_tokens\": 4}'"), "VS011", 3),
     ("vllm serve ./no-target", "VS002", 3),
     ("llama-server -m t.gguf -md d.gguf --draft-max 8", "PF002", 1),
 ])

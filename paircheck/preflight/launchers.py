@@ -12,8 +12,7 @@ line is linted as that program.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Callable
+from collections.abc import Callable, Mapping
 
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, emit

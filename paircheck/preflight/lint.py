@@ -5,8 +5,8 @@ descriptions read for it (``describe`` is passed in, so tests can use real files
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from paircheck._engine.common import arch_value, tensor_names
 from paircheck.errors import InputError
@@ -16,8 +16,18 @@ from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.llama_server import LlamaCommand
 from paircheck.report import Report
 
-__all__ = ["ERROR", "INFO", "WARNING", "LintFinding", "LintResult", "Describe", "lint_llama", "OK", "FAIL",
-           "UNCHECKED"]
+__all__ = [
+    "ERROR",
+    "FAIL",
+    "INFO",
+    "OK",
+    "UNCHECKED",
+    "WARNING",
+    "Describe",
+    "LintFinding",
+    "LintResult",
+    "lint_llama",
+]
 
 Describe = Callable[[str], ModelDescription]
 OK, FAIL, UNCHECKED = "ok", "not-ok", "not-checked"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from paircheck.preflight.llama_args import OPTIONS
 
@@ -181,21 +181,21 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
             continue
         neg_env = opt.env.replace("LLAMA_ARG_", "LLAMA_ARG_NO_") if opt.neg else None
         if neg_env and neg_env in env:
-            value, name = "0", neg_env
+            env_value, name = "0", neg_env
         elif opt.env in env:
-            value, name = env[opt.env], opt.env
+            env_value, name = env[opt.env], opt.env
         else:
             continue
         try:
             if opt.kind == "void":
-                if value.lower() in TRUTHY:
+                if env_value.lower() in TRUTHY:
                     _apply(cmd, opt, None, True, name)
             elif opt.kind == "bool":
-                if value.lower() not in TRUTHY + FALSEY:
+                if env_value.lower() not in TRUTHY + FALSEY:
                     raise ValueError("invalid boolean value")
-                _apply(cmd, opt, None, value.lower() in TRUTHY, name)
+                _apply(cmd, opt, None, env_value.lower() in TRUTHY, name)
             else:
-                _apply(cmd, opt, value, True, name)
+                _apply(cmd, opt, env_value, True, name)
         except ValueError as exc:
             cmd.errors.append(ParseError(name, f'error while handling environment variable "{name}": {exc}',
                                          "removed" if opt.removed else "bad_value"))

@@ -69,7 +69,29 @@ def result_to_dict(result: LintResult, pair_check: bool = True) -> dict[str, obj
         "exit_code": EXIT_FOR[status],
         "findings": [asdict(f) for f in result.findings],
         "pairs": [report_to_dict(r) for r in result.reports],
+        "corrected_command": shlex.join(result.corrected) if result.corrected else None,
     }
+
+
+def shell_lines(argv: list[str], width: int = WIDTH) -> list[str]:
+    """A command as shell lines of at most ``width`` columns, joined by backslash-newline, so
+    the wrapped text still pastes as one command."""
+    words: list[str] = []
+    for word in argv:  # an option and its value stay on one line
+        quoted = shlex.quote(word)
+        if words and words[-1].startswith("-") and " " not in words[-1] and not word.startswith("-"):
+            words[-1] += " " + quoted
+        else:
+            words.append(quoted)
+    lines: list[str] = []
+    current = "  "
+    for word in words:
+        if current.strip() and len(current) + 1 + len(word) + 2 > width:
+            lines.append(current + " \\")
+            current = "      " + word
+        else:
+            current = f"{current} {word}" if current.strip() else current + word
+    return lines + [current]
 
 
 def pasteable(step: str, report: Report) -> str:
@@ -112,6 +134,9 @@ def render(result: LintResult, pair_check: bool = True) -> str:
                           subsequent_indent="    ")
             if f.fix:
                 lines += wrap(f"fix: {f.fix}", WIDTH, initial_indent="    ", subsequent_indent="      ")
+    if result.corrected:
+        lines += ["", "Corrected command (flags only; the pair check above still applies):"]
+        lines += shell_lines(result.corrected)
     for r in result.reports:
         first = r.first_failure
         if first is not None and first.fix:

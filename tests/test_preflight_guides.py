@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -59,6 +61,14 @@ def test_guide_main_line_names_llama_cli_and_the_real_options(guide_dir: Path) -
     assert "PF010" in out
     # The rest of the line was checked as llama-cli: -m and -p are real llama-cli options.
     assert "invalid argument: -p" not in out and "invalid argument: -m" not in out
+    # The corrected command pastes as one shell command (backslash continuations) and lints OK.
+    block = out.split("Corrected command (flags only; the pair check above still applies):\n", 1)[1]
+    pasted = shlex.split(block.replace("\\\n", " "))
+    assert pasted == ["./llama-cli", "-m", "qwen3.5-32b-Q4_K_M.gguf", "--spec-draft-model", "qwen3.5-0.5b-Q4_K_M.gguf",
+                      "--spec-draft-n-min", "4", "-p", "...", "--spec-type", "draft-simple"]
+    again = paircheck(["lint-cmd", "--json", shlex.join(pasted)], guide_dir)
+    assert again.returncode == 0, again.stdout
+    assert json.loads(again.stdout)["corrected_command"] is None
 
 
 def test_guide_python_names_speculative_config(guide_dir: Path) -> None:
@@ -154,6 +164,17 @@ def test_suggestions_are_real_current_options() -> None:
     assert nearest_options("--draft-min-accept-tokens", table)[0] == "--spec-draft-n-min"
     assert nearest_options("--speculative-model", table)[0] == "--spec-draft-model"
     assert nearest_options("--zzzz", table) == ()
+
+
+def test_corrected_line_is_only_given_when_every_error_has_a_fix() -> None:
+    fixable = parse(["llama-server", "-m", "t", "--draft-max", "8", "--port=8080", "-cd", "4096", "--draft_min", "2",
+                     "--n-draft", "6"], env={})
+    assert fixable.corrected == ["llama-server", "-m", "t", "--spec-draft-n-max", "8", "--port", "8080",
+                                 "--spec-draft-n-min", "2", "--spec-draft-n-max", "6"]
+    for line in (["llama-server", "-m", "t", "--zzz", "3"], ["llama-server", "t.gguf"],
+                 ["llama-server", "-m", "t", "--spec-type", "draft-nope"], ["llama-server", "-m"]):
+        assert parse(line, env={}).corrected is None, line
+    assert parse(["llama-server", "-m", "t"], env={}).corrected is None  # nothing to correct
 
 
 def test_removed_flags_keep_llama_cpp_hints() -> None:

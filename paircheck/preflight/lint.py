@@ -38,6 +38,8 @@ class LintResult:
     launcher: str
     findings: list[LintFinding] = field(default_factory=list)
     reports: list[Report] = field(default_factory=list)
+    # The command with every mechanically fixable error fixed (argv), when there is one.
+    corrected: list[str] | None = None
 
     def status(self, pair_check: bool = True) -> str:
         """FAIL (an error or an incompatible pair), UNCHECKED (something was not checked), or OK.
@@ -141,6 +143,8 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
                  "not checked (download the files and run paircheck on them)",
                  repos=[r for r in (cmd.model_hf, cmd.draft_hf) if r]))
 
+    out.corrected = _corrected(cmd, out)
+
     if target_desc is not None:
         from paircheck.api import check_descriptions
 
@@ -155,6 +159,22 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
             # Still say whether the draft would have worked once --spec-type is added.
             out.reports.append(check_descriptions(target_desc, draft_desc, "llama.cpp", "draft-simple"))
     return out
+
+
+def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
+    """The parser's corrected line, plus --spec-type draft-simple for a draft that would never be used."""
+    needs_type = any(f.code == C.PF010.code and f.severity == ERROR for f in out.findings)
+    if cmd.errors and cmd.corrected is None:
+        return None
+    if not cmd.errors and not needs_type:
+        return None
+    words = list(cmd.corrected if cmd.corrected is not None else cmd.argv)
+    if needs_type:
+        words += ["--spec-type", "draft-simple"]
+    from paircheck.preflight.llama_server import parse
+
+    again = parse(words, {})
+    return words if not again.errors else None  # only a line this llama.cpp accepts
 
 
 def _read(describe: Describe, path: str | None, side: str, add: Callable[[LintFinding], None]) -> ModelDescription | None:

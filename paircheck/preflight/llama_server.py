@@ -75,6 +75,9 @@ class LlamaCommand:
     errors: list[ParseError] = field(default_factory=list)
     repeated: list[str] = field(default_factory=list)
     env_overridden: list[tuple[str, str]] = field(default_factory=list)  # (env var, flag)
+    # The line with every fixable error fixed (renamed, removed and invented options replaced by
+    # the current ones, --flag=value split); None when an error has no mechanical fix.
+    corrected: list[str] | None = None
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
@@ -202,6 +205,7 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
     # 2. the command line
     seen: set[str] = set()
     args = argv[1:]
+    fixed: list[str] | None = [argv[0]] if argv else []
     i = 0
     while i < len(args):
         arg = args[i]
@@ -212,12 +216,15 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
             hint, near = _invalid_hint(arg, table)
             cmd.errors.append(ParseError(arg, f"error: invalid argument: {arg}", "invalid", hint, near))
             name, eq, inline = arg.partition("=")
+            has_value = i < len(args) and not args[i].startswith("-")
+            replacement: list[str] | None = None
             if arg in GONE_INTENT and GONE_INTENT[arg] in table and i < len(args):
                 # The old spelling of a current option: keep its value, as for --flag=value.
                 try:
                     _apply(cmd, table[GONE_INTENT[arg]][0], args[i], True, arg)
                 except ValueError:
                     pass
+                replacement = [GONE_INTENT[arg], args[i]]
                 i += 1
             elif eq and name in table:
                 # llama.cpp refuses it, but the user's intent is clear: keep the value so the
@@ -226,8 +233,13 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
                     _apply(cmd, table[name][0], inline, True, arg)
                 except ValueError:
                     pass
-            elif i < len(args) and not args[i].startswith("-"):
-                i += 1  # the unknown flag's value: not a second error
+                replacement = [name, inline]
+            else:
+                value_word = args[i] if has_value else None
+                if has_value:
+                    i += 1  # the unknown flag's value: not a second error
+                replacement = _replace_invalid(arg, value_word, near, table)
+            fixed = fixed + replacement if fixed is not None and replacement is not None else None
             continue
         if arg in seen and arg != "--spec-type":
             cmd.repeated.append(arg)
@@ -235,11 +247,13 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
         opt, positive = table[arg]
         if opt.env and (opt.env in env or (opt.neg and opt.env.replace("LLAMA_ARG_", "LLAMA_ARG_NO_") in env)):
             cmd.env_overridden.append((opt.env, arg))
+        start = i - 1
         value: str | None = None
         if opt.kind in ("int", "str", "str2"):
             if i >= len(args):
                 cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": expected value for '
                                              "argument", "missing_value"))
+                fixed = None
                 break
             value = args[i]
             i += 1
@@ -247,13 +261,26 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
                 if i >= len(args):
                     cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": expected value '
                                                  "for argument", "missing_value"))
+                    fixed = None
                     break
                 i += 1
+        words = list(args[start:i])
+        if opt.removed:
+            current = re.search(r"--[a-z0-9-]+", opt.removed)
+            words = [current.group(0), *words[1:]] if current and current.group(0) in table else []
+            if not words:
+                fixed = None
         try:
             _apply(cmd, opt, value, positive, arg)
         except ValueError as exc:
             cmd.errors.append(ParseError(arg, f'error while handling argument "{arg}": {exc}',
                                          "removed" if opt.removed else "bad_value"))
+            if not opt.removed:
+                fixed = None
+        if fixed is not None:
+            fixed += words
+    if cmd.errors and fixed is not None:
+        cmd.corrected = fixed
     return cmd
 
 
@@ -267,6 +294,23 @@ GONE = {
 }
 
 
+def _replace_invalid(arg: str, value: str | None, near: tuple[str, ...],
+                     table: Mapping[str, tuple[Option, bool]]) -> list[str] | None:
+    """What an invalid option becomes in the corrected line: [] (dropped), words, or None (no fix)."""
+    if arg in GONE_DROP:
+        return []
+    if len(near) == 0 or not arg.startswith("-"):
+        return None
+    opt = table[near[0]][0]
+    if opt.kind in ("void", "bool"):
+        return [near[0]] if value is None else None
+    if value is None or opt.kind == "str2":
+        return None
+    return [near[0], value]
+
+
+# Options that are gone with nothing to replace them: the corrected line drops them.
+GONE_DROP = ("-cd", "--ctx-size-draft")
 # Old spellings whose meaning is one current option: the value is kept, so the rest of the
 # check (PF010, the pair) sees the draft the user meant.
 GONE_INTENT = {"--draft-model": "--spec-draft-model"}

@@ -119,6 +119,16 @@ def test_every_legacy_name_names_its_successor(old: str) -> None:
     assert not result.ok
 
 
+def test_vllm_module_launch_and_wrappers_are_recognised() -> None:
+    module = lint_argv(["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "T",
+                        "--speculative-config", '{"method": "draft_model", "model": "D", "num_speculative_tokens": 4}'],
+                       env={})
+    assert module.launcher == "vllm serve" and module.findings == [] and module.ok
+    wrapped = lint_argv(["env", "LLAMA_ARG_SPEC_TYPE=draft-simple", "nohup", "llama-server", "-m", "t", "-md", "d"],
+                        env={})
+    assert wrapped.launcher == "llama-server" and wrapped.findings == []  # the env var gives the type
+
+
 def test_legacy_line_is_linted_as_the_new_program() -> None:
     server = lint_argv(["server", "-m", "t.gguf", "-md", "d.gguf", "--draft", "8"], env={})
     assert server.launcher == "llama-server"

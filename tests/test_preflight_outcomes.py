@@ -83,7 +83,7 @@ def test_no_check_is_ok_only_for_what_it_skips(tmp_path: Path) -> None:
                        tmp_path)
     assert clean.returncode == 0 and "pair not read (--no-check)" in clean.stdout
     unknown = _paircheck(["lint-cmd", "--no-check", "python3 serve.py"], tmp_path)
-    assert unknown.returncode == 3
+    assert unknown.returncode == 3 and "paircheck lint-py serve.py" in unknown.stdout
 
 
 def test_run_unknown_program_is_not_started(tmp_path: Path) -> None:

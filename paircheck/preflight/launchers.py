@@ -88,7 +88,8 @@ def launcher_of(argv: list[str]) -> str:
         return ""
     name = program_name(argv[0])
     name = LEGACY.get(name, name)
-    if name.startswith("vllm") or (name.startswith("python") and argv[1:3] == ["-m", "vllm.entrypoints.openai"]):
+    if name.startswith("vllm") or (name.startswith("python") and argv[1:2] == ["-m"]
+                                   and argv[2:3] and argv[2].startswith("vllm.")):
         return "vllm"
     if name.startswith("llama-") or name in PROGRAM_EXAMPLES:
         return "llama.cpp"
@@ -119,8 +120,10 @@ def lint_argv(argv: list[str], env: Mapping[str, str] | None = None,
         return lint_vllm(argv, make_describe([]) if make_describe else None)
     if launcher_of(argv) != "llama.cpp":
         result = LintResult(name)
+        script = next((w for w in argv[1:] if w.endswith(".py")), None)
+        fix = f"paircheck lint-py {script} reads a Python script without running it" if script else None
         result.findings.append(emit(C.PF030, INFO, f"'{name}' is not a launcher paircheck knows: nothing was checked",
-                                    program=name))
+                                    fix, program=name))
         return result
     if name in GONE_PROGRAMS:
         result = LintResult(name)

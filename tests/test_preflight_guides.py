@@ -240,3 +240,11 @@ def test_real_llama_server_agrees_on_which_options_exist(tmp_path: Path) -> None
             disagree.append((name, real.stderr[-200:]))
     assert disagree == []
     assert len(names) > 250
+    # Removed options: paircheck's message is llama.cpp's own text, hint included.
+    removed = [n for n, (opt, _) in table.items() if opt.removed]
+    assert removed
+    for name in removed:
+        real = subprocess.run([str(server), name, "8", "--version"], capture_output=True, text=True, cwd=tmp_path,
+                              env=env, timeout=30, check=False)
+        ours = parse(["llama-server", name, "8"], env={})
+        assert ours.errors and ours.errors[0].message in real.stderr + real.stdout, name

@@ -148,3 +148,17 @@ def test_modelfile_is_called_a_modelfile(tmp_path: Path) -> None:
     done = _paircheck(["lint-modelfile", str(tmp_path / "Modelfile")], tmp_path)
     assert "ollama create" not in done.stdout and done.stdout.startswith("NOT CHECKED: Modelfile")
     assert done.returncode == 3  # no DRAFT: nothing to check
+
+
+def test_vllm_v0_flags_are_errors_with_the_config_spelled(tmp_path: Path) -> None:
+    line = "vllm serve T --speculative_model D --num-speculative-tokens=5 --port 8000"
+    done = _paircheck(["lint-cmd", "--json", "--no-check", line], tmp_path)
+    data = json.loads(done.stdout)
+    assert done.returncode == 1
+    assert [(f["code"], f["severity"]) for f in data["findings"]] == [("VS001", "error"), ("VS001", "error")]
+    spelled = '{"method": "draft_model", "model": "D", "num_speculative_tokens": 5}'
+    assert data["findings"][0]["fix"] == f"replace the old flags by --speculative-config '{spelled}'"
+    assert shlex.split(data["corrected_command"]) == ["vllm", "serve", "T", "--port", "8000",
+                                                      "--speculative-config", spelled]
+    again = _paircheck(["lint-cmd", "--no-check", data["corrected_command"]], tmp_path)
+    assert again.returncode == 0, again.stdout

@@ -153,9 +153,14 @@ PF042 = _rule(
 
 # --- vLLM ---------------------------------------------------------------------------------
 VS001 = _rule(
-    "VS001", "deprecated_flag", "No deprecated speculative flag",
-    "--speculative-model and --num-speculative-tokens were replaced by --speculative-config.",
-    "Put \"model\" and \"num_speculative_tokens\" in --speculative-config.")
+    "VS001", "removed_flag", "No removed speculative flag",
+    "--speculative-model, --num-speculative-tokens, --speculative-draft-tensor-parallel-size, "
+    "--speculative-max-model-len, --ngram-prompt-lookup-max/min were replaced by one "
+    "--speculative-config JSON: vLLM's CLI options are made from EngineArgs' fields, and "
+    "EngineArgs at vllm-project/vllm 99d7eb5d has only speculative_config, so argparse stops "
+    "with 'unrecognized arguments'.",
+    "Put the values in --speculative-config '{\"method\": \"draft_model\", \"model\": DRAFT, "
+    "\"num_speculative_tokens\": N}'.")
 VS002 = _rule(
     "VS002", "no_speculation", "vLLM is told to speculate",
     "Without --speculative-config (or speculative_config= in Python) vLLM does not "

@@ -47,16 +47,55 @@ def _option(argv: list[str], name: str) -> str | None:
     return found
 
 
+# CLI flags of vLLM's V0 speculative decoding -> their key in --speculative-config.
+OLD_FLAGS = {"--speculative-model": "model", "--num-speculative-tokens": "num_speculative_tokens",
+             "--speculative-draft-tensor-parallel-size": "draft_tensor_parallel_size",
+             "--speculative-max-model-len": "max_model_len",
+             "--speculative-disable-by-batch-size": "disable_by_batch_size",
+             "--ngram-prompt-lookup-max": "prompt_lookup_max", "--ngram-prompt-lookup-min": "prompt_lookup_min",
+             "--speculative-model-quantization": "quantization"}
+
+
+def _without(argv: list[str], flags: dict[str, str]) -> list[str]:
+    """``argv`` without ``flags`` and their values (``--flag value`` or ``--flag=value``)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        flag, eq, _ = arg.partition("=")
+        if flag.replace("_", "-") in flags:
+            skip = not eq
+            continue
+        out.append(arg)
+    return out
+
+
 def lint_vllm(argv: list[str], describe: Describe | None) -> LintResult:
     out = LintResult("vllm serve")
     add = out.findings.append
     rest = argv[2:] if len(argv) > 1 and argv[1] == "serve" else argv[1:]
     target = rest[0] if rest and not rest[0].startswith("-") else _option(argv, "--model")
-    for old, new in (("--speculative-model", "model"), ("--num-speculative-tokens", "num_speculative_tokens")):
-        if _option(argv, old) is not None:
-            add(emit(C.VS001, WARNING, f"{old} is deprecated", f"put \"{new}\" in --speculative-config",
-                     argument=old))
+    moved: dict[str, object] = {}
+    for old, key in OLD_FLAGS.items():
+        value = _option(argv, old)
+        if value is not None:
+            moved[key] = int(value) if value.isdigit() else value
+            add(emit(C.VS001, ERROR, f"{old} does not exist in the vLLM paircheck mirrors (99d7eb5d): vllm serve stops "
+                     "with 'unrecognized arguments'", None, argument=old, key=key))
     raw = _option(argv, "--speculative-config")
+    if moved:
+        config = dict(moved)
+        if isinstance(config.get("model"), str) and "method" not in config:
+            config = {"method": detect_method(str(config["model"])), **config}
+        spelled = json.dumps(config)
+        first = next(f for f in out.findings if f.code == C.VS001.code)
+        first.fix = f"replace the old flags by --speculative-config '{spelled}'"
+        if raw is None:
+            out.corrected = _without(argv, OLD_FLAGS) + ["--speculative-config", spelled]
+            lint_speculative_config(config, target, describe, out, "the --speculative-config it means")
+            return out
     if raw is None:
         add(emit(C.VS002, INFO, "no --speculative-config: vLLM does not speculate, so there is no pair to check"))
         return out

@@ -21,13 +21,13 @@ from tabulate import tabulate
 
 from paircheck._format.wrap import wrap
 from paircheck.errors import InputError
+from paircheck.findings import Report
 from paircheck.model import ModelDescription
-from paircheck.preflight.codes import ERROR
+from paircheck.preflight.codes import ERROR, SEVERITY_WORD
 from paircheck.preflight.launchers import LEGACY, program_name, strip_wrappers
 from paircheck.preflight.launchers import lint_argv as lint_launch
 from paircheck.preflight.lint import FAIL, OK, UNCHECKED, Describe, LintResult
 from paircheck.preflight.ollama import lint_modelfile
-from paircheck.report import Report
 
 # Exit codes of the lint commands (README "Pre-flight for launch scripts"): 0 and 1 as for a
 # check, 2 bad input, 3 nothing (or not everything) was checked: never 0 for a check that
@@ -39,7 +39,7 @@ WIDTH = 100
 
 def _describer(overrides: list[str]) -> Describe:
     from paircheck.api import describe
-    from paircheck.cli import parse_override
+    from paircheck.vocab import parse_override
 
     parsed = dict(parse_override(item) for item in overrides)
 
@@ -104,7 +104,7 @@ def pasteable(step: str, report: Report) -> str:
 
 def headline(result: LintResult, pair_check: bool = True) -> str:
     status = result.status(pair_check)
-    errors = sum(f.severity == ERROR for f in result.findings)
+    errors = sum(f.status == ERROR for f in result.findings)
     bad_pairs = [r for r in result.reports if not r.compatible]
     if status == FAIL:
         parts = ([f"{errors} error{'s' if errors != 1 else ''}"] if errors else []) + (
@@ -130,7 +130,8 @@ def render(result: LintResult, pair_check: bool = True) -> str:
     if result.findings:
         lines += ["", "Findings:"]
         for f in result.findings:
-            lines += wrap(f"{f.severity} {f.code} {f.name}: {f.message}", WIDTH, initial_indent="  ",
+            word = SEVERITY_WORD.get(f.status, f.status)
+            lines += wrap(f"{word} {f.code} {f.name}: {f.message}", WIDTH, initial_indent="  ",
                           subsequent_indent="    ")
             if f.fix:
                 lines += wrap(f"fix: {f.fix}", WIDTH, initial_indent="    ", subsequent_indent="      ")

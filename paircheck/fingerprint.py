@@ -45,7 +45,7 @@ import hashlib
 from dataclasses import dataclass
 
 from paircheck import llamacpp_tables as T
-from paircheck.vocab import LlamaVocab
+from paircheck.model import LlamaVocab
 
 VERSION = "v1"
 PREFIX_VERSION = "v1p"

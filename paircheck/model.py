@@ -1,12 +1,109 @@
-"""The normalized description of one model: what every source produces and rules read."""
+"""The data every layer shares: a GGUF's metadata as stored, the vocabulary llama.cpp's
+loader derives from it, and the normalized description of one model.
+
+Sources produce these, rules read them, formats show them. This module imports nothing
+of paircheck but the other bottom modules (constants, llamacpp_tables).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
-from paircheck._source.gguf_reader import GGUFMetadata
-from paircheck.vocab import LlamaVocab
+from paircheck import llamacpp_tables as T
+
+# A value given with --override-kv: ("bool" | "int" | "float" | "str", value).
+Override = tuple[str, Any]
+
+
+@dataclass(frozen=True)
+class GGUFArray:
+    """An array value. ``values`` is None when the array was counted but not kept;
+    ``head`` then holds its first raw bytes (enough for llama.cpp's size checks)."""
+
+    elem_type: int
+    count: int
+    values: list[Any] | None
+    head: bytes = b""
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    name: str
+    shape: tuple[int, ...]
+    ggml_type: int
+    offset: int
+
+
+@dataclass
+class GGUFMetadata:
+    """The header and key/value section of one GGUF file, as stored."""
+
+    version: int
+    byte_order: str  # "<" or ">"
+    tensor_count: int
+    kv: dict[str, tuple[int, Any]]  # key -> (value type, value)
+    kv_end: int  # offset of the first byte after the kv section
+    duplicate_keys: list[str] = field(default_factory=list)
+    tensors: list[TensorInfo] | None = None  # filled by read_tensor_infos
+
+    def get(self, key: str, default: Any = None) -> Any:
+        entry = self.kv.get(key)
+        return default if entry is None else entry[1]
+
+    def type_of(self, key: str) -> int | None:
+        entry = self.kv.get(key)
+        return None if entry is None else entry[0]
+
+    @property
+    def big_endian(self) -> bool:
+        return self.byte_order == ">"
+
+
+@dataclass(frozen=True)
+class LoadFailure:
+    """Why llama.cpp would refuse this file, in its own words where it has them."""
+
+    message: str
+    aborts: bool = False  # the process dies (GGML_ASSERT) instead of reporting an error
+
+
+@dataclass
+class LlamaVocab:
+    """The values ``common_speculative_are_compatible`` reads, as the loader derives them."""
+
+    tokenizer_model: str | None = None
+    pre: str | None = None  # the pre-tokenizer in effect (BPE only)
+    vocab_type: int = T.VOCAB_NONE
+    n_tokens: int = 0
+    bos_id: int = -1
+    eos_id: int = -1
+    eot_id: int = -1
+    eom_id: int = -1
+    add_bos: bool = False
+    add_eos: bool = False
+    texts: list[bytes] = field(default_factory=list)
+    eog_ids: frozenset[int] = frozenset()
+    failure: LoadFailure | None = None
+    # WARN-level lines the loader would log: what the file relies on silently.
+    loader_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def loadable(self) -> bool:
+        return self.failure is None
+
+    @property
+    def load_error(self) -> str | None:
+        return None if self.failure is None else self.failure.message
+
+    @property
+    def vocab_type_name(self) -> str:
+        return T.VOCAB_TYPE_NAMES.get(self.vocab_type, str(self.vocab_type))
+
+    def text(self, token_id: int) -> bytes | None:
+        if 0 <= token_id < len(self.texts):
+            return self.texts[token_id]
+        return None
 
 
 @dataclass(frozen=True)
@@ -25,7 +122,8 @@ class Identity:
 
 @dataclass(frozen=True)
 class HFFacts:
-    """Hugging Face numbers other engines compare (see ecosystem.md, section 0.1)."""
+    """The three numbers engines other than llama.cpp compare: embedding rows (config
+    ``vocab_size``), ``len(tokenizer)`` and ``tokenizer.vocab_size``."""
 
     config_vocab_size: int | None = None  # embedding rows
     tokenizer_len: int | None = None  # len(tokenizer): base plus added tokens

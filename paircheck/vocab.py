@@ -10,13 +10,15 @@ metadata: sources call it, rules read its result.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
+from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._source import gguf_keys as K
-from paircheck._source.gguf_keys import LLAMA_TYPE_NAMES, ValueType
-from paircheck._source.gguf_reader import GGUFArray, GGUFMetadata
+from paircheck.constants import LLAMA_TYPE_NAMES, TokenType, ValueType
+from paircheck.errors import InputError
+from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure, Override
 
 # The special-id keys in the order the loader visits them.
 _SPECIAL_ID_KEYS = (
@@ -43,68 +45,19 @@ _SPECIAL_ID_KEYS = (
 _TYPED_KEYS = (
     (K.NAME, ValueType.STRING),
     (K.TOKENIZER_PRE, ValueType.STRING),
-    ("tokenizer.ggml.token_type_count", ValueType.UINT32),
+    (K.TOKEN_TYPE_COUNT, ValueType.UINT32),
 )
 _TYPED_BOOL_KEYS_LATE = (
-    "tokenizer.ggml.add_sep_token",
-    "tokenizer.ggml.normalizer.lowercase",
-    "tokenizer.ggml.normalizer.strip_accents",
+    K.ADD_SEP,
+    K.NORMALIZER_LOWERCASE,
+    K.NORMALIZER_STRIP_ACCENTS,
 )
-
-
-@dataclass(frozen=True)
-class LoadFailure:
-    """Why llama.cpp would refuse this file, in its own words where it has them."""
-
-    message: str
-    aborts: bool = False  # the process dies (GGML_ASSERT) instead of reporting an error
-
-
-@dataclass
-class LlamaVocab:
-    """The values ``common_speculative_are_compatible`` reads, as the loader derives them."""
-
-    tokenizer_model: str | None = None
-    pre: str | None = None  # the pre-tokenizer in effect (BPE only)
-    vocab_type: int = T.VOCAB_NONE
-    n_tokens: int = 0
-    bos_id: int = -1
-    eos_id: int = -1
-    eot_id: int = -1
-    eom_id: int = -1
-    add_bos: bool = False
-    add_eos: bool = False
-    texts: list[bytes] = field(default_factory=list)
-    eog_ids: frozenset[int] = frozenset()
-    failure: LoadFailure | None = None
-    # WARN-level lines the loader would log: what the file relies on silently.
-    loader_warnings: list[str] = field(default_factory=list)
-
-    @property
-    def loadable(self) -> bool:
-        return self.failure is None
-
-    @property
-    def load_error(self) -> str | None:
-        return None if self.failure is None else self.failure.message
-
-    @property
-    def vocab_type_name(self) -> str:
-        return T.VOCAB_TYPE_NAMES.get(self.vocab_type, str(self.vocab_type))
-
-    def text(self, token_id: int) -> bytes | None:
-        if 0 <= token_id < len(self.texts):
-            return self.texts[token_id]
-        return None
 
 
 class _Refused(Exception):
     def __init__(self, message: str, aborts: bool = False) -> None:
         super().__init__(message)
         self.failure = LoadFailure(message, aborts)
-
-
-Override = tuple[str, Any]  # ("bool" | "int" | "float" | "str", value), as --override-kv
 
 
 @dataclass
@@ -114,7 +67,7 @@ class _Keys:
     kv: Mapping[str, tuple[int, Any]]
     overrides: Mapping[str, Override]
 
-    _KIND_FOR_TYPE = {ValueType.UINT32: "int", ValueType.BOOL: "bool", ValueType.STRING: "str"}
+    _KIND_FOR_TYPE: ClassVar[dict[int, str]] = {ValueType.UINT32: "int", ValueType.BOOL: "bool", ValueType.STRING: "str"}
 
     def get(self, key: str, expected: int) -> Any:
         """The value, None when absent; a wrong stored type fails the load."""
@@ -207,8 +160,8 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
             v.bos_id = -1
         gemma4_pre = pre in T.BPE_PRE_GEMMA4
         v.pre = pre or "default"
-    keys.get("tokenizer.ggml.add_space_prefix", ValueType.BOOL)
-    keys.get("tokenizer.ggml.remove_extra_whitespaces", ValueType.BOOL)
+    keys.get(K.ADD_SPACE_PREFIX, ValueType.BOOL)
+    keys.get(K.REMOVE_EXTRA_WHITESPACES, ValueType.BOOL)
 
     tokens = keys.kv.get(K.TOKENS)
     if tokens is None:
@@ -244,7 +197,7 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
         v.loader_warnings.append("override 'tokenizer.ggml.add_bos_token' to 'true' for Gemma4")
     for key in _TYPED_BOOL_KEYS_LATE[1:]:
         keys.get(key, ValueType.BOOL)
-    suppress = keys.array("tokenizer.ggml.suppress_tokens")
+    suppress = keys.array(K.SUPPRESS_TOKENS)
     if suppress is not None and suppress.elem_type != ValueType.INT32:
         raise _Refused("invalid gguf type for tokenizer.ggml.suppress_tokens")
 
@@ -269,7 +222,7 @@ def _check_gguf_level(meta: GGUFMetadata) -> None:
     for key, (vtype, value) in meta.kv.items():
         if vtype == ValueType.STRING and len(value) > T.GGUF_MAX_STRING_LENGTH:
             raise _Refused(f"string value of {key} exceeds the GGUF maximum length")
-    alignment = meta.kv.get("general.alignment")
+    alignment = meta.kv.get(K.ALIGNMENT)
     if alignment is not None:
         vtype, value = alignment
         if vtype != ValueType.UINT32:
@@ -281,7 +234,7 @@ def _check_gguf_level(meta: GGUFMetadata) -> None:
 
 
 def _check_charsmap(keys: _Keys) -> None:
-    key = "tokenizer.ggml.precompiled_charsmap"
+    key = K.PRECOMPILED_CHARSMAP
     arr = keys.array(key)
     if arr is None:
         return
@@ -428,9 +381,6 @@ def _eog_ids(v: LlamaVocab, ids: dict[str, int], token_to_id: dict[bytes, int]) 
     return frozenset(eog)
 
 
-_TOKEN_TYPE_BYTE = 6
-
-
 def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
     """Ids typed BYTE in tokenizer.ggml.token_type (found with C-speed scans)."""
     entry = keys.kv.get(K.TOKEN_TYPE)
@@ -441,7 +391,7 @@ def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
     start = 0
     while True:
         try:
-            i = types.index(_TOKEN_TYPE_BYTE, start, n)
+            i = types.index(TokenType.BYTE, start, n)
         except ValueError:
             return found
         found.append(i)
@@ -498,3 +448,25 @@ def _check_name_lookups(keys: _Keys, arch: str, pre: str, token_to_id: dict[byte
                     f"general.name '{name}' makes llama.cpp look up token '{text}', which this "
                     "vocab lacks (unordered_map::at throws)"
                 )
+
+
+def parse_override(text: str) -> tuple[str, Override]:
+    """``KEY=TYPE:VALUE`` as llama.cpp's --override-kv takes it (int, float, bool, str)."""
+    key, sep, typed = text.partition("=")
+    kind, sep2, raw = typed.partition(":")
+    if not sep or not sep2 or not key:
+        raise InputError("--override-kv", f"expected KEY=TYPE:VALUE, got {text!r}")
+    try:
+        if kind == "int":
+            return key, ("int", int(raw))
+        if kind == "float":
+            return key, ("float", float(raw))
+        if kind == "bool":
+            if raw not in ("true", "false"):
+                raise ValueError
+            return key, ("bool", raw == "true")
+        if kind == "str":
+            return key, ("str", raw)
+    except ValueError:
+        raise InputError("--override-kv", f"invalid {kind} value in {text!r}") from None
+    raise InputError("--override-kv", f"unknown type {kind!r} in {text!r} (int, float, bool, str)")

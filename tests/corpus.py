@@ -48,10 +48,10 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = [
     "CORPUS_FILES",
     "CORPUS_SUBDIR",
-    "CorpusError",
     "SDIST_NAME",
     "SDIST_SHA256",
     "SDIST_VERSION",
+    "CorpusError",
     "cache_root",
     "corpus_dir",
     "corpus_files",

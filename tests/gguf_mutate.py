@@ -25,9 +25,10 @@ so they cannot drift from the format.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from gguf import GGUFValueType as VT
 

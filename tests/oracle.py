@@ -33,8 +33,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 #: Constants from common/speculative.cpp (reference version: llama-cpp-python 0.3.36).
 SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128

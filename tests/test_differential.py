@@ -25,12 +25,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from gguf import GGUFValueType as VT
 from gguf_mutate import GGUFMeta, make_kv, read_kvs, rewrite_gguf, set_tokens, token_texts
-from oracle import require_oracle, llama_values, oracle_compatible
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oracle import llama_values, oracle_compatible, require_oracle
 
 ALL_FILES = [
     "aquila", "baichuan", "bert-bge", "command-r", "deepseek-coder", "deepseek-llm", "falcon",

@@ -10,7 +10,7 @@ from pathlib import Path
 import gguf
 import pytest
 
-from paircheck._source import gguf_keys as K
+from paircheck import constants as K
 from paircheck._source.gguf_reader import (
     FileSource,
     GGUFArray,

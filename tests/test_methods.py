@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from paircheck.api import check_descriptions, describe
-from paircheck.report import FAIL, PASS, SKIP
+from paircheck.findings import FAIL, PASS, SKIP
 
 
 def write_model(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tuple[int, int]] = {},

@@ -13,10 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from gguf import GGUFValueType as VT
-from gguf_mutate import make_kv, rewrite_gguf, token_texts, set_tokens
-from oracle import require_oracle, llama_values, oracle_compatible
+from gguf_mutate import make_kv, rewrite_gguf, set_tokens, token_texts
+from oracle import llama_values, oracle_compatible, require_oracle
 
 SPM, BPE, WPM, UGM = 1, 2, 3, 4
 

@@ -115,7 +115,7 @@ def test_corrected_commands_pass(guide_dir: Path) -> None:
 def test_every_legacy_name_names_its_successor(old: str) -> None:
     result = lint_argv([f"./{old}", "-m", "t.gguf"], env={})
     legacy = [f for f in result.findings if f.code == "PF040"]
-    assert legacy and legacy[0].details["replacement"] == LEGACY[old] and legacy[0].severity == "error"
+    assert legacy and legacy[0].details["replacement"] == LEGACY[old] and legacy[0].status == "fail"
     assert not result.ok
 
 

@@ -13,11 +13,11 @@ import pytest
 from test_preflight import _paircheck, _stand_in
 from test_preflight_guides import paircheck
 
-from paircheck._engine import find_rule
+from paircheck.catalog import find_rule
+from paircheck.findings import Finding
 from paircheck.preflight import codes as C
 from paircheck.preflight.lint import FAIL, OK, UNCHECKED, LintResult, lint_llama
 from paircheck.preflight.llama_server import parse
-from paircheck.report import Finding
 
 PACKAGE = Path(__file__).resolve().parent.parent / "paircheck"
 
@@ -44,8 +44,8 @@ def test_findings_come_from_rules_not_literals() -> None:
 def test_lint_finding_is_the_checks_finding_type() -> None:
     finding = C.emit(C.PF010, C.ERROR, "m", "f", argument="-md")
     assert isinstance(finding, Finding)
-    assert (finding.code, finding.name, finding.message, finding.details, finding.fix, finding.severity) == (
-        "PF010", "draft_without_spec_type", "m", {"argument": "-md"}, "f", "error")
+    assert (finding.code, finding.name, finding.message, finding.details, finding.fix, finding.status) == (
+        "PF010", "draft_without_spec_type", "m", {"argument": "-md"}, "f", "fail")
 
 
 def test_status_order() -> None:
@@ -114,8 +114,8 @@ def test_run_starts_a_checked_command(tmp_path: Path, real_vocab) -> None:  # ty
 
 
 def test_next_line_has_real_paths_quoted_and_is_indented(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
-    models = tmp_path / "my models"
-    models.mkdir()
+    models = tmp_path / "my models" / ("long folder name " * 4).strip()  # so the Next: line wraps
+    models.mkdir(parents=True)
     target, draft = models / "target's.gguf", models / "d.gguf"
     shutil.copyfile(real_vocab("llama-spm"), target)
     shutil.copyfile(real_vocab("qwen2"), draft)
@@ -130,7 +130,7 @@ def test_next_line_has_real_paths_quoted_and_is_indented(tmp_path: Path, real_vo
     joined = " ".join(text.strip() for text in lines[at:])
     assert "TARGET" not in joined and shlex.quote(str(target)) in joined
     # What is printed can be pasted: the shell reads the path back unchanged.
-    command = joined.split("e.g. ", 1)[1].split(" (or", 1)[0]
+    command = joined[joined.index("llama-server"):].split(" (", 1)[0].rstrip(".")
     assert shlex.split(command)[:3] == ["llama-server", "-m", str(target)]
 
 
@@ -155,7 +155,7 @@ def test_vllm_v0_flags_are_errors_with_the_config_spelled(tmp_path: Path) -> Non
     done = _paircheck(["lint-cmd", "--json", "--no-check", line], tmp_path)
     data = json.loads(done.stdout)
     assert done.returncode == 1
-    assert [(f["code"], f["severity"]) for f in data["findings"]] == [("VS001", "error"), ("VS001", "error")]
+    assert [(f["code"], f["status"]) for f in data["findings"]] == [("VS001", "fail"), ("VS001", "fail")]
     spelled = '{"method": "draft_model", "model": "D", "num_speculative_tokens": 5}'
     assert data["findings"][0]["fix"] == f"replace the old flags by --speculative-config '{spelled}'"
     assert shlex.split(data["corrected_command"]) == ["vllm", "serve", "T", "--port", "8000",

@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from httpserver import TestServer
+
 from paircheck._source.hub import parse_hub_spec
-from paircheck._source.resolve import _looks_local
+from paircheck._source.resolve import looks_local
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -40,12 +40,12 @@ def test_missing_local_paths_say_no_such_file(spec: str, gguf_factory, tmp_path:
     assert done.stderr.startswith(f"paircheck: error: {spec}: ")
 
 
-def test_looks_local_keeps_hub_forms() -> None:
+def testlooks_local_keeps_hub_forms() -> None:
     for spec in ("org/name/file.gguf", "org/name/sub/file.gguf", "hf://org/name/file.gguf", "org/name", "org/name:Q4_K_M"):
-        assert not _looks_local(spec), spec
+        assert not looks_local(spec), spec
         assert parse_hub_spec(spec) is not None
     for spec in ("./org/name/file.gguf", "~/m.gguf", "C:\\m\\x.gguf", "C:/m/x.gguf", "dir\\x.gguf", "x.gguf", "a/b.gguf"):
-        assert _looks_local(spec), spec
+        assert looks_local(spec), spec
 
 
 def test_hub_file_form_still_goes_to_the_hub(gguf_factory, tmp_path: Path) -> None:

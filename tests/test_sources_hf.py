@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from gguf_mutate import read_kvs, set_tokens, token_texts, write_kvs
 from hf_build import build_qwen2_folder
+
 from paircheck.api import check_pair, describe
 from paircheck.errors import InputError
 

@@ -14,7 +14,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from gguf_mutate import read_kvs, set_tokens, write_kvs
 from hf_build import (
     CONTROL,
@@ -26,6 +25,7 @@ from hf_build import (
     build_xlmr_unigram_folder,
     gguf_vocab,
 )
+
 from paircheck._source import hf_folder
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
 from paircheck.api import check_pair, describe

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from gguf_mutate import read_kvs, set_tokens, token_texts, write_kvs
 from hf_build import build_qwen2_folder
 from httpserver import COMMIT, TestServer
+
 from paircheck._source.hub import choose_gguf, parse_hub_spec
 
 TAIL = 32 << 20

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from paircheck._engine import llamacpp
 from paircheck._engine.common import MODEL, TableEngine, finding, is_recurrent, kind_check, result
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, PASS, Finding, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, CheckResult, Finding, Report
 
 ENGINE = "koboldcpp"
 VERSION = "KoboldCpp >= 1.115 (llama.cpp's strict draft-simple check; older builds translated vocabularies)"
@@ -49,7 +48,7 @@ RULES = (R_KIND, R_COUNT, R_LLAMA, W_COUNT)
 
 
 def draft(target: ModelDescription, d: ModelDescription, method: str) -> Report:
-    checks: list[CheckResult] = []
+    checks: list[Finding] = []
     if is_recurrent(d):
         checks.append(result(R_KIND, FAIL, "the draft is recurrent/hybrid: 'Speculative decoding cannot be used "
                              "with Recurrent draft models!'"))

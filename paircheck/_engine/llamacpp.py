@@ -10,15 +10,16 @@ pays for at run time, and never says.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
+from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.interface import Rule
-from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, CheckResult, Finding, Report
+from paircheck._engine.common import finding, result, shell_path
+from paircheck._engine.interface import Needs
+from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
+from paircheck.model import LlamaVocab, ModelDescription
 from paircheck.textshow import show
-from paircheck.vocab import LlamaVocab
 
 ENGINE = "llama.cpp"
 METHOD = "draft-simple"
@@ -168,19 +169,11 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def _result(rule: Rule, status: str, message: str, **details: object) -> CheckResult:
-    return CheckResult(rule.code, rule.name, status, message, dict(details), rule.fix if status == FAIL else None)
-
-
-def _finding(rule: Rule, message: str, **details: object) -> Finding:
-    return Finding(rule.code, rule.name, message, dict(details), rule.fix)
-
-
-def check_loadable(side: str, vocab: LlamaVocab) -> CheckResult:
+def check_loadable(side: str, vocab: LlamaVocab) -> Finding:
     if vocab.failure is None:
-        return _result(R_LOADABLE, PASS, f"{side}: llama.cpp loads the vocabulary", side=side)
+        return result(R_LOADABLE, PASS, f"{side}: llama.cpp loads the vocabulary", side=side)
     how = "aborts the process while loading" if vocab.failure.aborts else "refuses to load"
-    return _result(
+    return result(
         R_LOADABLE,
         FAIL,
         f"{side}: llama.cpp {how} it: {vocab.failure.message}",
@@ -190,15 +183,15 @@ def check_loadable(side: str, vocab: LlamaVocab) -> CheckResult:
     )
 
 
-def _skip(rule: Rule) -> CheckResult:
-    return _result(rule, SKIP, "not checked: a file does not load")
+def _skip(rule: Rule) -> Finding:
+    return result(rule, SKIP, "not checked: a file does not load")
 
 
-def check_vocab_type(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+def check_vocab_type(t: LlamaVocab, d: LlamaVocab) -> Finding:
     details = dict(target=t.vocab_type, draft=d.vocab_type, target_name=t.vocab_type_name, draft_name=d.vocab_type_name)
     if t.vocab_type == d.vocab_type:
-        return _result(R_VOCAB_TYPE, PASS, f"both are {t.vocab_type_name}", **details)
-    return _result(
+        return result(R_VOCAB_TYPE, PASS, f"both are {t.vocab_type_name}", **details)
+    return result(
         R_VOCAB_TYPE,
         FAIL,
         f"vocab types differ: target {t.vocab_type_name} ({t.tokenizer_model}), "
@@ -207,11 +200,11 @@ def check_vocab_type(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
     )
 
 
-def _check_special(rule: Rule, what: str, t_add: bool, d_add: bool, t_id: int, d_id: int) -> CheckResult:
+def _check_special(rule: Rule, what: str, t_add: bool, d_add: bool, t_id: int, d_id: int) -> Finding:
     details = dict(target_add=t_add, draft_add=d_add, target_id=t_id, draft_id=d_id)
     if t_add != d_add:
         verb = "adds" if what == "BOS" else "appends"
-        return _result(
+        return result(
             rule,
             FAIL,
             f"the target {'' if t_add else 'never '}{verb} {what}, the draft "
@@ -219,27 +212,27 @@ def _check_special(rule: Rule, what: str, t_add: bool, d_add: bool, t_id: int, d
             **details,
         )
     if t_add and t_id != d_id:
-        return _result(rule, FAIL, f"both add {what} but the ids differ: target {t_id}, draft {d_id}", **details)
+        return result(rule, FAIL, f"both add {what} but the ids differ: target {t_id}, draft {d_id}", **details)
     if not t_add:
-        return _result(rule, PASS, f"neither adds {what} (ids not compared)", **details)
-    return _result(rule, PASS, f"both add {what} {t_id}", **details)
+        return result(rule, PASS, f"neither adds {what} (ids not compared)", **details)
+    return result(rule, PASS, f"both add {what} {t_id}", **details)
 
 
-def check_bos(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+def check_bos(t: LlamaVocab, d: LlamaVocab) -> Finding:
     return _check_special(R_BOS, "BOS", t.add_bos, d.add_bos, t.bos_id, d.bos_id)
 
 
-def check_eos(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+def check_eos(t: LlamaVocab, d: LlamaVocab) -> Finding:
     return _check_special(R_EOS, "EOS", t.add_eos, d.add_eos, t.eos_id, d.eos_id)
 
 
-def check_vocab_size(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+def check_vocab_size(t: LlamaVocab, d: LlamaVocab) -> Finding:
     diff = abs(t.n_tokens - d.n_tokens)
     limit = T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE
     details = dict(target=t.n_tokens, draft=d.n_tokens, difference=diff, max_difference=limit)
     if diff <= limit:
-        return _result(R_VOCAB_SIZE, PASS, f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})", **details)
-    return _result(
+        return result(R_VOCAB_SIZE, PASS, f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})", **details)
+    return result(
         R_VOCAB_SIZE,
         FAIL,
         f"token counts differ by {diff}: target {t.n_tokens}, draft {d.n_tokens} (at most {limit} allowed)",
@@ -264,23 +257,23 @@ def first_text_difference(t: LlamaVocab, d: LlamaVocab) -> int | None:
     return None
 
 
-def check_token_text(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
+def check_token_text(t: LlamaVocab, d: LlamaVocab) -> Finding:
     start = T.SPEC_VOCAB_CHECK_START_TOKEN_ID
     end = min(t.n_tokens, d.n_tokens)
     if t.vocab_type == T.VOCAB_NONE or d.vocab_type == T.VOCAB_NONE:
         if t.vocab_type == d.vocab_type and end > start:
-            return _result(
+            return result(
                 R_TOKEN_TEXT, FAIL,
                 "neither vocabulary has token texts: llama.cpp aborts (GGML_ASSERT) when it reads them",
                 first_id=start, aborts=True,
             )
-        return _result(R_TOKEN_TEXT, SKIP if end > start else PASS, "no token texts to compare (vocab type NONE)")
+        return result(R_TOKEN_TEXT, SKIP if end > start else PASS, "no token texts to compare (vocab type NONE)")
     index = first_text_difference(t, d)
     if index is None:
         compared = max(0, end - start)
-        return _result(R_TOKEN_TEXT, PASS, f"{compared} token texts equal (ids {start}..{end - 1})", compared=compared)
+        return result(R_TOKEN_TEXT, PASS, f"{compared} token texts equal (ids {start}..{end - 1})", compared=compared)
     differing = sum(map(operator.ne, t.texts[index:end], d.texts[index:end]))
-    return _result(
+    return result(
         R_TOKEN_TEXT,
         FAIL,
         f"token {index} differs: target {show(t.texts[index])}, draft {show(d.texts[index])} "
@@ -294,7 +287,7 @@ def check_token_text(t: LlamaVocab, d: LlamaVocab) -> CheckResult:
 
 
 # (rule, function of the two vocabs); loadable comes first, then llama.cpp's order.
-PAIR_CHECKS: tuple[tuple[Rule, Callable[[LlamaVocab, LlamaVocab], CheckResult]], ...] = (
+PAIR_CHECKS: tuple[tuple[Rule, Callable[[LlamaVocab, LlamaVocab], Finding]], ...] = (
     (R_VOCAB_TYPE, check_vocab_type),
     (R_BOS, check_bos),
     (R_EOS, check_eos),
@@ -303,7 +296,7 @@ PAIR_CHECKS: tuple[tuple[Rule, Callable[[LlamaVocab, LlamaVocab], CheckResult]],
 )
 
 
-def run_checks(t: LlamaVocab, d: LlamaVocab) -> list[CheckResult]:
+def run_checks(t: LlamaVocab, d: LlamaVocab) -> list[Finding]:
     checks = [check_loadable("target", t), check_loadable("draft", d)]
     both_load = t.loadable and d.loadable
     for rule, check in PAIR_CHECKS:
@@ -337,7 +330,7 @@ def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
             f"(get_sub_batch: failed to add token) when the prompt or output contains one"
         )
     kind = f"{len(real)} of them are real tokens" if real else "all of them look like padding"
-    return _finding(
+    return finding(
         W_VOCAB_TAIL,
         f"{effect} ({kind}; e.g. {sample})",
         larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20],
@@ -365,7 +358,7 @@ def warn_end_of_generation(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
             + ", ".join(show(x) for x in missing[:4])
             + ": it keeps drafting past the target's end"
         )
-    return _finding(
+    return finding(
         W_EOG,
         message,
         target_eog=sorted(show(x) for x in t_eog),
@@ -382,20 +375,23 @@ def warn_loader_defaults(side: str, v: LlamaVocab) -> Finding | None:
         notes.append(f"{empties} empty token text(s) replaced with [EMPTY_<id>]")
     if not notes:
         return None
-    return _finding(W_LOADER, f"{side}: " + "; ".join(notes[:4]), side=side, loader_warnings=notes)
+    return finding(W_LOADER, f"{side}: " + "; ".join(notes[:4]), side=side, loader_warnings=notes)
 
 
 def warn_tokenization(target: ModelDescription, draft: ModelDescription) -> Finding | None:
     t, d = target.vocab, draft.vocab
     if t.vocab_type != T.VOCAB_BPE or d.vocab_type != T.VOCAB_BPE:
         return None
-    t_merges = _count(target, "tokenizer.ggml.merges")
-    d_merges = _count(draft, "tokenizer.ggml.merges")
+    t_merges = _count(target, K.MERGES)
+    d_merges = _count(draft, K.MERGES)
     if t.pre == d.pre and t_merges == d_merges:
         return None
-    return _finding(
+    pre = f"pre-tokenizer {t.pre!r} vs {d.pre!r}" if t.pre != d.pre else f"the same pre-tokenizer {t.pre!r}"
+    merges = (f"{t_merges} vs {d_merges} merges" if t_merges != d_merges
+              else f"the same number of merges ({t_merges})")
+    return finding(
         W_TOKENIZATION,
-        f"pre-tokenizer {t.pre!r} vs {d.pre!r}, {t_merges} vs {d_merges} merges",
+        f"{pre}, {merges}",
         target_pre=t.pre, draft_pre=d.pre, target_merges=t_merges, draft_merges=d_merges,
     )
 
@@ -413,7 +409,7 @@ def warn_head(draft: ModelDescription) -> Finding | None:
     method = HEAD_ARCHITECTURES.get(arch)
     if method is None:
         return None
-    return _finding(
+    return finding(
         W_HEAD,
         f"the draft's architecture is {arch!r}: it is a head for {method}, not a standalone draft",
         architecture=arch, method=method,
@@ -422,7 +418,7 @@ def warn_head(draft: ModelDescription) -> Finding | None:
 
 def warn_none(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
     if t.vocab_type == d.vocab_type == T.VOCAB_NONE and min(t.n_tokens, d.n_tokens) > 5:
-        return _finding(W_NONE_ABORT, "both files have no vocabulary; llama.cpp aborts while comparing them")
+        return finding(W_NONE_ABORT, "both files have no vocabulary; llama.cpp aborts while comparing them")
     return None
 
 
@@ -465,10 +461,10 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
     if first is not None and first.name in ENGINE_MESSAGES:
         report.engine_says = ENGINE_MESSAGES[first.name]
     if report.compatible:
-        report.next_steps.append(
-            "llama-server -m TARGET -md DRAFT --spec-type draft-simple "
-            "(without --spec-type the draft is loaded but never used, silently)"
-        )
+        report.next_steps += [
+            f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
+            "Without --spec-type the draft is loaded but never used, silently.",
+        ]
     return report
 
 
@@ -491,6 +487,15 @@ class LlamaCppEngine:
     default_method: str = METHOD
     rules: tuple[Rule, ...] = field(default_factory=lambda: RULES + _method_rules())
 
+    def resolve(self, method: str | None) -> str | None:
+        if method is None:
+            return self.default_method
+        return method if method in self.methods else None
+
+    def needs(self, method: str) -> Needs:
+        # N-gram methods read no model at all beyond the target's existence.
+        return Needs(tensor_infos=method not in K.LLAMACPP_NGRAM_METHODS)
+
     def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report:
         if method != METHOD:
             from paircheck._engine.llamacpp_methods import evaluate_method
@@ -499,7 +504,7 @@ class LlamaCppEngine:
         report = evaluate(target, draft, method)
         if not report.compatible:
             # The draft-simple verdict itself is unchanged; only a way forward is added.
-            from paircheck._engine.llamacpp_methods import NGRAM_SUGGESTION
+            from paircheck._engine.llamacpp_methods import ngram_suggestion
 
-            report.next_steps.append(NGRAM_SUGGESTION)
+            report.next_steps += ngram_suggestion(target)
         return report

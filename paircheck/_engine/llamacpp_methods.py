@@ -1,6 +1,6 @@
 """llama.cpp's other speculative types: draft-eagle3, draft-mtp, draft-dflash/-dspark, ngram-*.
 
-None of these runs the draft-simple vocab check (llamacpp-rules.md section 4). What they
+None of these runs the draft-simple vocab check (common/speculative.cpp). What they
 need instead is metadata of the head and of the target: the head's architecture and
 required keys, layer ids that exist in the target, hidden sizes that fit. The reference
 version checks some of this at load time (a hard exit), some at init (a soft failure: the
@@ -10,12 +10,11 @@ at all (a failure at the first batch). Each check says which.
 
 from __future__ import annotations
 
+from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import arch_value, architecture, compare_texts, finding, result, tensor_names
-from paircheck._engine.interface import Rule
-from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, CheckResult, Finding, Report
-from paircheck._source.gguf_reader import GGUFArray
+from paircheck._engine.common import arch_value, architecture, compare_texts, finding, result, shell_path, tensor_names
+from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
+from paircheck.model import GGUFArray, ModelDescription
 
 ENGINE = "llama.cpp"
 EAGLE3, MTP, DFLASH, DSPARK = "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark"
@@ -30,10 +29,12 @@ NGRAM_FLAGS = {
     "ngram-map-k4v": "--spec-type ngram-map-k4v",
     "ngram-cache": "--spec-type ngram-cache -lcs STATIC.bin (optional -lcd DYNAMIC.bin)",
 }
-NGRAM_SUGGESTION = (
-    "No draft needed: the n-gram methods draft from the prompt and the output so far, "
-    "e.g. llama-server -m TARGET --spec-type ngram-mod (or --spec-default)."
-)
+def ngram_suggestion(target: ModelDescription) -> list[str]:
+    """What to do when no draft fits: the draftless n-gram methods (prose, then the command)."""
+    return [
+        "No draft needed: the n-gram methods draft from the prompt and the output so far, for example:",
+        f"llama-server -m {shell_path(target)} --spec-type ngram-mod",
+    ]
 
 HEAD_FIX = "Use the head published for this exact target model, converted with the same llama.cpp version."
 
@@ -161,7 +162,8 @@ RULES: tuple[Rule, ...] = (
     R_D_WIDTH, R_D_SPARK, R_M_LAYERS, R_M_WIDTH, R_M_ASSIST, R_NGRAM, W_HEAD_VOCAB, W_OTHER_MODEL,
 )
 
-# Architectures with MTP-loading code in the reference version (llamacpp-rules.md 4.3).
+# Architectures with MTP-loading code in the reference version (src/llama-model.cpp: the
+# architectures that load nextn/MTP layers).
 MTP_ARCHITECTURES = frozenset({
     "deepseek2", "deepseek32", "deepseek4", "qwen3next", "qwen35", "qwen35moe", "step35",
     "glm5-next", "glm4moe", "glm4-moe", "glm-dsa", "bailingmoe3", "cohere2moe", "nemotron-h",
@@ -190,7 +192,7 @@ def _layer_ids(desc: ModelDescription, key: str) -> tuple[list[int] | None, int 
     return [int(v) for v in value.values], value.elem_type
 
 
-def _check_range(rule: Rule, ids: list[int] | None, target: ModelDescription, abort_text: str) -> CheckResult:
+def _check_range(rule: Rule, ids: list[int] | None, target: ModelDescription, abort_text: str) -> Finding:
     n_layer = target_n_layer(target)
     if ids is None:
         return result(rule, SKIP, "not checked: the head has no layer ids")
@@ -234,23 +236,23 @@ def _warn_other_model(target: ModelDescription, draft: ModelDescription) -> Find
                    f"{ident.name or ident.basename or ident.repo}", head_base_models=bases)
 
 
-def _report(method: str, target: ModelDescription, draft: ModelDescription, checks: list[CheckResult],
-            warnings: list[Finding | None], says: dict[str, str], next_step: str) -> Report:
+def _report(method: str, target: ModelDescription, draft: ModelDescription, checks: list[Finding],
+            warnings: list[Finding | None], says: dict[str, str], next_steps: list[str]) -> Report:
     report = Report(ENGINE, method, target, draft, checks, [w for w in warnings if w is not None],
                     engine_version=T.REFERENCE_VERSION)
     first = report.first_failure
     if first is not None:
         report.engine_says = says.get(first.name)
-        report.next_steps.append(NGRAM_SUGGESTION)
+        report.next_steps += ngram_suggestion(target)
     else:
-        report.next_steps.append(next_step)
+        report.next_steps += next_steps
     return report
 
 
 def evaluate_eagle3(target: ModelDescription, draft: ModelDescription) -> Report:
-    checks: list[CheckResult] = []
+    checks: list[Finding] = []
     arch = architecture(draft)
-    ids, elem = _layer_ids(draft, "eagle3.target_layers")
+    ids, elem = _layer_ids(draft, K.EAGLE3_TARGET_LAYERS)
     if arch != "eagle3":
         checks.append(result(R_E_ARCH, FAIL, f"the draft's architecture is {arch or 'missing'!r}, not eagle3",
                              architecture=arch))
@@ -266,8 +268,8 @@ def evaluate_eagle3(target: ModelDescription, draft: ModelDescription) -> Report
                                  "in 'extract_layers'' (the draft fails to load)", layer_ids=ids))
         else:
             checks.append(result(R_E_LAYERS, PASS, f"target layers {ids}", layer_ids=ids, elem_type=elem))
-        hidden = _int(draft.metadata.get("eagle3.target_hidden_size"))
-        missing = [k for k in ("eagle3.target_hidden_size", "eagle3.attention.layer_norm_rms_epsilon")
+        hidden = _int(draft.metadata.get(K.EAGLE3_TARGET_HIDDEN_SIZE))
+        missing = [k for k in (K.EAGLE3_TARGET_HIDDEN_SIZE, K.EAGLE3_RMS_EPS)
                    if draft.metadata.get(k) is None]
         if missing:
             checks.append(result(R_E_KEYS, FAIL, f"key not found in model: {missing[0]} (the draft fails to load)",
@@ -291,14 +293,14 @@ def evaluate_eagle3(target: ModelDescription, draft: ModelDescription) -> Report
         "eagle3_layer_range": "GGML_ABORT: EAGLE3: target layer id ... exceeds target n_layer ...",
     }
     return _report(EAGLE3, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
-                   says, "llama-server -m TARGET -md EAGLE3_HEAD --spec-type draft-eagle3 "
-                   "(EAGLE-3 is never auto-detected: --spec-type is required)")
+                   says, [f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-eagle3",
+                          "EAGLE-3 is never auto-detected: --spec-type is required."])
 
 
 def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: str = DFLASH) -> Report:
-    checks: list[CheckResult] = []
+    checks: list[Finding] = []
     arch = architecture(draft)
-    ids, _ = _layer_ids(draft, "dflash.target_layers")
+    ids, _ = _layer_ids(draft, K.DFLASH_TARGET_LAYERS)
     rules_after = (R_D_KEYS, R_D_RANGE, R_D_WIDTH) + ((R_D_SPARK,) if method == DSPARK else ())
     if arch != "dflash":
         checks.append(result(R_D_ARCH, FAIL, f"the draft's architecture is {arch or 'missing'!r}, not dflash: "
@@ -309,14 +311,14 @@ def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: s
         problems = []
         if not ids:
             problems.append("DFlash model requires 'target_layers' in GGUF metadata")
-        if draft.metadata.get("dflash.attention.layer_norm_rms_epsilon") is None:
+        if draft.metadata.get(K.DFLASH_RMS_EPS) is None:
             problems.append("key not found in model: dflash.attention.layer_norm_rms_epsilon")
-        act = draft.metadata.get("dflash.hidden_activation")
+        act = draft.metadata.get(K.DFLASH_HIDDEN_ACTIVATION)
         if act is not None and act not in ACTIVATIONS:
             problems.append(f"unsupported DFlash hidden activation: {act}")
         names = tensor_names(draft)
-        selector_keys = ("dflash.conv_kernel_size", "dflash.conv_group_size", "dflash.selector_rank",
-                         "dflash.selector_top_k")
+        selector_keys = (K.DFLASH_CONV_KERNEL_SIZE, K.DFLASH_CONV_GROUP_SIZE, K.DFLASH_SELECTOR_RANK,
+                         K.DFLASH_SELECTOR_TOP_K)
         if names is not None and "selector_hidden.weight" in names and any(
                 draft.metadata.get(k) is None for k in selector_keys):
             problems.append("DFlash2 model is missing conv/selector metadata")
@@ -335,14 +337,15 @@ def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: s
     says = {"dflash_architecture": "GGML_ASSERT: DFlash model has no target_layer_ids",
             "dflash_keys": "error loading model hyperparameters: ...",
             "dflash_layer_range": "GGML_ASSERT(lid <= n_layer)"}
-    block = draft.metadata.get("dflash.block_size")
-    step = (f"llama-server -m TARGET -md HEAD --spec-type {method} (auto-detected from the head when "
-            f"--spec-type is not given); n-max is clamped to the trained block size ({block or 16})")
+    block = draft.metadata.get(K.DFLASH_BLOCK_SIZE)
+    step = [f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type {method}",
+            f"The type is auto-detected from the head when --spec-type is not given; n-max is clamped to the "
+            f"trained block size ({block or 16})."]
     return _report(method, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
                    says, step)
 
 
-def _check_width(rule: Rule, head: int | None, target: int | None, what: str, failure: str) -> CheckResult:
+def _check_width(rule: Rule, head: int | None, target: int | None, what: str, failure: str) -> Finding:
     """A head's width must equal the target's; nothing checks it at startup."""
     if head is None or target is None:
         return result(rule, SKIP, "not checked: an embedding_length is missing")
@@ -365,7 +368,7 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
     base = draft if separate else target
     arch = architecture(base)
     nextn = _int(arch_value(base, "nextn_predict_layers")) or 0
-    checks: list[CheckResult] = []
+    checks: list[Finding] = []
     who = "the draft" if separate else "the target"
     if arch == "gemma4-assistant":
         checks.append(result(R_M_LAYERS, PASS, f"{who} is a Gemma 4 assistant (an MTP drafter)"))
@@ -395,8 +398,9 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
     says = {"mtp_layers": "context type MTP requested but model doesn't contain MTP layers; failed to create "
             "MTP context (the server exits)",
             "mtp_width": "GGML_ASSERT: MTP input row width must match the target h_nextn width"}
-    step = ("llama-server -m TARGET -md MTP_HEAD --spec-type draft-mtp" if separate else
-            "llama-server -m TARGET --spec-type draft-mtp (no -md: the target's own MTP layers draft)")
+    step = ([f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-mtp"] if separate else
+            [f"llama-server -m {shell_path(target)} --spec-type draft-mtp",
+             "No -md: the target's own MTP layers draft."])
     warnings = [_warn_vocab(target, draft), _warn_other_model(target, draft)] if separate else []
     return _report(MTP, target, draft, checks, warnings, says, step)
 
@@ -404,7 +408,7 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
 def evaluate_ngram(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
     checks = [result(R_NGRAM, PASS, f"{method} needs no draft model and no metadata")]
     report = Report(ENGINE, method, target, draft, checks, engine_version=T.REFERENCE_VERSION)
-    report.next_steps.append(f"llama-server -m TARGET {NGRAM_FLAGS[method]}")
+    report.next_steps.append(f"llama-server -m {shell_path(target)} {NGRAM_FLAGS[method]}")
     return report
 
 

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from paircheck._engine import llamacpp
 from paircheck._engine.common import MODEL, TableEngine, base_vocab_size, kind_check, result
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, CheckResult, Report
 
 ENGINE = "lmstudio"
 VERSION = "LM Studio >= 0.3.10 (speculative decoding since 2025-02); MLX engine at 08f0c07"
@@ -43,7 +42,7 @@ RULES = (R_KIND, R_GGUF, R_MLX)
 
 
 def draft(target: ModelDescription, d: ModelDescription, method: str) -> Report:
-    checks: list[CheckResult] = [kind_check(R_KIND, d, (MODEL,), "LM Studio's draft picker does not offer it;",
+    checks: list[Finding] = [kind_check(R_KIND, d, (MODEL,), "LM Studio's draft picker does not offer it;",
                                             "run llama-server with the head's --spec-type")]
     mlx = target.hf is not None and d.hf is not None
     says = None

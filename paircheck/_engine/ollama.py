@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from paircheck._engine import llamacpp_methods as M
 from paircheck._engine.common import DFLASH, DSPARK, MTP_HEAD, TableEngine, architecture, drafter_kind, result
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, PASS, Finding, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, CheckResult, Report
 
 ENGINE = "ollama"
 VERSION = "Ollama >= 0.23.1 (DRAFT instruction; snapshot fb30760, 2026-08)"
@@ -43,7 +42,7 @@ def launched_method(draft: ModelDescription) -> str:
 
 def draft(target: ModelDescription, d: ModelDescription, method: str) -> Report:
     kind = drafter_kind(d)
-    checks: list[CheckResult] = []
+    checks: list[Finding] = []
     if d.hf is not None and d.source_kind != "gguf":
         ok = any(a in MLX_DRAFT_ARCHITECTURES or "Assistant" in a for a in d.hf.architectures)
         checks.append(result(R_KIND, PASS if ok else FAIL,

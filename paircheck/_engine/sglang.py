@@ -8,9 +8,8 @@ differs in embedding padding is reported as unknown rather than guessed.
 from __future__ import annotations
 
 from paircheck._engine.common import EAGLE, EAGLE3, MODEL, TableEngine, compare_texts, kind_check, result, rows_detail
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, PASS, SKIP, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, Report
 
 ENGINE = "sglang"
 VERSION = "SGLang after PR #23838 (2026-04, STANDALONE vocab validation); earlier releases accepted any draft"

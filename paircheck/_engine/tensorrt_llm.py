@@ -8,10 +8,9 @@ refused because it cannot help.
 from __future__ import annotations
 
 from paircheck._engine.common import EAGLE3, MODEL, TableEngine, finding, kind_check, result, rows_detail
-from paircheck._engine.interface import Rule
 from paircheck._engine.vllm import tokens_check
+from paircheck.findings import Finding, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import Finding, Report
 
 ENGINE = "tensorrt-llm"
 VERSION = "TensorRT-LLM (docs at 04c8822; PyTorch backend)"

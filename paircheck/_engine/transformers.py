@@ -9,11 +9,18 @@ the same and only the padding differs.
 from __future__ import annotations
 
 from paircheck._engine.common import (
-    MODEL, MTP_HEAD, TableEngine, compare_texts, finding, is_recurrent, kind_check, result, rows_detail,
+    MODEL,
+    MTP_HEAD,
+    TableEngine,
+    compare_texts,
+    finding,
+    is_recurrent,
+    kind_check,
+    result,
+    rows_detail,
 )
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, Finding, Report
 
 ENGINE = "transformers"
 VERSION = "transformers >= 4.46 (UAD); sampling with UAD >= 4.50"

@@ -10,12 +10,23 @@ just proposes other tokens.
 from __future__ import annotations
 
 from paircheck._engine.common import (
-    DFLASH, DSPARK, EAGLE, EAGLE3, MODEL, MTP_HEAD, TableEngine, architecture, compare_texts, drafter_kind,
-    finding, kind_check, result, rows_detail,
+    DFLASH,
+    DSPARK,
+    EAGLE,
+    EAGLE3,
+    MODEL,
+    MTP_HEAD,
+    TableEngine,
+    architecture,
+    compare_texts,
+    drafter_kind,
+    finding,
+    kind_check,
+    result,
+    rows_detail,
 )
-from paircheck._engine.interface import Rule
+from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import ModelDescription
-from paircheck.report import FAIL, PASS, SKIP, CheckResult, Finding, Report
 
 ENGINE = "vllm"
 VERSION = ("vLLM V1 (SpeculativeConfig at 002e77c); draft_model needs vLLM > 0.10.0, and some releases "
@@ -80,7 +91,7 @@ RULES = (R_KIND, R_ROWS, R_TOKENS, R_MTP, R_DRAFTLESS, W_VERIFIER, W_NAME)
 HEAD_METHODS = {"eagle": (EAGLE,), "eagle3": (EAGLE3,), "dflash": (DFLASH,), "dspark": (DSPARK,)}
 
 
-def rows_check(rule: Rule, target: ModelDescription, draft: ModelDescription, error: str | None) -> CheckResult:
+def rows_check(rule: Rule, target: ModelDescription, draft: ModelDescription, error: str | None) -> Finding:
     t, d = rows_detail(target, draft)
     details = dict(target=t.value, draft=d.value, target_source=t.source, draft_source=d.source)
     if t.value is None or d.value is None:
@@ -93,7 +104,7 @@ def rows_check(rule: Rule, target: ModelDescription, draft: ModelDescription, er
                   + (f": '{error.format(t=t.value, d=d.value)[:70]}...'" if error else ""), **details)
 
 
-def tokens_check(rule: Rule, target: ModelDescription, draft: ModelDescription, effect: str) -> CheckResult:
+def tokens_check(rule: Rule, target: ModelDescription, draft: ModelDescription, effect: str) -> Finding:
     cmp = compare_texts(target, draft)
     if cmp is None:
         return result(rule, SKIP, "not checked: a side has no token texts")
@@ -103,7 +114,7 @@ def tokens_check(rule: Rule, target: ModelDescription, draft: ModelDescription, 
                   f"{cmp.draft_text}; {effect}", first_id=cmp.first_difference)
 
 
-def _report(method: str, target: ModelDescription, draft: ModelDescription, checks: list[CheckResult],
+def _report(method: str, target: ModelDescription, draft: ModelDescription, checks: list[Finding],
             warnings: list[Finding | None] = ()) -> Report:  # type: ignore[assignment]
     report = Report(ENGINE, method, target, draft, checks, [w for w in warnings if w is not None],
                     engine_version=VERSION)

@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import os
 import struct
-from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Protocol
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
 
-from paircheck._source.gguf_keys import SCALAR_FORMATS, ValueType
+from paircheck.constants import SCALAR_FORMATS, ValueType
+from paircheck.model import GGUFArray, GGUFMetadata, TensorInfo
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -71,50 +73,6 @@ class FileSource:
     def read_at(self, offset: int, length: int) -> bytes:
         self._handle.seek(offset)
         return self._handle.read(length)
-
-
-@dataclass(frozen=True)
-class GGUFArray:
-    """An array value. ``values`` is None when the array was counted but not kept;
-    ``head`` then holds its first raw bytes (enough for llama.cpp's size checks)."""
-
-    elem_type: int
-    count: int
-    values: list[Any] | None
-    head: bytes = b""
-
-
-@dataclass(frozen=True)
-class TensorInfo:
-    name: str
-    shape: tuple[int, ...]
-    ggml_type: int
-    offset: int
-
-
-@dataclass
-class GGUFMetadata:
-    """The header and key/value section of one GGUF file, as stored."""
-
-    version: int
-    byte_order: str  # "<" or ">"
-    tensor_count: int
-    kv: dict[str, tuple[int, Any]]  # key -> (value type, value)
-    kv_end: int  # offset of the first byte after the kv section
-    duplicate_keys: list[str] = field(default_factory=list)
-    tensors: list[TensorInfo] | None = None  # filled by read_tensor_infos
-
-    def get(self, key: str, default: Any = None) -> Any:
-        entry = self.kv.get(key)
-        return default if entry is None else entry[1]
-
-    def type_of(self, key: str) -> int | None:
-        entry = self.kv.get(key)
-        return None if entry is None else entry[0]
-
-    @property
-    def big_endian(self) -> bool:
-        return self.byte_order == ">"
 
 
 class _Cursor:

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
+from paircheck._source.interface import ReadOptions
 from paircheck._source.remote import describe_remote_gguf, http_timeout
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.vocab import Override
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]+"
@@ -140,16 +140,11 @@ def _list_files(ref: HubRef, settings: HubSettings, location: str) -> list[str]:
     api = HfApi(endpoint=settings.endpoint, token=settings.token)
     try:
         return list(api.list_repo_files(ref.repo_id, revision=ref.revision))
-    except Exception as exc:  # noqa: BLE001 - mapped to one line
+    except Exception as exc:
         raise _hub_error(location, exc, settings) from None
 
 
-def describe_hub(
-    spec: str,
-    ref: HubRef,
-    overrides: dict[str, Override] | None = None,
-    progress: bool = False,
-) -> ModelDescription:
+def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
     settings = HubSettings.from_env()
     snap = _snapshot(settings, ref)
     cached = _cached_files(snap) if snap is not None else []
@@ -160,9 +155,9 @@ def describe_hub(
         if wants_gguf or not any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
             chosen = ref.filename if ref.filename in cached else choose_gguf(cached, ref.tag) if not ref.filename else None
             if chosen is not None:
-                return _local_gguf(snap / chosen, spec, ref, overrides)
+                return _local_gguf(snap / chosen, spec, options)
         elif any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
-            return describe_hf_folder(snap, spec, "hub", overrides, repo_id=ref.repo_id)
+            return describe_hf_folder(snap, spec, "hub", options.overrides, repo_id=ref.repo_id)
     if settings.offline:
         raise InputError(spec, "not in the local Hugging Face cache, and HF_HUB_OFFLINE is set")
 
@@ -175,19 +170,18 @@ def describe_hub(
             listing = ", ".join(ggufs[:6]) or "none"
             what = f"file {ref.filename}" if ref.filename else f"GGUF for {ref.tag or 'Q4_K_M/Q8_0'}"
             raise InputError(spec, f"no {what} in {ref.repo_id} (GGUF files: {listing})")
-        return _remote_gguf(chosen, spec, ref, settings, overrides, progress)
+        return _remote_gguf(chosen, spec, ref, settings, options)
     if not has_tokenizer:
         raise InputError(spec, f"{ref.repo_id} has neither GGUF files nor tokenizer.json/tokenizer.model")
-    return _download_folder(files, spec, ref, settings, overrides)
+    return _download_folder(files, spec, ref, settings, options)
 
 
-def _local_gguf(path: Path, spec: str, ref: HubRef, overrides: dict[str, Override] | None) -> ModelDescription:
+def _local_gguf(path: Path, spec: str, options: ReadOptions) -> ModelDescription:
+    """A GGUF already in the Hub cache: read exactly as the same file given by path."""
     from paircheck._source.gguf_file import describe_gguf_file
 
-    if path.stat().st_size < 64 << 10 and path.name.endswith(".gguf"):
-        pass  # a small file in a cache is still read: the reader names what it is instead
-    desc = describe_gguf_file(str(path), overrides)
-    desc.location, desc.source_kind = spec, "hub"
+    desc = describe_gguf_file(str(path), options, source_kind="hub")
+    desc.location = spec
     return desc
 
 
@@ -196,20 +190,19 @@ def _remote_gguf(
     spec: str,
     ref: HubRef,
     settings: HubSettings,
-    overrides: dict[str, Override] | None,
-    progress: bool,
+    options: ReadOptions,
 ) -> ModelDescription:
     from huggingface_hub import hf_hub_url
 
     url = hf_hub_url(ref.repo_id, filename, revision=ref.revision, endpoint=settings.endpoint)
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
-    desc = describe_remote_gguf(url, spec, "hub", headers, progress, hub=True, overrides=overrides)
+    desc = describe_remote_gguf(url, spec, options, "hub", headers, hub=True)
     desc.notes.append(f"read {filename} from {ref.repo_id} (metadata only)")
     return desc
 
 
 def _download_folder(
-    files: list[str], spec: str, ref: HubRef, settings: HubSettings, overrides: dict[str, Override] | None
+    files: list[str], spec: str, ref: HubRef, settings: HubSettings, options: ReadOptions
 ) -> ModelDescription:
     from huggingface_hub import hf_hub_download
 
@@ -227,8 +220,24 @@ def _download_folder(
                 cache_dir=settings.cache_dir,
                 etag_timeout=http_timeout(),
             )
-        except Exception as exc:  # noqa: BLE001 - mapped to one line
+        except Exception as exc:
             raise _hub_error(spec, exc, settings) from None
         folder = Path(local).parent
     assert folder is not None
-    return describe_hf_folder(folder, spec, "hub", overrides, repo_id=ref.repo_id)
+    return describe_hf_folder(folder, spec, "hub", options.overrides, repo_id=ref.repo_id)
+
+
+class HubSource:
+    """A Hugging Face Hub reference: ``org/name``, ``org/name:Q4_K_M``, ``org/name/file.gguf``."""
+
+    name = "hub"
+
+    def claims(self, spec: str) -> bool:
+        ref = parse_hub_spec(spec)
+        return ref is not None and (ref.filename is not None or not spec.lower().endswith(".gguf"))
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
+        ref = parse_hub_spec(spec)
+        if ref is None:
+            raise InputError(spec, "not a Hugging Face repo id")
+        return describe_hub(spec, ref, options)

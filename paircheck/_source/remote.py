@@ -25,22 +25,18 @@ and every failure becomes one ``InputError`` line.
 from __future__ import annotations
 
 import http.client
-from array import array
 import os
-import socket
 import ssl
 import struct
-import sys
-import time
+from array import array
 from dataclasses import dataclass, field
-from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
-from paircheck._source import gguf_keys as K
-from paircheck._source.gguf_keys import SCALAR_FORMATS, ValueType
+from paircheck import constants as K
+from paircheck._source.interface import Progress, ReadOptions
+from paircheck.constants import SCALAR_FORMATS, ValueType
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.vocab import Override
 
 DEFAULT_TIMEOUT = 20.0
 FIRST_RANGE = 256 << 10
@@ -358,7 +354,7 @@ class HttpClient:
                 # A kept-alive connection the server closed meanwhile: retry once, fresh.
                 if attempt:
                     raise InputError(self.location, f"the server at {netloc} closed the connection") from None
-            except (socket.timeout, TimeoutError):
+            except TimeoutError:
                 raise InputError(self.location, f"no answer from {netloc} within {self.timeout:g} s (timeout)") from None
             except ssl.SSLError as exc:
                 raise InputError(self.location, f"TLS error with {netloc}: {exc.reason or exc}") from None
@@ -391,7 +387,7 @@ class RemoteSource:
         url: str,
         location: str,
         headers: dict[str, str] | None = None,
-        progress: Callable[[int, int | None], None] | None = None,
+        progress: Progress | None = None,
         timeout: float | None = None,
     ) -> None:
         self.name = url
@@ -511,7 +507,7 @@ class RemoteSource:
                     self._progress(self.stats.bytes_received, self._planner.estimate_end())
         except http.client.IncompleteRead:
             raise InputError(self.location, "the server closed the connection mid-body (truncated download)") from None
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise InputError(self.location, f"the server stalled for {self.client.timeout:g} s (timeout)") from None
         except OSError as exc:
             raise InputError(self.location, f"connection error while reading: {exc.strerror or exc}") from None
@@ -537,68 +533,53 @@ def _content_range_start(value: str | None) -> int | None:
         return None
 
 
-class TerminalProgress:
-    """One self-overwriting stderr line; only used when stderr is a terminal."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, done: int, expected: int | None) -> None:
-        now = time.monotonic()
-        if now - self.last < 0.1:
-            return
-        self.last = now
-        total = f" of ~{expected / 1e6:.1f} MB" if expected else ""
-        sys.stderr.write(f"\rpaircheck: reading metadata of {self.label}: {done / 1e6:.1f} MB{total}\x1b[K")
-        sys.stderr.flush()
-        self.shown = True
-
-    def finish(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
-def progress_for(label: str, enabled: bool) -> TerminalProgress | None:
-    if enabled and sys.stderr.isatty():
-        return TerminalProgress(label)
-    return None
-
-
 def describe_remote_gguf(
     url: str,
     location: str,
+    options: ReadOptions,
     source_kind: str = "remote-gguf",
     headers: dict[str, str] | None = None,
-    progress: bool = False,
     hub: bool = False,
-    overrides: dict[str, Override] | None = None,
 ) -> ModelDescription:
     """Read only the metadata of the GGUF at ``url`` and describe it."""
-    from paircheck._source.gguf_file import KEEP_ARRAYS, description_from_metadata
-    from paircheck._source.gguf_reader import GGUFFormatError, read_metadata
+    from paircheck._source.gguf_file import description_from_metadata, read_gguf
 
-    bar = progress_for(location, progress)
-    source = RemoteSource(url, location, headers, bar)
+    progress = options.progress_for(location)
+    source = RemoteSource(url, location, headers, progress)
     try:
         try:
-            meta, _cursor = read_metadata(source, KEEP_ARRAYS, chunk=READER_CHUNK)
-        except GGUFFormatError as exc:
-            raise InputError(location, str(exc)) from None
+            meta = read_gguf(source, location, options.tensor_infos, chunk=READER_CHUNK)
         except InputError as exc:
             if hub and exc.message.startswith("access denied"):
                 raise status_error(location, 401, "", hub=True) from None
             raise
     finally:
         source.close()
-        if bar is not None:
-            bar.finish()
-    desc = description_from_metadata(meta, location, source_kind, url, overrides)
+        if progress is not None:
+            progress.finish()
+    desc = description_from_metadata(meta, location, source_kind, url, options.overrides)
     desc.fetch = source.stats
     if not source.stats.ranged:
         desc.notes.append(
             f"the server ignored byte ranges; paircheck stopped reading after {source.stats.bytes_received:,} bytes"
         )
     return desc
+
+
+class HTTPSource:
+    """A GGUF at an http(s) URL, read with range requests up to the end of its metadata."""
+
+    name = "remote-gguf"
+
+    def claims(self, spec: str) -> bool:
+        return spec.startswith(("http://", "https://"))
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
+        from paircheck._source.hub import HubSettings
+
+        headers = {}
+        settings = HubSettings.from_env()
+        # The Hub token goes only to the Hub's own host, never to another server.
+        if settings.token and spec.startswith(settings.endpoint + "/"):
+            headers["Authorization"] = f"Bearer {settings.token}"
+        return describe_remote_gguf(spec, spec, options, self.name, headers)

@@ -1,56 +1,45 @@
 """Pick the source for what the user typed and return its ModelDescription.
 
-Order: an existing local path (GGUF file, any shard of a split GGUF, or a Hugging Face
-folder), then an http(s) URL, then a Hub reference (``org/name``, ``org/name:Q4_K_M``,
-``org/name/file.gguf``, ``hf://...``). A local path always wins over a Hub id of the
-same spelling, as with transformers' ``from_pretrained``; a missing path that looks
-local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no such
-file", never a Hub lookup.
+Order: an existing local folder (Hugging Face model folder) or file (GGUF, any shard of
+a split GGUF), then an http(s) URL, then a Hub reference (``org/name``,
+``org/name:Q4_K_M``, ``org/name/file.gguf``, ``hf://...``). A local path always wins over
+a Hub id of the same spelling, as with transformers' ``from_pretrained``; a missing path
+that looks local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no
+such file", never a Hub lookup.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from paircheck._source.gguf_file import describe_gguf_file
+from paircheck._source.gguf_file import GGUFFileSource
+from paircheck._source.hf_folder import HFFolderSource
+from paircheck._source.hub import HubSource
+from paircheck._source.interface import ReadOptions, Source
+from paircheck._source.remote import HTTPSource
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.vocab import Override
 
 
-def describe(spec: str, overrides: dict[str, Override] | None = None, progress: bool = False) -> ModelDescription:
-    """Describe one model; ``progress`` shows a progress line on a terminal for remote reads."""
+def sources() -> tuple[Source, ...]:
+    """Every source, in the order they are asked whether they claim a spec."""
+    return (HFFolderSource(), GGUFFileSource(), HTTPSource(), HubSource())
+
+
+def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
+    """Describe one model from whichever source claims ``spec``."""
     if not spec:
         raise InputError("", "empty model argument")
-    path = Path(spec).expanduser()
-    if path.is_dir():
-        from paircheck._source.hf_folder import describe_hf_folder, is_hf_folder
-
-        if not is_hf_folder(path):
-            raise InputError(spec, "is a directory without config.json, tokenizer.json or tokenizer.model (expected a .gguf file or a Hugging Face model folder)")
-        return describe_hf_folder(path, spec, "hf-folder", overrides)
-    if path.exists():
-        return describe_gguf_file(str(path), overrides)
-    if spec.startswith(("http://", "https://")):
-        from paircheck._source.remote import describe_remote_gguf
-        from paircheck._source.hub import HubSettings
-
-        headers = {}
-        settings = HubSettings.from_env()
-        if settings.token and spec.startswith(settings.endpoint + "/"):
-            headers["Authorization"] = f"Bearer {settings.token}"
-        return describe_remote_gguf(spec, spec, "remote-gguf", headers, progress, overrides=overrides)
-    if _looks_local(spec):
-        raise InputError(spec, "no such file")
-    from paircheck._source.hub import describe_hub, parse_hub_spec
-
-    ref = parse_hub_spec(spec)
-    if ref is not None and (ref.filename or not spec.lower().endswith(".gguf")):
-        return describe_hub(spec, ref, overrides, progress)
+    options = options or ReadOptions()
+    for source in sources():
+        if source.name == "hub" and looks_local(spec):
+            break
+        if source.claims(spec):
+            return source.describe(spec, options)
     raise InputError(spec, "no such file")
 
 
-def _looks_local(spec: str) -> bool:
+def looks_local(spec: str) -> bool:
     """A missing path the user meant as local, so the error is "no such file", not a Hub one.
 
     Local: starts with ``.``, ``/`` or ``~``, has a backslash or a drive letter, or a

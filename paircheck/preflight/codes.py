@@ -9,7 +9,7 @@ to the rule: the same rule can be an error in one command and a warning in anoth
 draft without --spec-type is an error for a local draft, a warning for a Hub repo).
 
 Outcome classes (what the exit code says, see ``LintResult.status``):
-* an ``error`` finding or an incompatible pair makes the command NOT OK (exit 1);
+* a ``fail`` finding (printed "error") or an incompatible pair makes the command NOT OK (exit 1);
 * a finding whose rule is in ``UNCHECKED`` means something the command relies on was not
   checked (unknown launcher, a pair that could not be read, no speculation configured):
   NOT CHECKED (exit 3), never OK.
@@ -17,25 +17,30 @@ Outcome classes (what the exit code says, see ``LintResult.status``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from paircheck._engine.interface import Rule
-from paircheck.report import Finding
+from paircheck.findings import FAIL, INFO, WARN, Finding, Rule
 
-ERROR, WARNING, INFO = "error", "warning", "info"
-KIND = "preflight"
+# A lint finding is the check's Finding; its status says how bad it is: "fail" (the launch
+# breaks, or speculation silently never happens), "warn", or "info".
+ERROR, WARNING = FAIL, WARN
+LintFinding = Finding
+SEVERITY_WORD = {FAIL: "error", WARN: "warning", INFO: "info"}
+
+_SOURCES = {
+    "PF": "ggml-org/llama.cpp as vendored in llama-cpp-python 0.3.36: common/arg.cpp (the generated option "
+          "table paircheck/preflight/llama_args.py), common/speculative.cpp, examples/deprecation-warning",
+    "VS": "vllm-project/vllm: vllm/config/speculative.py at 002e77c1f0ef9b19cff8b9e21cfbd6feb3d6b443, "
+          "vllm/engine/arg_utils.py at 99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b, vllm/entrypoints/llm.py at "
+          "10fdb8f0d75a3ad1122b87020f1359d3fc51f2ca",
+    "OM": "ollama/ollama: parser/parser.go and docs/modelfile.mdx at fb30760",
+    "PY": "huggingface/transformers src/transformers/generation/utils.py at "
+          "1097d4b3f8dd6440add50f87a2784b03cc0b4c85; vLLM as for VS codes",
+}
 
 
-@dataclass
-class LintFinding(Finding):
-    """A pre-flight finding: the check's Finding (code, name, message, details, fix) plus a severity."""
-
-    severity: str = INFO  # error: the launch breaks or speculation silently never happens
-
-
-def _rule(code: str, name: str, title: str, explanation: str, fix: str) -> Rule:
-    return Rule(code, name, title, explanation, fix, kind=KIND)
+def _rule(code: str, name: str, title: str, explanation: str, fix: str, kind: str = "check") -> Rule:
+    return Rule(code, name, title, explanation, fix, kind=kind, source=_SOURCES[code[:2]])
 
 
 # --- llama.cpp launch lines -------------------------------------------------------------
@@ -65,12 +70,12 @@ PF005 = _rule(
     "PF005", "repeated", "No option is given twice",
     "llama.cpp logs DEPRECATED for a repeated option and keeps only the last value, so the "
     "first one is silently lost (--spec-type is the exception: it accumulates).",
-    "Give the option once (comma-separate lists).")
+    "Give the option once (comma-separate lists).", kind="warning")
 PF006 = _rule(
     "PF006", "env_overridden", "Environment variables that the command line overrides",
     "An LLAMA_ARG_* variable is set for an option that the command line also gives: the "
     "command line wins, the variable is ignored.",
-    "Unset the variable or drop the option, so only one source sets it.")
+    "Unset the variable or drop the option, so only one source sets it.", kind="note")
 PF007 = _rule(
     "PF007", "no_model", "A model is given",
     "Programs other than llama-server stop with 'error: --model is required'.",
@@ -101,16 +106,16 @@ PF013 = _rule(
     "PF013", "type_detected", "Type detected from the draft's metadata",
     "No --spec-type, but the draft is a DFlash/DSpark/MTP head: llama.cpp detects the type "
     "from its metadata (common_speculative_types_from_gguf) and speculates with it.",
-    "None needed; give --spec-type to make it explicit.")
+    "None needed; give --spec-type to make it explicit.", kind="note")
 PF014 = _rule(
     "PF014", "ngram_cache_files", "ngram-cache has cache files",
     "ngram-cache without -lcs/-lcd starts from an empty cache and drafts little at first.",
-    "Give -lcs STATIC.bin and/or -lcd DYNAMIC.bin.")
+    "Give -lcs STATIC.bin and/or -lcd DYNAMIC.bin.", kind="note")
 PF015 = _rule(
     "PF015", "chained_types", "Draft and n-gram types fail together",
     "All types are set up together: if the draft is refused, the n-gram types are lost too "
     "(no speculation at all).",
-    "Make sure the pair passes (paircheck TARGET DRAFT) or drop the draft type.")
+    "Make sure the pair passes (paircheck TARGET DRAFT) or drop the draft type.", kind="note")
 PF020 = _rule(
     "PF020", "remote_not_checked", "A model given as a Hub repo was not checked",
     "-hf/-hfd repos are downloaded by llama-server at start; paircheck did not read them, so "
@@ -191,7 +196,7 @@ VS008 = _rule(
     "VS008", "method_detected", "The method is given, not guessed",
     "Without \"method\", vLLM guesses it from the draft's name (eagle3, dflash, ... or "
     "draft_model); some releases (0.13) then refuse draft models.",
-    "Add \"method\" explicitly.")
+    "Add \"method\" explicitly.", kind="warning")
 VS009 = _rule(
     "VS009", "num_tokens", "num_speculative_tokens is a positive integer",
     "num_speculative_tokens must be given (or come from the draft's config) and be > 0.",
@@ -230,7 +235,7 @@ VS022 = _rule(
     "VS022", "unknown_engine_kwarg", "Every LLM/EngineArgs keyword exists",
     "A keyword that EngineArgs at 99d7eb5d does not have and LLM at 10fdb8f0 does not "
     "name; newer vLLM releases may have added it, older ones raise TypeError.",
-    "Check the keyword against your vLLM version's EngineArgs.")
+    "Check the keyword against your vLLM version's EngineArgs.", kind="warning")
 VS023 = _rule(
     "VS023", "config_not_literal", "The speculative config can be read without running the file",
     "speculative_config is not a literal dict (a variable, a function call): paircheck reads "
@@ -321,6 +326,7 @@ UNCHECKED: frozenset[str] = frozenset(
 PAIR_UNCHECKED: frozenset[str] = frozenset(r.code for r in (PF020, VS011, OM007, OM008, PY011))
 
 
-def emit(rule: Rule, severity: str, message: str, fix: str | None = None, **details: Any) -> LintFinding:
-    """A finding of ``rule``; ``fix`` is this finding's own fix (None: the message says it all)."""
-    return LintFinding(rule.code, rule.name, message, dict(details), fix, severity)
+def emit(rule: Rule, status: str, message: str, fix: str | None = None, **details: Any) -> Finding:
+    """A finding of ``rule`` with status fail/warn/info; ``fix`` is this finding's own fix (None:
+    the message says it all, e.g. llama.cpp's own text for a removed option)."""
+    return Finding(rule.code, rule.name, status, message, dict(details), fix)

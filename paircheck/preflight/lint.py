@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 
 from paircheck._engine.common import arch_value, tensor_names
 from paircheck.errors import InputError
+from paircheck.findings import Report
 from paircheck.model import ModelDescription
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.llama_server import LlamaCommand
-from paircheck.report import Report
 
 __all__ = [
     "ERROR",
@@ -46,7 +46,7 @@ class LintResult:
 
         ``pair_check=False`` (lint-cmd --no-check) does not count the pair as unchecked when
         the only reason is that the models were not read, as asked."""
-        if any(f.severity == ERROR for f in self.findings) or not all(r.compatible for r in self.reports):
+        if any(f.status == ERROR for f in self.findings) or not all(r.compatible for r in self.reports):
             return FAIL
         skipped = C.UNCHECKED if pair_check else C.UNCHECKED - C.PAIR_UNCHECKED
         if any(f.code in skipped for f in self.findings):
@@ -163,7 +163,7 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
 
 def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
     """The parser's corrected line, plus --spec-type draft-simple for a draft that would never be used."""
-    needs_type = any(f.code == C.PF010.code and f.severity == ERROR for f in out.findings)
+    needs_type = any(f.code == C.PF010.code and f.status == ERROR for f in out.findings)
     if cmd.errors and cmd.corrected is None:
         return None
     if not cmd.errors and not needs_type:
@@ -177,7 +177,8 @@ def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
     return words if not again.errors else None  # only a line this llama.cpp accepts
 
 
-def _read(describe: Describe, path: str | None, side: str, add: Callable[[LintFinding], None]) -> ModelDescription | None:
+def _read(describe: Describe, path: str | None, side: str,
+          add: Callable[[LintFinding], None]) -> ModelDescription | None:
     if not path:
         return None
     try:

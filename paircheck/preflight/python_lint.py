@@ -35,9 +35,49 @@ from paircheck.preflight.lint import Describe, LintResult
 from paircheck.preflight.vllm import detect_method, lint_speculative_config
 
 # EngineArgs' dataclass fields at 99d7eb5d (vllm/engine/arg_utils.py, class EngineArgs).
-ENGINE_ARGS_FIELDS = frozenset(["model", "served_model_name", "tokenizer", "hf_config_path", "runner", "convert", "task", "skip_tokenizer_init", "enable_prompt_embeds", "tokenizer_mode", "trust_remote_code", "allowed_local_media_path", "allowed_media_domains", "download_dir", "safetensors_load_strategy", "load_format", "config_format", "dtype", "kv_cache_dtype", "seed", "max_model_len", "cuda_graph_sizes", "cudagraph_capture_sizes", "max_cudagraph_capture_size", "distributed_executor_backend", "pipeline_parallel_size", "tensor_parallel_size", "decode_context_parallel_size", "data_parallel_size", "data_parallel_rank", "data_parallel_start_rank", "data_parallel_size_local", "data_parallel_address", "data_parallel_rpc_port", "data_parallel_hybrid_lb", "data_parallel_backend", "enable_expert_parallel", "all2all_backend", "enable_dbo", "dbo_decode_token_threshold", "dbo_prefill_token_threshold", "disable_nccl_for_dp_synchronization", "eplb_config", "enable_eplb", "expert_placement_strategy", "_api_process_count", "_api_process_rank", "num_redundant_experts", "eplb_window_size", "eplb_step_interval", "eplb_log_balancedness", "max_parallel_loading_workers", "block_size", "enable_prefix_caching", "prefix_caching_hash_algo", "disable_sliding_window", "disable_cascade_attn", "swap_space", "cpu_offload_gb", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_num_batched_tokens", "max_num_partial_prefills", "max_long_partial_prefills", "long_prefill_token_threshold", "max_num_seqs", "max_logprobs", "logprobs_mode", "disable_log_stats", "aggregate_engine_logging", "revision", "code_revision", "rope_scaling", "rope_theta", "hf_token", "hf_overrides", "tokenizer_revision", "quantization", "enforce_eager", "disable_custom_all_reduce", "limit_mm_per_prompt", "enable_mm_embeds", "interleave_mm_strings", "media_io_kwargs", "mm_processor_kwargs", "disable_mm_preprocessor_cache", "mm_processor_cache_gb", "mm_processor_cache_type", "mm_shm_cache_max_object_size_mb", "mm_encoder_tp_mode", "mm_encoder_attn_backend", "io_processor_plugin", "skip_mm_profiling", "video_pruning_rate", "enable_lora", "max_loras", "max_lora_rank", "default_mm_loras", "fully_sharded_loras", "max_cpu_loras", "lora_dtype", "lora_extra_vocab_size", "ray_workers_use_nsight", "num_gpu_blocks_override", "num_lookahead_slots", "model_loader_extra_config", "ignore_patterns", "enable_chunked_prefill", "disable_chunked_mm_input", "disable_hybrid_kv_cache_manager", "structured_outputs_config", "reasoning_parser", "guided_decoding_backend", "guided_decoding_disable_fallback", "guided_decoding_disable_any_whitespace", "guided_decoding_disable_additional_properties", "logits_processor_pattern", "speculative_config", "show_hidden_metrics_for_version", "otlp_traces_endpoint", "collect_detailed_traces", "scheduling_policy", "scheduler_cls", "external_parameters", "pooler_config", "override_pooler_config", "compilation_config", "worker_cls", "worker_extension_cls", "kv_transfer_config", "kv_events_config", "generation_config", "enable_sleep_mode", "override_generation_config", "model_impl", "override_attention_dtype", "calculate_kv_scales", "mamba_cache_dtype", "mamba_ssm_cache_dtype", "mamba_block_size", "additional_config", "use_tqdm_on_load", "pt_load_map_location", "enable_multimodal_encoder_data_parallel", "logits_processors", "async_scheduling", "kv_sharing_fast_prefill"])
+ENGINE_ARGS_FIELDS = frozenset({
+    "model", "served_model_name", "tokenizer", "hf_config_path", "runner", "convert", "task", "skip_tokenizer_init",
+    "enable_prompt_embeds", "tokenizer_mode", "trust_remote_code", "allowed_local_media_path", "allowed_media_domains",
+    "download_dir", "safetensors_load_strategy", "load_format", "config_format", "dtype", "kv_cache_dtype", "seed",
+    "max_model_len", "cuda_graph_sizes", "cudagraph_capture_sizes", "max_cudagraph_capture_size",
+    "distributed_executor_backend", "pipeline_parallel_size", "tensor_parallel_size", "decode_context_parallel_size",
+    "data_parallel_size", "data_parallel_rank", "data_parallel_start_rank", "data_parallel_size_local",
+    "data_parallel_address", "data_parallel_rpc_port", "data_parallel_hybrid_lb", "data_parallel_backend",
+    "enable_expert_parallel", "all2all_backend", "enable_dbo", "dbo_decode_token_threshold",
+    "dbo_prefill_token_threshold", "disable_nccl_for_dp_synchronization", "eplb_config", "enable_eplb",
+    "expert_placement_strategy", "_api_process_count", "_api_process_rank", "num_redundant_experts", "eplb_window_size",
+    "eplb_step_interval", "eplb_log_balancedness", "max_parallel_loading_workers", "block_size",
+    "enable_prefix_caching", "prefix_caching_hash_algo", "disable_sliding_window", "disable_cascade_attn", "swap_space",
+    "cpu_offload_gb", "gpu_memory_utilization", "kv_cache_memory_bytes", "max_num_batched_tokens",
+    "max_num_partial_prefills", "max_long_partial_prefills", "long_prefill_token_threshold", "max_num_seqs",
+    "max_logprobs", "logprobs_mode", "disable_log_stats", "aggregate_engine_logging", "revision", "code_revision",
+    "rope_scaling", "rope_theta", "hf_token", "hf_overrides", "tokenizer_revision", "quantization", "enforce_eager",
+    "disable_custom_all_reduce", "limit_mm_per_prompt", "enable_mm_embeds", "interleave_mm_strings", "media_io_kwargs",
+    "mm_processor_kwargs", "disable_mm_preprocessor_cache", "mm_processor_cache_gb", "mm_processor_cache_type",
+    "mm_shm_cache_max_object_size_mb", "mm_encoder_tp_mode", "mm_encoder_attn_backend", "io_processor_plugin",
+    "skip_mm_profiling", "video_pruning_rate", "enable_lora", "max_loras", "max_lora_rank", "default_mm_loras",
+    "fully_sharded_loras", "max_cpu_loras", "lora_dtype", "lora_extra_vocab_size", "ray_workers_use_nsight",
+    "num_gpu_blocks_override", "num_lookahead_slots", "model_loader_extra_config", "ignore_patterns",
+    "enable_chunked_prefill", "disable_chunked_mm_input", "disable_hybrid_kv_cache_manager",
+    "structured_outputs_config", "reasoning_parser", "guided_decoding_backend", "guided_decoding_disable_fallback",
+    "guided_decoding_disable_any_whitespace", "guided_decoding_disable_additional_properties",
+    "logits_processor_pattern", "speculative_config", "show_hidden_metrics_for_version", "otlp_traces_endpoint",
+    "collect_detailed_traces", "scheduling_policy", "scheduler_cls", "external_parameters", "pooler_config",
+    "override_pooler_config", "compilation_config", "worker_cls", "worker_extension_cls", "kv_transfer_config",
+    "kv_events_config", "generation_config", "enable_sleep_mode", "override_generation_config", "model_impl",
+    "override_attention_dtype", "calculate_kv_scales", "mamba_cache_dtype", "mamba_ssm_cache_dtype", "mamba_block_size",
+    "additional_config", "use_tqdm_on_load", "pt_load_map_location", "enable_multimodal_encoder_data_parallel",
+    "logits_processors", "async_scheduling", "kv_sharing_fast_prefill"
+})
 # LLM.__init__'s named parameters at 10fdb8f0 (newer than the EngineArgs above).
-LLM_PARAMS = frozenset(["model", "runner", "convert", "tokenizer", "tokenizer_mode", "skip_tokenizer_init", "trust_remote_code", "allowed_local_media_path", "allowed_media_domains", "tensor_parallel_size", "dtype", "quantization", "revision", "tokenizer_revision", "seed", "gpu_memory_utilization", "swap_space", "cpu_offload_gb", "enforce_eager", "enable_return_routed_experts", "disable_custom_all_reduce", "hf_token", "hf_overrides", "mm_processor_kwargs", "pooler_config", "structured_outputs_config", "profiler_config", "attention_config", "kv_cache_memory_bytes", "compilation_config", "logits_processors"])
+LLM_PARAMS = frozenset({
+    "model", "runner", "convert", "tokenizer", "tokenizer_mode", "skip_tokenizer_init", "trust_remote_code",
+    "allowed_local_media_path", "allowed_media_domains", "tensor_parallel_size", "dtype", "quantization", "revision",
+    "tokenizer_revision", "seed", "gpu_memory_utilization", "swap_space", "cpu_offload_gb", "enforce_eager",
+    "enable_return_routed_experts", "disable_custom_all_reduce", "hf_token", "hf_overrides", "mm_processor_kwargs",
+    "pooler_config", "structured_outputs_config", "profiler_config", "attention_config", "kv_cache_memory_bytes",
+    "compilation_config", "logits_processors"
+})
 ASYNC_ENGINE_ARGS_FIELDS = frozenset({"enable_log_requests", "disable_log_requests"})
 GENERATE_PARAMS = frozenset({"prompts", "sampling_params", "use_tqdm", "lora_request", "priority",
                              "tokenization_kwargs", "prompt_token_ids", "prompt_adapter_request",
@@ -280,7 +320,7 @@ class _Linter:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value.strip()
             first = text.split(None, 1)[0] if text else ""
-            if not (first.endswith("vllm") and text.split()[1:2] == ["serve"]) and not first.rsplit("/", 1)[-1] in (
+            if not (first.endswith("vllm") and text.split()[1:2] == ["serve"]) and first.rsplit("/", 1)[-1] not in (
                     "llama-server", "llama-cli"):
                 return
             try:

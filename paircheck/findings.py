@@ -1,0 +1,115 @@
+"""Rules, what they find, and the report of one pair: the vocabulary rules, formats and
+the catalog share.
+
+A ``Rule`` is declared once (stable code, name, one-line title, explanation, fix) and
+``paircheck explain CODE`` prints it. Everything a rule says about a pair or a command
+line is a ``Finding`` with a status: ``pass``/``fail``/``skip`` for checks that decide a
+verdict, ``warn`` for what does not change it but costs the user, ``info`` for notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from paircheck.constants import DRAFTLESS_METHODS, canonical_method
+from paircheck.model import ModelDescription
+
+PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
+# An engine's answer for a pair (Report.verdict).
+ACCEPTED, REFUSED, UNKNOWN = "accepted", "refused", "unknown"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str  # stable, e.g. "LC003"
+    name: str  # stable, e.g. "bos"
+    title: str  # one line
+    explanation: str  # what it checks and why it matters
+    fix: str  # what to do when it fails
+    kind: str = "check"  # "check" (changes the verdict), "warning" or "note"
+    # Where the rule comes from: the engine's repository, path and commit, with its own
+    # error text. Printed by ``paircheck explain``.
+    source: str = ""
+
+    def result(self, status: str, message: str, **details: object) -> Finding:
+        """A check's outcome; the fix is attached only to a failure."""
+        return Finding(self.code, self.name, status, message, dict(details), self.fix if status == FAIL else None)
+
+    def warn(self, message: str, **details: object) -> Finding:
+        return Finding(self.code, self.name, WARN, message, dict(details), self.fix or None)
+
+    def note(self, message: str, fix: str | None = None, **details: object) -> Finding:
+        return Finding(self.code, self.name, INFO, message, dict(details), fix)
+
+
+@dataclass
+class Finding:
+    """What one rule says. ``status``: pass, fail, skip (checks), warn, info."""
+
+    code: str
+    name: str
+    status: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+    fix: str | None = None
+
+
+@dataclass
+class Report:
+    engine: str
+    method: str
+    target: ModelDescription
+    draft: ModelDescription
+    checks: list[Finding]
+    warnings: list[Finding] = field(default_factory=list)
+    # What to do next when the pair is fine (e.g. the flags that turn speculation on).
+    next_steps: list[str] = field(default_factory=list)
+    engine_version: str = ""
+    # What the engine itself would print for the first failure, when known.
+    engine_says: str | None = None
+    # What the registry of documented pairs says; never part of the verdict. Filled by
+    # the api after the engine's pure evaluation.
+    registry: list[Finding] = field(default_factory=list)
+    # Vocabulary fingerprints (paircheck.fingerprint) by side: "target", "draft".
+    fingerprints: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def compatible(self) -> bool:
+        return all(check.status != FAIL for check in self.checks)
+
+    @property
+    def draftless(self) -> bool:
+        """The method drafts from the text itself (n-gram, suffix): there is no draft model,
+        and ``draft`` is the target again."""
+        return canonical_method(self.method) in DRAFTLESS_METHODS
+
+    @property
+    def unknowns(self) -> list[Finding]:
+        """Checks that could not be decided from what was read (status skip, with a reason)."""
+        return [check for check in self.checks if check.status == SKIP and "not used" not in check.message]
+
+    @property
+    def verdict(self) -> str:
+        """``refused`` (a check failed), ``unknown`` (none failed but a deciding check
+        could not be made), or ``accepted``."""
+        if not self.compatible:
+            return REFUSED
+        return UNKNOWN if self.unknowns else ACCEPTED
+
+    @property
+    def failures(self) -> list[Finding]:
+        return [check for check in self.checks if check.status == FAIL]
+
+    @property
+    def first_failure(self) -> Finding | None:
+        """The failure the engine itself would stop at (checks are in its order)."""
+        failures = self.failures
+        return failures[0] if failures else None
+
+    def finding(self, code: str) -> Finding | None:
+        """The check or warning with this code, if the report has it."""
+        for item in (*self.checks, *self.warnings, *self.registry):
+            if item.code == code:
+                return item
+        return None

@@ -1,0 +1,163 @@
+"""The package's layers, checked by walking every import (including those inside functions).
+
+Data flows one way: sources -> model description -> rules -> report -> formats -> CLI.
+The table below is the README's "Architecture" section as data: a module may import
+only from its own layer and the layers listed for it. Lazy imports inside functions
+count too, because a cycle hidden in a function is still a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "paircheck"
+
+# layer -> layers it may import (besides itself). Order is bottom to top.
+ALLOWED: dict[str, set[str]] = {
+    "base": set(),
+    "derive": {"base"},
+    "source": {"base", "derive"},
+    "engine": {"base", "derive"},
+    "registry": {"base", "derive"},
+    "preflight": {"base", "derive", "registry", "engine", "api"},
+    "capability": {"base", "derive", "engine", "registry", "source", "api"},
+    "catalog": {"base", "derive", "engine", "registry", "preflight", "capability"},
+    "format": {"base", "derive", "registry", "capability", "catalog"},
+    "api": {"base", "derive", "source", "engine", "registry"},
+    "cli": {"base", "derive", "source", "engine", "registry", "preflight", "capability", "catalog", "format", "api"},
+}
+
+
+def layer_of(module: str) -> str:
+    """The layer of a dotted module name inside the package."""
+    parts = module.split(".")[1:]  # drop "paircheck"
+    head = parts[0] if parts else "__init__"
+    if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "__version__"):
+        return "base"
+    if head in ("vocab", "fingerprint"):
+        return "derive"
+    if head == "_source":
+        return "source"
+    if head == "_engine":
+        return "engine"
+    if head == "_registry":
+        return "registry"
+    if head == "preflight":
+        return "preflight"
+    if head in ("bench", "fit", "scan"):
+        return "capability"
+    if head == "catalog":
+        return "catalog"
+    if head == "_format":
+        return "format"
+    if head == "api":
+        return "api"
+    if head in ("cli", "__main__") or head.startswith("cli_"):
+        return "cli"
+    raise AssertionError(f"{module}: no layer assigned; add it to tests/test_architecture.py and the README")
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1] if len(parts) > 1 else parts
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for every import of a paircheck module, at any depth."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "paircheck"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target.split(".")[0] != "paircheck":
+                continue
+            # `from paircheck import x` may name a submodule: count the submodule.
+            for alias in node.names:
+                candidate = f"{target}.{alias.name}"
+                sub = PACKAGE.parent.joinpath(*candidate.split("."))
+                found.append((node.lineno, candidate if sub.with_suffix(".py").exists() or sub.is_dir() else target))
+    return found
+
+
+def all_modules() -> list[Path]:
+    return sorted(p for p in PACKAGE.rglob("*.py") if "_registry_data" not in p.parts)
+
+
+def test_every_module_has_a_layer() -> None:
+    for path in all_modules():
+        layer_of(module_name(path))
+
+
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_follow_the_layers(path: Path) -> None:
+    me = module_name(path)
+    mine = layer_of(me)
+    bad = []
+    for line, target in imports_of(path):
+        theirs = layer_of(target)
+        if theirs != mine and theirs not in ALLOWED[mine]:
+            bad.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {mine} imports {target} ({theirs})")
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_cli_imports_click(path: Path) -> None:
+    if layer_of(module_name(path)) == "cli":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            names = [node.module or ""]
+        assert not any(n.split(".")[0] == "click" for n in names), f"{path}:{node.lineno} imports click"
+
+
+def folder_of(module: str) -> str:
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
+
+
+def test_no_cycles_between_folders() -> None:
+    """Top-level modules and sub-packages form a DAG (imports inside functions included)."""
+    graph: dict[str, set[str]] = {}
+    for path in all_modules():
+        me = folder_of(module_name(path))
+        for _, target in imports_of(path):
+            other = folder_of(target)
+            if other != me and other != "paircheck":
+                graph.setdefault(me, set()).add(other)
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle = stack[stack.index(nxt):] + [nxt]
+                raise AssertionError("import cycle: " + " -> ".join(cycle))
+            if nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from paircheck._engine import engines, resolve_method
 from paircheck._engine.interface import Engine
+from paircheck._engine.pair_size import size_warning
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.resolve import describe as _describe
 from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
@@ -85,9 +86,13 @@ def annotate(
             findings = [R_UNAVAILABLE.note(f"the registry of documented pairs could not be read: {exc}")]
         else:
             findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
+    # The draft's size: a warning, never a verdict, from the tensor infos already read.
+    size = None if draftless else size_warning(target, draft)
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)
+        if size is not None and all(w.code != size.code for w in report.warnings):
+            report.warnings.append(size)
     return reports
 
 

@@ -272,7 +272,7 @@ def _texts(raw: list[bytes], v: LlamaVocab) -> tuple[list[bytes], dict[bytes, in
                 v.loader_warnings.append(f"empty token at index {i}")
                 t = f"[EMPTY_{i}]".encode()
             texts.append(t)
-    token_to_id = dict(zip(texts, range(len(texts))))
+    token_to_id = dict(zip(texts, range(len(texts)), strict=True))
     if len(token_to_id) != len(texts):
         first: dict[bytes, int] = {}
         for i, t in enumerate(texts):

@@ -148,7 +148,7 @@ def build_llama_spm_folder(
     texts, scores, types = gguf_vocab(gguf)
     assert scores is not None
     out.mkdir(parents=True, exist_ok=True)
-    (out / "tokenizer.model").write_bytes(sentencepiece_model(list(zip(texts, scores, types))))
+    (out / "tokenizer.model").write_bytes(sentencepiece_model(list(zip(texts, scores, types, strict=True))))
     decoder = {
         0: {"content": "<unk>", "special": True},
         1: {"content": "<s>", "special": True},
@@ -196,7 +196,7 @@ def build_bert_folder(gguf: Path, out: Path) -> Path:
     texts, _, types = gguf_vocab(gguf)
     vocab: dict[str, int] = {}
     special: dict[str, int] = {}
-    for i, (raw, ttype) in enumerate(zip(texts, types)):
+    for i, (raw, ttype) in enumerate(zip(texts, types, strict=True)):
         text = raw.decode("utf-8")
         if ttype == CONTROL:
             special[text] = i

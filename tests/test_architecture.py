@@ -37,7 +37,7 @@ def layer_of(module: str) -> str:
     head = parts[0] if parts else "__init__"
     if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "__version__"):
         return "base"
-    if head in ("vocab", "fingerprint"):
+    if head in ("vocab", "fingerprint", "weights"):
         return "derive"
     if head == "_source":
         return "source"

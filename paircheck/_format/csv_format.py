@@ -10,6 +10,8 @@ from paircheck._format._unsupported import unsupported
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
+from paircheck.bench.compare import Comparison
+from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 
 CSV_FIELDS = (
@@ -70,3 +72,9 @@ class CSVFormat:
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         return render_csv(entries)
+
+    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
+        raise unsupported(self.name, "bench compare")
+
+    def estimate(self, est: Estimate, options: RenderOptions) -> str:
+        raise unsupported(self.name, "estimate")

@@ -14,6 +14,8 @@ from typing import Protocol
 
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
+from paircheck.bench.compare import Comparison
+from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 
 DEFAULT_WIDTH = 100
@@ -47,4 +49,12 @@ class Format(Protocol):
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         """Documented pairs from the registry (``paircheck pairs``); ``query``: the --for target."""
+        ...
+
+    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
+        """A measured baseline/draft comparison (``paircheck bench compare`` and ``bench run``)."""
+        ...
+
+    def estimate(self, est: Estimate, options: RenderOptions) -> str:
+        """The modelled speedup (``paircheck estimate``): always labelled as a model."""
         ...

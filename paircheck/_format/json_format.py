@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from paircheck import __version__
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
+from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
+from paircheck.bench.estimate import Estimate
 from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.model import ModelDescription
 
@@ -150,6 +153,24 @@ def pairs_to_dict(entries: Sequence[RegistryEntry], query: ModelIdentity | None 
     return doc
 
 
+def _r(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def comparison_to_dict(comp: Comparison) -> dict[str, Any]:
+    data = asdict(comp)
+    data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data}
+    return json.loads(json.dumps(data, default=str))
+
+
+def estimate_to_dict(est: Estimate) -> dict[str, Any]:
+    data = asdict(est)
+    data["warnings"] = [asdict(w) for w in est.warnings]
+    head = {"schema_version": 1, "modelled": True, "model": "Leviathan et al. 2023: E = (1 - a^(k+1)) / (1 - a), "
+            "speedup = E / (k*c + 1)"}
+    return {**head, **data}
+
+
 def dumps(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -165,3 +186,9 @@ class JSONFormat:
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         return dumps(pairs_to_dict(entries, query))
+
+    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
+        return dumps(comparison_to_dict(comp))
+
+    def estimate(self, est: Estimate, options: RenderOptions) -> str:
+        return dumps(estimate_to_dict(est))

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 from paircheck._format._unsupported import unsupported
 from paircheck._format.interface import RenderOptions
-from paircheck._format.text import SOURCE_KIND_SHORT
+from paircheck._format.text import SOURCE_KIND_SHORT, render_comparison
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label
 from paircheck._registry.identity import ModelIdentity
+from paircheck.bench.compare import Comparison
+from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 
 
@@ -59,3 +61,9 @@ class MarkdownFormat:
         if not entries:
             return f"no documented drafts for {query.display()}" if query else "no documented pairs match the filters"
         return render_markdown(entries)
+
+    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
+        return render_comparison(comp, markdown=True)
+
+    def estimate(self, est: Estimate, options: RenderOptions) -> str:
+        raise unsupported(self.name, "estimate")

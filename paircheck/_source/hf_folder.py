@@ -393,7 +393,7 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
     added = {t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t}
     return [
         tid if special else int(base_vocab.get(tok, added.get(tok, tid)) or tid)
-        for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask)
+        for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask, strict=True)
     ]
 
 
@@ -426,7 +426,7 @@ def _check_text_words(tok_json: dict[str, Any], model: dict[str, Any]) -> list[s
         raise _SlowPath  # a character no probe foresaw
     words: list[str] = []
     last = None
-    for token, word in zip(enc.tokens, enc.word_ids):
+    for token, word in zip(enc.tokens, enc.word_ids, strict=True):
         if word is not None and word == last and words:
             words[-1] += token
         else:

@@ -27,6 +27,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("paircheck.cli_preflight", "run"),
     "lint-cmd": ("paircheck.cli_preflight", "lint_cmd"),
     "lint-modelfile": ("paircheck.cli_preflight", "lint_modelfile_cmd"),
+    "lint-py": ("paircheck.cli_preflight", "lint_py"),
     "bench": ("paircheck.cli.bench", "bench"),
     "estimate": ("paircheck.cli.bench", "estimate"),
 }
@@ -89,7 +90,8 @@ class DefaultGroup(click.Group):
 
 @click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog="Exit codes: 0 compatible / OK, 1 not compatible / lint errors, 2 an input could not be read "
-             "or the command was misused. Each command's --help has its own examples.")
+             "or the command was misused, 3 (lint commands) nothing or not everything was checked. Each "
+             "command's --help has its own examples.")
 @click.version_option(__version__, prog_name="paircheck")
 def cli() -> None:
     """Is DRAFT usable with TARGET for speculative decoding? Answered from metadata.

@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "preflight": {"base", "derive", "registry", "engine", "api"},
     "capability": {"base", "derive", "engine", "registry", "source", "api"},
     "catalog": {"base", "derive", "engine", "registry", "preflight", "capability"},
-    "format": {"base", "derive", "registry", "capability", "catalog"},
+    "format": {"base", "derive", "registry", "preflight", "capability", "catalog"},
     "api": {"base", "derive", "source", "engine", "registry"},
     "cli": {"base", "derive", "source", "engine", "registry", "preflight", "capability", "catalog", "format", "api"},
 }

@@ -24,7 +24,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "paircheck"
 
 def test_every_preflight_code_is_explained() -> None:
     """Every PF/VS/OM/PY code in the source is a declared Rule that `explain` prints."""
-    sources = [*(PACKAGE / "preflight").glob("*.py"), PACKAGE / "cli_preflight.py"]
+    sources = [*(PACKAGE / "preflight").glob("*.py"), PACKAGE / "cli" / "preflight.py"]
     found = {code for path in sources for code in re.findall(r"\b(?:PF|VS|OM|PY)\d{3}\b", path.read_text())}
     declared = {rule.code for rule in C.RULES}
     assert found <= declared, found - declared
@@ -124,13 +124,14 @@ def test_next_line_has_real_paths_quoted_and_is_indented(tmp_path: Path, real_vo
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     at = next(i for i, text in enumerate(lines) if text.lstrip().startswith("Next:"))
-    assert lines[at].startswith("  Next:")
+    assert lines[at] == "  Next:"
     following = lines[at + 1:]
-    assert following and all(text.startswith("        ") for text in following)
-    joined = " ".join(text.strip() for text in lines[at:])
+    assert following and all(text.startswith("    ") for text in following)
+    joined = " ".join(text.strip() for text in following)
     assert "TARGET" not in joined and shlex.quote(str(target)) in joined
-    # What is printed can be pasted: the shell reads the path back unchanged.
-    command = joined[joined.index("llama-server"):].split(" (", 1)[0].rstrip(".")
+    # The command is one whole line, never wrapped: it pastes, and the shell reads the
+    # path back unchanged.
+    command = next(text.strip() for text in following if text.strip().startswith("llama-server"))
     assert shlex.split(command)[:3] == ["llama-server", "-m", str(target)]
 
 

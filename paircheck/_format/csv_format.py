@@ -13,6 +13,7 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
+from paircheck.preflight.lint import LintResult
 
 CSV_FIELDS = (
     "id", "family", "target_name", "target_repo", "draft_name", "draft_repo", "draft_builtin", "method",
@@ -78,3 +79,6 @@ class CSVFormat:
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         raise unsupported(self.name, "estimate")
+
+    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+        raise unsupported(self.name, "lint results")

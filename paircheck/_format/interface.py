@@ -17,6 +17,7 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
+from paircheck.preflight.lint import LintResult
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40
@@ -57,4 +58,8 @@ class Format(Protocol):
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         """The modelled speedup (``paircheck estimate``): always labelled as a model."""
+        ...
+
+    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+        """A linted launch line, Python file or Modelfile (``run``, ``lint-*``)."""
         ...

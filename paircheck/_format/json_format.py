@@ -7,6 +7,7 @@ of meaning bumps it.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -19,6 +20,7 @@ from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.model import ModelDescription
+from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 SCHEMA_VERSION = 1
 
@@ -171,6 +173,19 @@ def estimate_to_dict(est: Estimate) -> dict[str, Any]:
     return {**head, **data}
 
 
+def lint_to_dict(result: LintResult, pair_check: bool = True) -> dict[str, object]:
+    status = result.status(pair_check)
+    return {
+        "launcher": result.launcher,
+        "status": status,  # "ok", "not-ok", "not-checked"
+        "ok": status == OK,
+        "exit_code": EXIT_FOR[status],
+        "findings": [asdict(f) for f in result.findings],
+        "pairs": [report_to_dict(r) for r in result.reports],
+        "corrected_command": shlex.join(result.corrected) if result.corrected else None,
+    }
+
+
 def dumps(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -189,6 +204,9 @@ class JSONFormat:
 
     def comparison(self, comp: Comparison, options: RenderOptions) -> str:
         return dumps(comparison_to_dict(comp))
+
+    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+        return dumps(lint_to_dict(result, pair_check))
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         return dumps(estimate_to_dict(est))

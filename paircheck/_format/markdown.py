@@ -12,6 +12,7 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
+from paircheck.preflight.lint import LintResult
 
 
 def _md(text: str) -> str:
@@ -67,3 +68,6 @@ class MarkdownFormat:
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         raise unsupported(self.name, "estimate")
+
+    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+        raise unsupported(self.name, "lint results")

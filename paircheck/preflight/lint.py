@@ -31,6 +31,11 @@ __all__ = [
 
 Describe = Callable[[str], ModelDescription]
 OK, FAIL, UNCHECKED = "ok", "not-ok", "not-checked"
+# Exit codes of the lint commands (README "Pre-flight for launch scripts"): 0 and 1 as for a
+# check, 2 bad input, 3 nothing (or not everything) was checked: never 0 for a check that
+# did not happen.
+EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_UNCHECKED = 0, 1, 2, 3
+EXIT_FOR = {OK: EXIT_OK, FAIL: EXIT_FAIL, UNCHECKED: EXIT_UNCHECKED}
 
 
 @dataclass

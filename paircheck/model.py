@@ -79,6 +79,9 @@ class LlamaVocab:
     bos_id: int = -1
     eos_id: int = -1
     eot_id: int = -1
+    # EOT ids found by text when no key names one; more than one means llama.cpp's choice
+    # among them depends on its hash map's order (see vocab._detect_eot_eom).
+    eot_candidates: tuple[int, ...] = ()
     eom_id: int = -1
     add_bos: bool = False
     add_eos: bool = False
@@ -87,6 +90,10 @@ class LlamaVocab:
     failure: LoadFailure | None = None
     # WARN-level lines the loader would log: what the file relies on silently.
     loader_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def eot_ambiguous(self) -> bool:
+        return len(self.eot_candidates) > 1
 
     @property
     def loadable(self) -> bool:

@@ -201,7 +201,7 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
     if suppress is not None and suppress.elem_type != ValueType.INT32:
         raise _Refused("invalid gguf type for tokenizer.ggml.suppress_tokens")
 
-    v.eot_id, v.eom_id = _detect_eot_eom(v, token_to_id)
+    v.eot_id, v.eom_id, v.eot_candidates = _detect_eot_eom(v, token_to_id)
     _detect_fim(ids, token_to_id)
     v.eog_ids = _eog_ids(v, ids, token_to_id)
     _check_piece_cache(v, byte_ids)
@@ -331,16 +331,24 @@ _EOT_TEXTS = (
 )
 
 
-def _detect_eot_eom(v: LlamaVocab, token_to_id: dict[bytes, int]) -> tuple[int, int]:
-    """EOT/EOM found by text when no key set them (llama.cpp picks by hash order; we
-    take the lowest id, which is the same whenever only one such token exists)."""
+def _detect_eot_eom(v: LlamaVocab, token_to_id: dict[bytes, int]) -> tuple[int, int, tuple[int, ...]]:
+    """EOT/EOM found by text when no key set them, and the EOT candidates.
+
+    llama.cpp takes the first EOT-looking text in its std::unordered_map's iteration
+    order, which depends on the C++ library's string hash. When several texts qualify
+    (Llama 3: <|eot_id|> and <|end_of_text|>), which one it takes is not knowable from the
+    file, so the candidates are kept; ``eot_id`` is then the lowest, for internal use only
+    (formats show the candidates instead). The check never reads EOT; end-of-generation
+    uses every candidate, as llama.cpp's EOG set does.
+    """
     eot, eom = v.eot_id, v.eom_id
+    candidates: tuple[int, ...] = ()
     if eot < 0:
-        found = [token_to_id[t.encode()] for t in _EOT_TEXTS if t.encode() in token_to_id]
-        eot = min(found) if found else -1
+        candidates = tuple(sorted(token_to_id[t.encode()] for t in _EOT_TEXTS if t.encode() in token_to_id))
+        eot = candidates[0] if candidates else -1
     if eom < 0:
         eom = token_to_id.get(b"<|eom_id|>", -1)
-    return eot, eom
+    return eot, eom, candidates
 
 
 # FIM ids found by text when no key set them; fim_pad/rep/sep end generation.

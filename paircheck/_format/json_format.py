@@ -53,7 +53,10 @@ def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str,
             "add_bos": v.add_bos,
             "eos_id": v.eos_id,
             "add_eos": v.add_eos,
-            "eot_id": v.eot_id,
+            # null when several EOT-looking tokens exist: llama.cpp picks one of
+            # eot_candidates in its hash map's order, which the file does not decide.
+            "eot_id": None if v.eot_ambiguous else v.eot_id,
+            "eot_candidates": list(v.eot_candidates),
             "eom_id": v.eom_id,
             "eog_ids": sorted(v.eog_ids),
         },

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
@@ -61,9 +61,10 @@ R_BOS = Rule(
     "add_bos_token key means true for SPM, WPM and some BPE pre-tokenizers (llama-bpe, "
     "tekken, ...), Gemma-4 is forced to true, and an out-of-range id falls back to the "
     "type default.",
-    "Use a draft from the same family. If only the add_bos flag differs, "
-    "--override-kv tokenizer.ggml.add_bos_token=bool:false (or true) applies to both "
-    "models and makes them agree, but then one model sees prompts it was not trained on.",
+    "Use a draft from the same family. When the add_bos flag is all that stands in the way, "
+    "paircheck names the --override-kv tokenizer.ggml.add_bos_token=bool:... value that makes "
+    "the pair pass (it applies to both models, so one of them then sees prompts it was not "
+    "trained on); it never suggests it when another check would still fail.",
 )
 R_EOS = Rule(
     "LC004",
@@ -301,7 +302,27 @@ def run_checks(t: LlamaVocab, d: LlamaVocab) -> list[Finding]:
     both_load = t.loadable and d.loadable
     for rule, check in PAIR_CHECKS:
         checks.append(check(t, d) if both_load else _skip(rule))
+    _bos_fix(t, d, checks)
     return checks
+
+
+def _bos_fix(t: LlamaVocab, d: LlamaVocab, checks: list[Finding]) -> None:
+    """Give a failed BOS check the --override-kv that makes the whole pair pass, if one does.
+
+    --override-kv applies to both models, so both get the same add_bos; the suggestion is
+    made only when every check then passes (else it would only move the failure).
+    """
+    bos = next((c for c in checks if c.code == R_BOS.code and c.status == FAIL), None)
+    if bos is None:
+        return
+    for value in (False, True):
+        t2, d2 = replace(t, add_bos=value), replace(d, add_bos=value)
+        if all(c.status != FAIL for rule, check in PAIR_CHECKS for c in [check(t2, d2)]):
+            bos.fix = (f"--override-kv tokenizer.ggml.add_bos_token=bool:{str(value).lower()} makes the pair pass "
+                       "(llama-server applies it to both models, so one of them then sees prompts it was not "
+                       "trained on); a draft from the same family needs no override.")
+            return
+    bos.fix = SAME_FAMILY_FIX
 
 
 _PADDING_PREFIXES = (b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved", b"<|extra_")

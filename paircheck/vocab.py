@@ -67,7 +67,11 @@ class _Keys:
     kv: Mapping[str, tuple[int, Any]]
     overrides: Mapping[str, Override]
 
-    _KIND_FOR_TYPE: ClassVar[dict[int, str]] = {ValueType.UINT32: "int", ValueType.BOOL: "bool", ValueType.STRING: "str"}
+    _KIND_FOR_TYPE: ClassVar[dict[int, str]] = {
+        ValueType.UINT32: "int",
+        ValueType.BOOL: "bool",
+        ValueType.STRING: "str",
+    }
 
     def get(self, key: str, expected: int) -> Any:
         """The value, None when absent; a wrong stored type fails the load."""
@@ -99,9 +103,7 @@ class _Keys:
         return value
 
 
-def derive_llama_vocab(
-    meta: GGUFMetadata, overrides: Mapping[str, Override] | None = None
-) -> LlamaVocab:
+def derive_llama_vocab(meta: GGUFMetadata, overrides: Mapping[str, Override] | None = None) -> LlamaVocab:
     """Mirror of ``llama_model_load`` up to the end of the vocab load (vocab_only)."""
     vocab = LlamaVocab()
     try:
@@ -226,9 +228,7 @@ def _check_gguf_level(meta: GGUFMetadata) -> None:
     if alignment is not None:
         vtype, value = alignment
         if vtype != ValueType.UINT32:
-            raise _Refused(
-                f"key 'general.alignment' must be of type u32 but is {LLAMA_TYPE_NAMES.get(vtype, vtype)}"
-            )
+            raise _Refused(f"key 'general.alignment' must be of type u32 but is {LLAMA_TYPE_NAMES.get(vtype, vtype)}")
         if value == 0 or value & (value - 1):
             raise _Refused(f"alignment {value} is not a power of 2")
 
@@ -326,8 +326,17 @@ def _special_ids(keys: _Keys, v: LlamaVocab) -> dict[str, int]:
 
 
 _EOT_TEXTS = (
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-    "<EOT>", "_<EOT>", "[EOT]", "<\uff5cend\u2581of\u2581sentence\uff5c>", "<end_of_utterance>",
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "<end_of_utterance>",
 )
 
 
@@ -353,12 +362,36 @@ def _detect_eot_eom(v: LlamaVocab, token_to_id: dict[bytes, int]) -> tuple[int, 
 
 # FIM ids found by text when no key set them; fim_pad/rep/sep end generation.
 _FIM_TEXTS = {
-    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\uff5cfim\u2581begin\uff5c>", "<PRE>",
-                "\u2581<PRE>", "<|code_prefix|>", "<|prefix|>"),
-    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c>", "<SUF>",
-                "\u2581<SUF>", "<|code_suffix|>", "<|suffix|>"),
-    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\uff5cfim\u2581end\uff5c>", "<MID>",
-                "\u2581<MID>", "<|code_middle|>", "<|middle|>"),
+    "fim_pre": (
+        "<|fim_prefix|>",
+        "<fim-prefix>",
+        "<fim_prefix>",
+        "<\uff5cfim\u2581begin\uff5c>",
+        "<PRE>",
+        "\u2581<PRE>",
+        "<|code_prefix|>",
+        "<|prefix|>",
+    ),
+    "fim_suf": (
+        "<|fim_suffix|>",
+        "<fim-suffix>",
+        "<fim_suffix>",
+        "<\uff5cfim\u2581hole\uff5c>",
+        "<SUF>",
+        "\u2581<SUF>",
+        "<|code_suffix|>",
+        "<|suffix|>",
+    ),
+    "fim_mid": (
+        "<|fim_middle|>",
+        "<fim-middle>",
+        "<fim_middle>",
+        "<\uff5cfim\u2581end\uff5c>",
+        "<MID>",
+        "\u2581<MID>",
+        "<|code_middle|>",
+        "<|middle|>",
+    ),
     "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
     "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
     "fim_sep": ("<|file_sep|>",),

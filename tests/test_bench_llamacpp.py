@@ -55,14 +55,28 @@ def _cli(argv: list[str]) -> int:
 def _bench(binary: str, target: Path, draft: Path | None, out: Path, label: str) -> None:
     args = server_args(str(target), None if draft is None else str(draft), 512, SERVER_FLAGS)
     with llama_server(binary, args, ready_timeout=120, log_dir=out.parent) as server:
-        code = _cli(["bench", "--url", server.url, "--label", label, "--output", str(out),
-                     "--runs", RUNS, "--n-predict", N_PREDICT])
+        code = _cli(
+            [
+                "bench",
+                "--url",
+                server.url,
+                "--label",
+                label,
+                "--output",
+                str(out),
+                "--runs",
+                RUNS,
+                "--n-predict",
+                N_PREDICT,
+            ]
+        )
     assert code == 0
 
 
 @pytest.fixture(scope="module")
-def self_draft_files(llama_server_bin: str, models: dict[str, Path],
-                     tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
+def self_draft_files(
+    llama_server_bin: str, models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, Path]]:
     root = tmp_path_factory.mktemp("selfdraft")
     base, draft = root / "baseline.json", root / "draft.json"
     _bench(llama_server_bin, models["target"], None, base, "baseline")
@@ -89,7 +103,9 @@ def test_result_file_has_the_documented_names(self_draft_files: tuple[Path, Path
         assert t.get("cache_n", 0) == 0
 
 
-def test_self_draft_is_accepted_and_equal(self_draft_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_self_draft_is_accepted_and_equal(
+    self_draft_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     base, draft = self_draft_files
     d = load_result(str(draft))
     assert all(isinstance(r["timings"].get("draft_n"), int) for r in d["requests"])
@@ -115,8 +131,9 @@ def test_compare_table_and_markdown(self_draft_files: tuple[Path, Path], capsys:
     assert "| prompt" in md and "|---" in md.replace(" ", "").replace(":", "")
 
 
-def test_baseline_against_itself_warns_no_draft(self_draft_files: tuple[Path, Path],
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_baseline_against_itself_warns_no_draft(
+    self_draft_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     base, _ = self_draft_files
     assert _cli(["bench", "compare", str(base), str(base), "--json"]) == 0
     comp = json.loads(capsys.readouterr().out)
@@ -124,8 +141,9 @@ def test_baseline_against_itself_warns_no_draft(self_draft_files: tuple[Path, Pa
     assert any("no draft_n" in w for w in comp["warnings"])
 
 
-def test_unrelated_draft_low_acceptance_same_output(llama_server_bin: str, models: dict[str, Path],
-                                                    self_draft_files: tuple[Path, Path], tmp_path: Path) -> None:
+def test_unrelated_draft_low_acceptance_same_output(
+    llama_server_bin: str, models: dict[str, Path], self_draft_files: tuple[Path, Path], tmp_path: Path
+) -> None:
     other = tmp_path / "other.json"
     _bench(llama_server_bin, models["target"], models["other"], other, "other")
     comp = json.loads(_capture(["bench", "compare", str(self_draft_files[0]), str(other), "--json"]))
@@ -144,8 +162,9 @@ def _capture(argv: list[str]) -> str:
     return buf.getvalue()
 
 
-def test_different_outputs_are_not_a_speedup(self_draft_files: tuple[Path, Path], tmp_path: Path,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_different_outputs_are_not_a_speedup(
+    self_draft_files: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     # Equal-work check on real outputs: one prompt's text changed in the draft file.
     base, draft = self_draft_files
     data = load_result(str(draft))
@@ -162,12 +181,31 @@ def test_different_outputs_are_not_a_speedup(self_draft_files: tuple[Path, Path]
     assert all(p["speedup"] is not None for p in comp["prompts"] if p["prompt_id"] != "prose")
 
 
-def test_bench_run_one_command(llama_server_bin: str, models: dict[str, Path], tmp_path: Path,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_run_one_command(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "run"
-    code = _cli(["bench", "run", str(models["target"]), str(models["target"]), "--llama-server", llama_server_bin,
-                 "--output-dir", str(out), "--ctx-size", "512", "--runs", "1", "--n-predict", "16", "--json",
-                 "--", *SERVER_FLAGS])
+    code = _cli(
+        [
+            "bench",
+            "run",
+            str(models["target"]),
+            str(models["target"]),
+            "--llama-server",
+            llama_server_bin,
+            "--output-dir",
+            str(out),
+            "--ctx-size",
+            "512",
+            "--runs",
+            "1",
+            "--n-predict",
+            "16",
+            "--json",
+            "--",
+            *SERVER_FLAGS,
+        ]
+    )
     assert code == 0
     comp = json.loads(capsys.readouterr().out)
     assert comp["acceptance_rate"] > 0.9 and comp["outputs_equal"] is True and comp["speedup"] is not None
@@ -179,21 +217,45 @@ def test_bench_run_one_command(llama_server_bin: str, models: dict[str, Path], t
     assert all(flag in draft["server_command"] for flag in SERVER_FLAGS)
 
 
-def test_bench_run_refuses_an_incompatible_pair(llama_server_bin: str, models: dict[str, Path], tmp_path: Path,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_run_refuses_an_incompatible_pair(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     baichuan = ROOT / "fixtures" / "examples" / "ggml-vocab-baichuan.gguf"
-    code = _cli(["bench", "run", str(models["target"]), str(baichuan), "--llama-server", llama_server_bin,
-                 "--output-dir", str(tmp_path / "no")])
+    code = _cli(
+        [
+            "bench",
+            "run",
+            str(models["target"]),
+            str(baichuan),
+            "--llama-server",
+            llama_server_bin,
+            "--output-dir",
+            str(tmp_path / "no"),
+        ]
+    )
     assert code == 1
     captured = capsys.readouterr()
     assert captured.out.startswith("NOT COMPATIBLE") and "not measured" in captured.err
     assert not (tmp_path / "no").exists()  # no server was started
 
 
-def test_server_that_cannot_start_is_one_error_line(llama_server_bin: str, models: dict[str, Path], tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    code = _cli(["bench", "run", str(models["target"]), str(models["target"]), "--llama-server", llama_server_bin,
-                 "--output-dir", str(tmp_path / "bad"), "--", "--no-such-flag"])
+def test_server_that_cannot_start_is_one_error_line(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = _cli(
+        [
+            "bench",
+            "run",
+            str(models["target"]),
+            str(models["target"]),
+            "--llama-server",
+            llama_server_bin,
+            "--output-dir",
+            str(tmp_path / "bad"),
+            "--",
+            "--no-such-flag",
+        ]
+    )
     assert code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "exited with code" in err and "no-such-flag" in err
@@ -222,8 +284,9 @@ def _load(path: Path) -> list:
     return load_prompts(str(path))
 
 
-def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(llama_server_bin: str, models: dict[str, Path],
-                                                                    tmp_path: Path) -> None:
+def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path
+) -> None:
     import contextlib
     import os
     import signal
@@ -234,10 +297,30 @@ def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(llama_server
 
     out = tmp_path / "run"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "paircheck", "bench", "run", str(models["target"]), str(models["target"]),
-         "--llama-server", llama_server_bin, "--output-dir", str(out), "--ctx-size", "512", "--runs", "500",
-         "--n-predict", "16", "--", *SERVER_FLAGS],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        [
+            sys.executable,
+            "-m",
+            "paircheck",
+            "bench",
+            "run",
+            str(models["target"]),
+            str(models["target"]),
+            "--llama-server",
+            llama_server_bin,
+            "--output-dir",
+            str(out),
+            "--ctx-size",
+            "512",
+            "--runs",
+            "500",
+            "--n-predict",
+            "16",
+            "--",
+            *SERVER_FLAGS,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     baseline = out / "baseline.json"
     deadline = time.monotonic() + 120

@@ -92,11 +92,14 @@ def test_estimate_without_acceptance_is_a_band() -> None:
     assert est.band[0].speedup < est.band[-1].speedup
 
 
-@pytest.mark.parametrize(("kwargs", "where"), [
-    ({"cost_ratio": 0.0}, "--cost-ratio"),
-    ({"cost_ratio": 0.1, "acceptance": 1.5}, "--acceptance"),
-    ({"cost_ratio": 0.1, "draft_max": 0}, "--draft-max"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "where"),
+    [
+        ({"cost_ratio": 0.0}, "--cost-ratio"),
+        ({"cost_ratio": 0.1, "acceptance": 1.5}, "--acceptance"),
+        ({"cost_ratio": 0.1, "draft_max": 0}, "--draft-max"),
+    ],
+)
 def test_estimate_refuses_impossible_inputs(kwargs: dict, where: str) -> None:
     with pytest.raises(InputError) as info:
         estimate(**kwargs)
@@ -170,12 +173,16 @@ def test_size_warning_from_the_tensor_infos_read_with_the_metadata(models: dict[
     target, draft = describe(str(models["f32"])), describe(str(models["q8"]))
     assert size_warning(target, describe(str(models["f32"]))) is not None  # same file
     # Without tensor infos (metadata only) nothing but the same-file case can be told.
-    assert size_warning(describe(str(models["f32"]), tensor_infos=False), describe(str(models["f16"]),
-                        tensor_infos=False)) is None
+    assert (
+        size_warning(describe(str(models["f32"]), tensor_infos=False), describe(str(models["f16"]), tensor_infos=False))
+        is None
+    )
     # Q8 / F32 = 0.268 is below 0.3; the other way round the draft is larger.
     assert size_warning(target, draft) is None
     flipped = size_warning(draft, target)
-    assert flipped is not None and flipped.details["cost_ratio"] == pytest.approx(F32_PER_TOKEN / Q8_PER_TOKEN, abs=1e-4)
+    assert flipped is not None and flipped.details["cost_ratio"] == pytest.approx(
+        F32_PER_TOKEN / Q8_PER_TOKEN, abs=1e-4
+    )
     f16 = describe(str(models["f16"]))
     half = size_warning(target, f16)  # F16 weights: about half of F32, above 0.3
     assert half is not None and 0.4 < half.details["cost_ratio"] < 0.6
@@ -204,7 +211,9 @@ def test_cli_json_names(models: dict[str, Path], capsys: pytest.CaptureFixture[s
     assert data["speedup"] == pytest.approx(2.952 / (3 * Q8_PER_TOKEN / F32_PER_TOKEN + 1))
 
 
-def test_cli_text_says_model_and_warns_on_same_file(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_text_says_model_and_warns_on_same_file(
+    models: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _run(["estimate", str(models["f32"]), str(models["f32"])]) == 0
     out = capsys.readouterr().out
     assert out.startswith("MODELLED (not measured)")
@@ -212,14 +221,23 @@ def test_cli_text_says_model_and_warns_on_same_file(models: dict[str, Path], cap
     assert "0.50" in out and "0.90" in out  # the band, no acceptance given
 
 
-def test_cli_acceptance_from_a_bench_result(models: dict[str, Path], tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_acceptance_from_a_bench_result(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bench = {
-        "schema_version": 1, "kind": "paircheck-bench", "label": "draft", "complete": True,
+        "schema_version": 1,
+        "kind": "paircheck-bench",
+        "label": "draft",
+        "complete": True,
         "server_command": ["llama-server", "--spec-draft-n-max", "5"],
         "requests": [
-            {"prompt_id": "p", "run": r, "client_ms": 10.0, "content": "x",
-             "timings": {"predicted_n": 64, "predicted_ms": 9.0, "draft_n": 50, "draft_n_accepted": 35}}
+            {
+                "prompt_id": "p",
+                "run": r,
+                "client_ms": 10.0,
+                "content": "x",
+                "timings": {"predicted_n": 64, "predicted_ms": 9.0, "draft_n": 50, "draft_n_accepted": 35},
+            }
             for r in range(2)
         ],
     }
@@ -236,10 +254,22 @@ def test_cli_vocab_only_file_is_one_error_line(models: dict[str, Path], capsys: 
     assert _run(["estimate", str(models["f32"]), str(models["vocab"])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--cost-ratio" in err
-    assert _run(["estimate", str(models["f32"]), str(models["vocab"]), "--cost-ratio", "0.1", "--acceptance", "0.7",
-                 "--json"]) == 0
+    assert (
+        _run(
+            [
+                "estimate",
+                str(models["f32"]),
+                str(models["vocab"]),
+                "--cost-ratio",
+                "0.1",
+                "--acceptance",
+                "0.7",
+                "--json",
+            ]
+        )
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["speedup"] == pytest.approx(expected_tokens_per_pass(0.7, 3) / 1.3)
-
 
 
 def test_the_check_prints_the_size_warning(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
@@ -264,8 +294,12 @@ def test_the_check_prints_the_size_warning(models: dict[str, Path], capsys: pyte
     assert "larger than the target" in warnings(q8, f32, "--engine", "vllm")[0]["message"]
 
 
-def _write_raw(path: Path, tensors: dict[str, tuple[tuple[int, ...], Q]], kv: dict[str, int] | None = None,
-               split_max_tensors: int = 0) -> list[Path]:
+def _write_raw(
+    path: Path,
+    tensors: dict[str, tuple[tuple[int, ...], Q]],
+    kv: dict[str, int] | None = None,
+    split_max_tensors: int = 0,
+) -> list[Path]:
     """A GGUF with tensors of given numpy shapes and types (zeros), optionally split into shards."""
     import numpy as np
     from gguf import GGUFWriter

@@ -158,7 +158,9 @@ def test_bos_override_is_suggested_only_when_it_makes_the_pair_pass(gguf_factory
     assert bos is not None and bos.status == "fail"
     assert bos.fix is not None and "add_bos_token=bool:" in bos.fix
     value = bos.fix.split("bool:", 1)[1].split()[0]
-    fixed = check_pair(str(t), str(d), registry=False, overrides={"tokenizer.ggml.add_bos_token": ("bool", value == "true")})
+    fixed = check_pair(
+        str(t), str(d), registry=False, overrides={"tokenizer.ggml.add_bos_token": ("bool", value == "true")}
+    )
     assert fixed.compatible  # ...and applying it really makes the pair pass
     # The flag differs but so do the texts: no override is suggested (it would only move the failure).
     other = gguf_factory(add_bos=False, replace={100: "something else"})

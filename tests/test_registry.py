@@ -255,27 +255,38 @@ def test_missing_registry_folder(tmp_path: Path) -> None:
 
 
 def test_entry_without_evidence_or_quote_is_rejected(tmp_path: Path) -> None:
-    for field in ('evidence = "recommended"\n', 'quote = "Use Demo-0.5B-Instruct as the draft for Demo-7B-Instruct."\n'):
+    for field in (
+        'evidence = "recommended"\n',
+        'quote = "Use Demo-0.5B-Instruct as the draft for Demo-7B-Instruct."\n',
+    ):
         name = field.split(" ", 1)[0]
         msg = load_error(write_registry(tmp_path, HEADER + GOOD_ENTRY.replace(field, "")))
         assert f"missing required field '{name}'" in msg
 
 
 def test_checked_record_is_required_and_must_account_for_every_url(tmp_path: Path) -> None:
-    msg = load_error(write_registry(tmp_path, HEADER + GOOD_ENTRY.replace(
-        'checked = { on = 2026-11-30, read = ["https://example.org/docs"] }\n', "")))
+    msg = load_error(
+        write_registry(
+            tmp_path,
+            HEADER + GOOD_ENTRY.replace('checked = { on = 2026-11-30, read = ["https://example.org/docs"] }\n', ""),
+        )
+    )
     assert "missing required field 'checked'" in msg
     body = HEADER + GOOD_ENTRY + 'see_also = ["https://example.org/other"]\n'
     assert "'https://example.org/other' is in neither read nor unreadable" in load_error(write_registry(tmp_path, body))
-    body = HEADER + GOOD_ENTRY.replace('read = ["https://example.org/docs"]', 'read = []')
+    body = HEADER + GOOD_ENTRY.replace('read = ["https://example.org/docs"]', "read = []")
     assert "read must name at least one source" in load_error(write_registry(tmp_path, body))
 
 
 def test_unreadable_source_needs_the_quote_from_a_read_url(tmp_path: Path) -> None:
-    unreadable = GOOD_ENTRY.replace(
-        'checked = { on = 2026-11-30, read = ["https://example.org/docs"] }',
-        'checked = { on = 2026-11-30, read = ["https://example.org/other"], unreadable = ["https://example.org/docs"] }',
-    ) + 'see_also = ["https://example.org/other"]\n'
+    unreadable = (
+        GOOD_ENTRY.replace(
+            'checked = { on = 2026-11-30, read = ["https://example.org/docs"] }',
+            'checked = { on = 2026-11-30, read = ["https://example.org/other"], '
+            'unreadable = ["https://example.org/docs"] }',
+        )
+        + 'see_also = ["https://example.org/other"]\n'
+    )
     assert "set quote_url" in load_error(write_registry(tmp_path, HEADER + unreadable))
     reg = load_registry(write_registry(tmp_path, HEADER + unreadable + 'quote_url = "https://example.org/other"\n'))
     entry = next(iter(reg))
@@ -287,7 +298,9 @@ def test_quote_must_be_one_short_sentence(tmp_path: Path) -> None:
     long_quote = "x" * 400
     body = HEADER + GOOD_ENTRY.replace("Use Demo-0.5B-Instruct as the draft for Demo-7B-Instruct.", long_quote)
     assert "one short sentence" in load_error(write_registry(tmp_path, body))
-    body = HEADER + GOOD_ENTRY.replace('quote = "Use Demo', 'quote = """Use\nDemo').replace('Demo-7B-Instruct."', 'Demo-7B-Instruct."""')
+    body = HEADER + GOOD_ENTRY.replace('quote = "Use Demo', 'quote = """Use\nDemo').replace(
+        'Demo-7B-Instruct."', 'Demo-7B-Instruct."""'
+    )
     assert "one short sentence" in load_error(write_registry(tmp_path, body))
 
 
@@ -299,7 +312,10 @@ def test_quote_must_be_one_short_sentence(tmp_path: Path) -> None:
         (('notes = "demo"', 'notes = "demo"\nfigure = "2x"'), "figure is only for measured evidence"),
         (('notes = "demo"', 'notes = "demo"\nfails_on = ["vllm"]'), "needs its failure evidence in engine_evidence"),
         (('notes = "demo"', 'notes = "demo"\nengine_evidence = { vllm = "ran" }'), "in neither engines nor fails_on"),
-        (('notes = "demo"', 'notes = "demo"\nfails_on = ["vllm"]\nengine_evidence = { vllm = "ran" }'), "'vllm' = 'ran' is not one of"),
+        (
+            ('notes = "demo"', 'notes = "demo"\nfails_on = ["vllm"]\nengine_evidence = { vllm = "ran" }'),
+            "'vllm' = 'ran' is not one of",
+        ),
         (('notes = "demo"', 'notes = "demo"\ncaveats = [""]'), "caveats must be a list of non-empty strings"),
     ],
 )
@@ -309,9 +325,13 @@ def test_evidence_fields_are_validated(tmp_path: Path, change: tuple[str, str], 
 
 
 def test_per_engine_evidence_and_failure_levels_load(tmp_path: Path) -> None:
-    body = HEADER + GOOD_ENTRY.replace('engines = ["llama.cpp"]', 'engines = ["llama.cpp", "mlc-llm"]').replace(
-        'evidence = "recommended"', 'evidence = "measured"\nfigure = "+115%"'
-    ) + 'fails_on = ["vllm"]\nengine_evidence = { "mlc-llm" = "recommended", vllm = "code-refuses" }\n'
+    body = (
+        HEADER
+        + GOOD_ENTRY.replace('engines = ["llama.cpp"]', 'engines = ["llama.cpp", "mlc-llm"]').replace(
+            'evidence = "recommended"', 'evidence = "measured"\nfigure = "+115%"'
+        )
+        + 'fails_on = ["vllm"]\nengine_evidence = { "mlc-llm" = "recommended", vllm = "code-refuses" }\n'
+    )
     entry = next(iter(load_registry(write_registry(tmp_path, body))))
     assert entry.evidence_for("llama.cpp") == "measured"
     assert entry.evidence_for("mlc-llm") == "recommended"
@@ -320,7 +340,11 @@ def test_per_engine_evidence_and_failure_levels_load(tmp_path: Path) -> None:
     assert "measured +115% on llama.cpp" in text
     assert "recommended for mlc-llm (no run shown)" in text
     assert "fails on vllm (refused by code)" in text
-    assert entry.to_dict()["engine_evidence"] == {"llama.cpp": "measured", "mlc-llm": "recommended", "vllm": "code-refuses"}
+    assert entry.to_dict()["engine_evidence"] == {
+        "llama.cpp": "measured",
+        "mlc-llm": "recommended",
+        "vllm": "code-refuses",
+    }
 
 
 def _not_running(registry: Registry) -> list:
@@ -342,7 +366,10 @@ def test_suggested_pairs_are_never_shown_as_working(registry: Registry) -> None:
     table = render_pairs_table(weak, RenderOptions(width=200))
     for rendered in (md, table):
         assert not re.search(r"\bworks?\b|\bworking\b", rendered, re.IGNORECASE)
-    assert {line.split("|")[4].strip() for line in md.splitlines()[2:] if line.startswith("| ")} <= {"recommended", "computed"}
+    assert {line.split("|")[4].strip() for line in md.splitlines()[2:] if line.startswith("| ")} <= {
+        "recommended",
+        "computed",
+    }
 
 
 def test_cli_table_says_evidence_not_works() -> None:
@@ -584,7 +611,9 @@ def test_readme_table_in_sync() -> None:
     assert readme.exists(), "README.md missing: run python -m paircheck.cli.registry_readme"
     block = extract_block(readme.read_text(encoding="utf-8"))
     assert block is not None, f"README.md lacks {START} / {END}"
-    assert block == render_readme_table(), "README known-pairs table is stale: run python -m paircheck.cli.registry_readme"
+    assert block == render_readme_table(), (
+        "README known-pairs table is stale: run python -m paircheck.cli.registry_readme"
+    )
 
 
 def test_readme_table_lists_every_pair(registry: Registry) -> None:

@@ -61,8 +61,12 @@ def test_general_name_identifies_a_documented_pair(gguf_factory, capsys) -> None
 
 
 def test_basename_size_label_alone_are_enough(gguf_factory) -> None:
-    t = gguf_factory("t.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "14B", "general.finetune": "Instruct"})
-    d = gguf_factory("d.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "0.5B", "general.finetune": "Instruct"})
+    t = gguf_factory(
+        "t.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "14B", "general.finetune": "Instruct"}
+    )
+    d = gguf_factory(
+        "d.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "0.5B", "general.finetune": "Instruct"}
+    )
     report = check_pair(str(t), str(d))
     assert [f.details["id"] for f in report.registry] == ["qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"]
 
@@ -150,7 +154,11 @@ def test_works_entry_with_fails_on_says_so(gguf_factory) -> None:
     # LM Studio's docs only list the pair: the message must not present it as working.
     assert "recommended by the docs for lmstudio, llama.cpp (no run shown)" in f.message
     assert "working" not in f.message and f.details["shown_running"] is False
-    assert f.details["engine_evidence"] == {"lmstudio": "recommended", "llama.cpp": "recommended", "vllm": "code-refuses"}
+    assert f.details["engine_evidence"] == {
+        "lmstudio": "recommended",
+        "llama.cpp": "recommended",
+        "vllm": "code-refuses",
+    }
 
 
 # --------------------------------------------------------------------------- heads
@@ -174,7 +182,9 @@ def test_head_for_a_different_target_is_flagged(gguf_factory, capsys) -> None:
 
 
 def test_head_for_its_own_target_is_a_documented_pair(gguf_factory) -> None:
-    t = gguf_factory("t.gguf", extra_kv={"general.name": "Qwen3 8B", "general.repo_url": "https://huggingface.co/Qwen/Qwen3-8B"})
+    t = gguf_factory(
+        "t.gguf", extra_kv={"general.name": "Qwen3 8B", "general.repo_url": "https://huggingface.co/Qwen/Qwen3-8B"}
+    )
     head = gguf_factory(
         "head.gguf",
         arch="eagle3",

@@ -70,7 +70,9 @@ def _store(writer: GGUFWriter, name: str, array: np.ndarray, ggml_type: GGMLQuan
         writer.add_tensor(name, data, raw_shape=data.shape, raw_dtype=ggml_type)
 
 
-def tiny_llama_tensors(n_vocab: int, shape: TinyShape, seed: int, residual: bool = True) -> list[tuple[str, np.ndarray]]:
+def tiny_llama_tensors(
+    n_vocab: int, shape: TinyShape, seed: int, residual: bool = True
+) -> list[tuple[str, np.ndarray]]:
     """The tensors of a llama model as (GGUF name, numpy array); numpy shapes are (rows, cols).
 
     The embedding and output head come from their own random stream (``seed`` only), so

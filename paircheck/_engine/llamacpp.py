@@ -232,7 +232,8 @@ def check_vocab_size(t: LlamaVocab, d: LlamaVocab) -> Finding:
     limit = T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE
     details = dict(target=t.n_tokens, draft=d.n_tokens, difference=diff, max_difference=limit)
     if diff <= limit:
-        return result(R_VOCAB_SIZE, PASS, f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})", **details)
+        message = f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})"
+        return result(R_VOCAB_SIZE, PASS, message, **details)
     return result(
         R_VOCAB_SIZE,
         FAIL,
@@ -325,7 +326,9 @@ def _bos_fix(t: LlamaVocab, d: LlamaVocab, checks: list[Finding]) -> None:
     bos.fix = SAME_FAMILY_FIX
 
 
-_PADDING_PREFIXES = (b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved", b"<|extra_")
+_PADDING_PREFIXES = (
+    b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved", b"<|extra_",
+)
 
 
 def _is_padding(text: bytes) -> bool:

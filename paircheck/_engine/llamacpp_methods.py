@@ -202,7 +202,8 @@ def _check_range(rule: Rule, ids: list[int] | None, target: ModelDescription, ab
     if bad:
         return result(rule, FAIL, f"layer id {bad[0]} > target n_layer {n_layer}: {abort_text % (bad[0], n_layer)} "
                       "(the process aborts)", layer_ids=ids, target_n_layer=n_layer, aborts=True)
-    return result(rule, PASS, f"layer ids {ids} fit the target's {n_layer} layers", layer_ids=ids, target_n_layer=n_layer)
+    message = f"layer ids {ids} fit the target's {n_layer} layers"
+    return result(rule, PASS, message, layer_ids=ids, target_n_layer=n_layer)
 
 
 def _warn_vocab(target: ModelDescription, draft: ModelDescription) -> Finding | None:

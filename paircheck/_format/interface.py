@@ -2,8 +2,8 @@
 
 ``text`` is for people (a verdict line, a compact table, reasons and the fix), ``json`` for
 machines (a documented, versioned shape), ``markdown`` and ``csv`` for the registry's pairs
-(a format that cannot render a kind of result says so with an InputError). Formats know nothing of files or sources: they
-render reports and results they are given, to a string.
+(a format that cannot render a kind of result says so with an InputError). Formats know
+nothing of files or sources: they render the reports and results they are given, to a string.
 """
 
 from __future__ import annotations

@@ -38,7 +38,11 @@ def paint(text: str, color: str, options: RenderOptions) -> str:
 def wrap(text: str, width: int, indent: str = "", hanging: str = "  ") -> list[str]:
     """Wrap prose at ``width``; never at hyphens, so flags such as ``--spec-type`` stay whole."""
     return textwrap.wrap(
-        text, width, initial_indent=indent, subsequent_indent=indent + hanging, break_on_hyphens=False,
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent + hanging,
+        break_on_hyphens=False,
         break_long_words=False,
     ) or [indent.rstrip()]
 
@@ -191,8 +195,13 @@ def render_report(report: Report, options: RenderOptions) -> str:
         for w in report.warnings:
             lines += _finding_lines(w, options, "what to do", fixes)
     if report.registry:
-        lines += ["", *wrap("Known pairs (paircheck's registry of documented pairs; the verdict above is the "
-                            "engine's):", options.width)]
+        lines += [
+            "",
+            *wrap(
+                "Known pairs (paircheck's registry of documented pairs; the verdict above is the engine's):",
+                options.width,
+            ),
+        ]
         for f in report.registry:
             lines += _finding_lines(f, options, "what to do", fixes)
     notes = notes_lines(report, options)
@@ -233,15 +242,22 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     for r in reports:
         fails = r.engine_says if r.first_failure is not None and r.engine_says else ("-" if r.compatible else "")
         ok, color = _OK.get(r.verdict, ("yes?", "yellow"))
-        rows.append((f"{r.engine}\n{r.method}", paint(ok, color, options), _cell(matrix_reason(r), reason_width),
-                     _cell(fails, fails_width)))
+        rows.append(
+            (
+                f"{r.engine}\n{r.method}",
+                paint(ok, color, options),
+                _cell(matrix_reason(r), reason_width),
+                _cell(fails, fails_width),
+            )
+        )
     from tabulate import tabulate
 
-    table = tabulate(rows, headers=("engine", "ok", "reason", "how it fails"), tablefmt="simple",
-                     disable_numparse=True)
+    table = tabulate(rows, headers=("engine", "ok", "reason", "how it fails"), tablefmt="simple", disable_numparse=True)
     lines = [*wrap(head, options.width), "", table, ""]
-    lines += wrap("ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), NO = refused",
-                  options.width)
+    lines += wrap(
+        "ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), NO = refused",
+        options.width,
+    )
     lines.append("Versions the verdicts are for:")
     for r in reports:
         lines += wrap(f"{r.engine}: {r.engine_version}", options.width, "  ", "  ")
@@ -250,8 +266,13 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
         lines += ["", "Fixes:"]
         for fix in sorted(fixes):
             lines += wrap(fix, options.width, "  - ", "  ")
-    lines += ["", *wrap("Details for one engine: paircheck --engine NAME TARGET DRAFT; a rule: paircheck explain CODE",
-                        options.width)]
+    lines += [
+        "",
+        *wrap(
+            "Details for one engine: paircheck --engine NAME TARGET DRAFT; a rule: paircheck explain CODE",
+            options.width,
+        ),
+    ]
     return "\n".join(lines)
 
 
@@ -266,8 +287,14 @@ def render_pairs_table(entries: Sequence[RegistryEntry], options: RenderOptions)
     of one family (Coder 0.5B and 1.5B) never look alike; every engine is shown."""
     headers = ("target", "draft", "method", "evidence", "engines", "source")
     rows = [
-        (e.target.name, e.draft.name, e.method, evidence_label(e, with_figure=False), engines_label(e, sep=", "),
-         SOURCE_KIND_SHORT.get(e.source.kind, e.source.kind))
+        (
+            e.target.name,
+            e.draft.name,
+            e.method,
+            evidence_label(e, with_figure=False),
+            engines_label(e, sep=", "),
+            SOURCE_KIND_SHORT.get(e.source.kind, e.source.kind),
+        )
         for e in entries
     ]
     fixed = [max([len(headers[i])] + [len(r[i]) for r in rows]) for i in (2, 3, 5)]
@@ -281,7 +308,9 @@ def render_pairs_table(entries: Sequence[RegistryEntry], options: RenderOptions)
         # Whole names when they fit (rows must stay tellable apart); engines wrap at ", ".
         names = max(12, min(longest, (room - 12) // 2))
         engines = max(10, room - 2 * names)
-        cells = [(_cell(a, names, True), _cell(b, names, True), c, d, _cell(e, engines), f) for a, b, c, d, e, f in rows]
+        cells = [
+            (_cell(a, names, True), _cell(b, names, True), c, d, _cell(e, engines), f) for a, b, c, d, e, f in rows
+        ]
         text = str(tabulate(cells, headers=headers, tablefmt="simple", disable_numparse=True))
         if room <= 36 or max(len(line) for line in text.splitlines()) <= options.width:
             return text
@@ -308,10 +337,15 @@ def render_pairs(entries: Sequence[RegistryEntry], query: ModelIdentity | None, 
     lines.append(render_pairs_table(entries, options))
     if query is not None:  # one target's drafts are few: say what each source shows
         lines += ["", *render_pairs_details(entries, options)]
-    lines += ["", *wrap(
-        f"{len(entries)} pair(s). Evidence: measured, ran = a source shows the pair running; recommended, "
-        "computed = nothing shown running; fails = documented failing; !engine = documented to fail there. "
-        "--format json adds quotes, caveats and notes.", options.width)]
+    lines += [
+        "",
+        *wrap(
+            f"{len(entries)} pair(s). Evidence: measured, ran = a source shows the pair running; recommended, "
+            "computed = nothing shown running; fails = documented failing; !engine = documented to fail there. "
+            "--format json adds quotes, caveats and notes.",
+            options.width,
+        ),
+    ]
     return "\n".join(lines)
 
 
@@ -336,40 +370,74 @@ def _verdict(comp: Comparison) -> str:
     if comp.speedup is not None:
         word = "faster" if comp.speedup > 1.0 else "slower" if comp.speedup < 1.0 else "no change"
         acc = f", acceptance {_pct(comp.acceptance_rate)}" if comp.acceptance_rate is not None else ""
-        return f"MEASURED: {comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label} ({word}) on equal work{acc}"
+        return (f"MEASURED: {comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label} ({word}) "
+                f"on equal work{acc}")
     if comp.time_ratio is not None:
-        return (f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
-                f"{comp.baseline_label}/{comp.draft_label} = {comp.time_ratio:.2f}")
+        return (
+            f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
+            f"{comp.baseline_label}/{comp.draft_label} = {comp.time_ratio:.2f}"
+        )
     return "MEASURED: nothing comparable (no complete run over the same prompts on both sides)"
 
 
 def render_comparison(comp: Comparison, markdown: bool = False) -> str:
     from tabulate import tabulate
 
-    headers = ("prompt", f"{comp.baseline_label} ms", f"{comp.draft_label} ms", f"{comp.baseline_label} tok/s",
-               f"{comp.draft_label} tok/s", "speedup", "accept", "acc/pass", "same output")
+    headers = (
+        "prompt",
+        f"{comp.baseline_label} ms",
+        f"{comp.draft_label} ms",
+        f"{comp.baseline_label} tok/s",
+        f"{comp.draft_label} tok/s",
+        "speedup",
+        "accept",
+        "acc/pass",
+        "same output",
+    )
     rows = []
     for p in comp.prompts:
         same = "yes" if p.outputs_equal else (f"no, at char {p.difference.position}" if p.difference else "no")
-        rows.append((p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _spread(p.baseline_tokens_per_second, 1),
-                     _spread(p.draft_tokens_per_second, 1), _x(p.speedup), _pct(p.acceptance_rate),
-                     "-" if p.accepted_per_pass is None else f"{p.accepted_per_pass:.2f}", same))
-    rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms),
-                 _spread(comp.baseline_tokens_per_second, 1), _spread(comp.draft_tokens_per_second, 1),
-                 _x(comp.speedup), _pct(comp.acceptance_rate),
-                 "-" if comp.accepted_per_pass is None else f"{comp.accepted_per_pass:.2f}",
-                 "yes" if comp.outputs_equal else "no"))
+        rows.append(
+            (
+                p.prompt_id,
+                _spread(p.baseline_ms),
+                _spread(p.draft_ms),
+                _spread(p.baseline_tokens_per_second, 1),
+                _spread(p.draft_tokens_per_second, 1),
+                _x(p.speedup),
+                _pct(p.acceptance_rate),
+                "-" if p.accepted_per_pass is None else f"{p.accepted_per_pass:.2f}",
+                same,
+            )
+        )
+    rows.append(
+        (
+            "all prompts",
+            _spread(comp.baseline_run_ms),
+            _spread(comp.draft_run_ms),
+            _spread(comp.baseline_tokens_per_second, 1),
+            _spread(comp.draft_tokens_per_second, 1),
+            _x(comp.speedup),
+            _pct(comp.acceptance_rate),
+            "-" if comp.accepted_per_pass is None else f"{comp.accepted_per_pass:.2f}",
+            "yes" if comp.outputs_equal else "no",
+        )
+    )
     lines = [_verdict(comp), ""]
     lines.append(tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", disable_numparse=True))
     lines.append("")
-    lines.append("ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
-                 "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n.")
+    lines.append(
+        "ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
+        "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n."
+    )
     for p in comp.prompts:
         d = p.difference
         if d is not None:
-            lines.append(f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
-                         f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
-                         f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}")
+            lines.append(
+                f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
+                f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
+                f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}"
+            )
     for w in comp.warnings:
         lines.append(f"{'- ' if markdown else ''}warning: {w}")
     for n in comp.notes:
@@ -381,7 +449,6 @@ def render_bench_result(result: dict[str, Any]) -> str:
     """Per prompt: median client time and decode tokens per second, and drafting if any."""
     from tabulate import tabulate
 
-
     rows = []
     for prompt in result["prompts"]:
         reqs = [r for r in result["requests"] if r["prompt_id"] == prompt["id"]]
@@ -389,14 +456,22 @@ def render_bench_result(result: dict[str, Any]) -> str:
         tps = Spread.of([t for t in map(tokens_per_second, reqs) if t is not None])
         drafted, accepted, predicted, _ = draft_counts(reqs)
         rate, _ = acceptance_rates(drafted, accepted, predicted)
-        rows.append((prompt["id"], len(reqs), "-" if ms is None else f"{ms.median:.0f} ({ms.min:.0f}-{ms.max:.0f})",
-                     "-" if tps is None else f"{tps.median:.1f}", "-" if rate is None else f"{rate:.1%}"))
-    table = tabulate(rows, headers=("prompt", "runs", "client ms", "tok/s", "accept"), tablefmt="simple",
-                     disable_numparse=True)
-    raw = "through the server's chat template" if result["settings"]["chat_template"] else "raw, without a chat template"
+        rows.append(
+            (
+                prompt["id"],
+                len(reqs),
+                "-" if ms is None else f"{ms.median:.0f} ({ms.min:.0f}-{ms.max:.0f})",
+                "-" if tps is None else f"{tps.median:.1f}",
+                "-" if rate is None else f"{rate:.1%}",
+            )
+        )
+    table = tabulate(
+        rows, headers=("prompt", "runs", "client ms", "tok/s", "accept"), tablefmt="simple", disable_numparse=True
+    )
+    raw = (
+        "through the server's chat template" if result["settings"]["chat_template"] else "raw, without a chat template"
+    )
     return f"{table}\nnote: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}"
-
-
 
 
 def render_estimate(est: Estimate) -> str:
@@ -412,32 +487,57 @@ def render_estimate(est: Estimate) -> str:
             f"MODELLED (not measured): speedup {est.speedup:.2f}x at acceptance {est.acceptance:.2f}, "
             f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
         )
-        rows = [(f"{est.acceptance:.2f}", f"{est.expected_tokens_per_pass:.2f}", f"{est.speedup:.2f}x",
-                 best(est.best_draft_max), f"{est.best_speedup:.2f}x")]
+        rows = [
+            (
+                f"{est.acceptance:.2f}",
+                f"{est.expected_tokens_per_pass:.2f}",
+                f"{est.speedup:.2f}x",
+                best(est.best_draft_max),
+                f"{est.best_speedup:.2f}x",
+            )
+        ]
     else:
         lo, hi = est.band[0], est.band[-1]
         lines.append(
             f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for acceptance "
             f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
         )
-        rows = [(f"{p.acceptance:.2f}", f"{p.expected_tokens_per_pass:.2f}", f"{p.speedup:.2f}x", best(p.best_draft_max),
-                 f"{p.best_speedup:.2f}x") for p in est.band]
+        rows = [
+            (
+                f"{p.acceptance:.2f}",
+                f"{p.expected_tokens_per_pass:.2f}",
+                f"{p.speedup:.2f}x",
+                best(p.best_draft_max),
+                f"{p.best_speedup:.2f}x",
+            )
+            for p in est.band
+        ]
     lines.append("")
-    lines.append(tabulate(rows, headers=("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k"),
-                          tablefmt="simple", disable_numparse=True))
+    lines.append(
+        tabulate(
+            rows,
+            headers=("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k"),
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
     lines.append("")
     if est.target_bytes and est.draft_bytes:
-        lines.append(f"cost ratio c = draft/target weight bytes read per token = "
-                     f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}")
+        lines.append(
+            f"cost ratio c = draft/target weight bytes read per token = "
+            f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}"
+        )
     else:
         lines.append(f"cost ratio c = {est.cost_ratio} (given)")
     if est.acceptance_source and est.acceptance_source.startswith("bench:"):
         lines.append(f"acceptance from {est.acceptance_source[6:]} (draft_n_accepted / draft_n)")
     for w in est.warnings:
         lines.append(f"warning {w.code} {w.name}: {w.message}")
-    lines.append("model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
-                 "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
-                 "`paircheck bench run` measures instead.")
+    lines.append(
+        "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
+        "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
+        "`paircheck bench run` measures instead."
+    )
     return "\n".join(lines)
 
 
@@ -479,13 +579,17 @@ def headline(result: LintResult, pair_check: bool = True) -> str:
     bad_pairs = [r for r in result.reports if not r.compatible]
     if status == LINT_FAIL:
         parts = ([f"{errors} error{'s' if errors != 1 else ''}"] if errors else []) + (
-            [f"{len(bad_pairs)} incompatible pair{'s' if len(bad_pairs) != 1 else ''}"] if bad_pairs else [])
+            [f"{len(bad_pairs)} incompatible pair{'s' if len(bad_pairs) != 1 else ''}"] if bad_pairs else []
+        )
         return f"NOT OK: {result.launcher}: " + ", ".join(parts)
     if status == UNCHECKED:
         first = result.unchecked[0]
         return f"NOT CHECKED: {result.launcher}: {first.message}"
-    checked = f"{len(result.reports)} pair{'s' if len(result.reports) != 1 else ''} checked" if result.reports else (
-        "flags checked, pair not read (--no-check)" if not pair_check else "flags checked")
+    checked = (
+        f"{len(result.reports)} pair{'s' if len(result.reports) != 1 else ''} checked"
+        if result.reports
+        else ("flags checked, pair not read (--no-check)" if not pair_check else "flags checked")
+    )
     return f"OK: {result.launcher}: {checked}"
 
 
@@ -517,8 +621,14 @@ def render_lint(result: LintResult, pair_check: bool, options: RenderOptions) ->
         for w in r.warnings:
             lines += wrap(f"warning {w.code} {w.name}: {w.message}", options.width, "  ", "  ")
         if not r.compatible and r.next_steps:
-            lines += ["  Next:", *(line for step in r.next_steps for line in
-                                   prose_or_command(pasteable(step, r), options.width - 4, "    "))]
+            lines += [
+                "  Next:",
+                *(
+                    line
+                    for step in r.next_steps
+                    for line in prose_or_command(pasteable(step, r), options.width - 4, "    ")
+                ),
+            ]
     return "\n".join(lines)
 
 

@@ -29,41 +29,56 @@ from paircheck.model import ModelDescription
 HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash", "dspark", "mtp"})
 
 R_DOCUMENTED = Rule(
-    "RG001", "documented_pair", "The pair is documented by a credible source",
+    "RG001",
+    "documented_pair",
+    "The pair is documented by a credible source",
     "paircheck's registry (registry/*.toml, `paircheck pairs`) lists this target and draft, "
     "with the source, the engines it names and how strong its evidence is: measured (a run "
     "with figures), ran (a run without figures), recommended (suggested, no run shown) or "
     "computed (an acceptance rate or compatibility worked out, nothing ran). Only the first "
     "two show the pair working. Caveats the registry records for the pair are shown with it. "
     "It never changes the engine's verdict, which comes from the files themselves.",
-    "Nothing; read the source for the settings it used.", kind="registry",
+    "Nothing; read the source for the settings it used.",
+    kind="registry",
 )
 R_DOCUMENTED_FAILING = Rule(
-    "RG002", "documented_failing", "The pair is documented as failing",
+    "RG002",
+    "documented_failing",
+    "The pair is documented as failing",
     "A source in the registry reports this pair failing (for example vLLM refusing padded "
     "vocabularies), with the reason and how the failure is documented: shown in a run, "
     "refused by the engine's code, or only stated.",
-    "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.", kind="registry",
+    "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.",
+    kind="registry",
 )
 R_FAMILY = Rule(
-    "RG003", "family_documented", "Drafts are documented for this target or its family",
+    "RG003",
+    "family_documented",
+    "Drafts are documented for this target or its family",
     "The pair itself is not in the registry, but the target or its family is: the "
     "documented drafts are a good place to start.",
-    "See `paircheck pairs --for TARGET` or `paircheck pairs --family FAMILY`.", kind="registry",
+    "See `paircheck pairs --for TARGET` or `paircheck pairs --family FAMILY`.",
+    kind="registry",
 )
 R_HEAD_ELSEWHERE = Rule(
-    "RG004", "head_for_other_target", "The draft is a head documented for another target",
+    "RG004",
+    "head_for_other_target",
+    "The draft is a head documented for another target",
     "EAGLE/EAGLE-3, MTP and DFlash drafts are trained on one target's hidden states; the "
     "registry documents this one for a different target than the one given.",
-    "Use the head with the target it was trained for, or a standalone draft model.", kind="registry",
+    "Use the head with the target it was trained for, or a standalone draft model.",
+    kind="registry",
 )
 R_UNAVAILABLE = Rule(
-    "RG000", "registry_unavailable", "The registry of documented pairs could not be read",
+    "RG000",
+    "registry_unavailable",
+    "The registry of documented pairs could not be read",
     "paircheck ships its registry as TOML files (registry/*.toml in a checkout, package data "
     "in an installed wheel). When they are missing or invalid the check still runs and the "
     "verdict is unchanged; only the notes on documented pairs are missing.",
     "Reinstall paircheck, or fix the TOML file the message names (`pytest tests/test_registry.py` "
-    "validates a checkout).", kind="registry",
+    "validates a checkout).",
+    kind="registry",
 )
 RULES = (R_UNAVAILABLE, R_DOCUMENTED, R_DOCUMENTED_FAILING, R_FAMILY, R_HEAD_ELSEWHERE)
 DOCUMENTED = (R_DOCUMENTED.code, R_DOCUMENTED.name)
@@ -171,7 +186,9 @@ def find_documented(
     return out
 
 
-def drafts_for(registry: Registry, target: Sequence[ModelIdentity], target_fp: str | None = None) -> list[RegistryEntry]:
+def drafts_for(
+    registry: Registry, target: Sequence[ModelIdentity], target_fp: str | None = None
+) -> list[RegistryEntry]:
     """Entries whose target is this model (any of its identities), best match first."""
     scored = []
     for e in registry.entries:

@@ -47,16 +47,31 @@ HF_FILES = (
 )
 
 # config model_type -> llama.cpp architecture, where the names differ.
-_ARCH_ALIASES = {"mistral": "llama", "mixtral": "llama", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe", "gpt_neox": "gptneox"}
+_ARCH_ALIASES = {
+    "mistral": "llama",
+    "mixtral": "llama",
+    "qwen2_moe": "qwen2moe",
+    "qwen3_moe": "qwen3moe",
+    "gpt_neox": "gptneox",
+}
 _SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
 _SPECIAL_KEYS = {
-    "bos": K.BOS_ID, "eos": K.EOS_ID, "unk": K.UNK_ID, "sep": K.SEP_ID, "pad": K.PAD_ID,
-    "cls": K.CLS_ID, "mask": K.MASK_ID, "eot": K.EOT_ID, "eom": K.EOM_ID,
+    "bos": K.BOS_ID,
+    "eos": K.EOS_ID,
+    "unk": K.UNK_ID,
+    "sep": K.SEP_ID,
+    "pad": K.PAD_ID,
+    "cls": K.CLS_ID,
+    "mask": K.MASK_ID,
+    "eot": K.EOT_ID,
+    "eom": K.EOM_ID,
 }
 
 
 def is_hf_folder(path: Path) -> bool:
-    return path.is_dir() and any((path / name).is_file() for name in ("config.json", "tokenizer.json", "tokenizer.model"))
+    return path.is_dir() and any(
+        (path / name).is_file() for name in ("config.json", "tokenizer.json", "tokenizer.model")
+    )
 
 
 def _json(path: Path, location: str) -> dict[str, Any] | None:
@@ -151,7 +166,8 @@ def describe_hf_folder(
     if arch_note:
         notes.append(arch_note)
     notes.append(
-        "judged as the GGUF that convert_hf_to_gguf.py (llama.cpp of llama-cpp-python 0.3.36) would write from this folder"
+        "judged as the GGUF that convert_hf_to_gguf.py (llama.cpp of llama-cpp-python 0.3.36) would write "
+        "from this folder"
     )
     identity = Identity(
         architecture=arch,
@@ -240,7 +256,9 @@ def _convert_tokenizer_json(
         # A SentencePiece-style BPE without tokenizer.model: LlamaHfVocab, not padded.
         ranked = sorted(vocab.items(), key=lambda kv: kv[1])
         tokens = [text.encode("utf-8") for text, _ in ranked]
-        notes.append("SentencePiece-style BPE without tokenizer.model: converted as llama.cpp's LlamaHfVocab would (no padding)")
+        notes.append(
+            "SentencePiece-style BPE without tokenizer.model: converted as llama.cpp's LlamaHfVocab would (no padding)"
+        )
         return _Converted("llama", "default", tokens, None, True, notes)
     size = config_vocab or len(vocab)
     if vocab and max(vocab.values()) >= size:
@@ -282,7 +300,9 @@ def _convert_tokenizer_json(
             notes.append(pre_note)
         return _Converted("bert", pre, tokens, None, False, notes)
     if mtype == "Unigram":
-        notes.append("Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5")
+        notes.append(
+            "Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5"
+        )
         return _Converted("t5", None, tokens, None, True, notes)
     if mtype != "BPE":
         notes.append(f"tokenizer model type {mtype!r}: judged as byte-level BPE (gpt2)")
@@ -378,7 +398,7 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
             raise _SlowPath
         words = _check_text_words(tok_json, model)
         subs = {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
-        keep = (subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)})
+        keep = subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
         keep.add(model.get("unk_token"))
         vocab = {k: base_vocab[k] for k in keep.intersection(base_vocab) if isinstance(k, str)}
         if all(isinstance(m, str) for m in merges[:1]):
@@ -390,7 +410,9 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
         enc = small.encode(CHECK_TEXT, add_special_tokens=True)
     except (_SlowPath, InputError, TypeError, ValueError, AttributeError):
         return _tokenizer_from_str(tok_text, location).encode(CHECK_TEXT, add_special_tokens=True).ids
-    added = {t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t}
+    added = {
+        t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t
+    }
     return [
         tid if special else int(base_vocab.get(tok, added.get(tok, tid)) or tid)
         for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask, strict=True)
@@ -463,7 +485,9 @@ def _convert_sentencepiece(
         tokens[tid] = text.encode("utf-8")
     notes = []
     if len(pieces) > size:
-        notes.append(f"tokenizer.model has {len(pieces)} pieces but config vocab_size is {size}: the converter drops the rest")
+        notes.append(
+            f"tokenizer.model has {len(pieces)} pieces but config vocab_size is {size}: the converter drops the rest"
+        )
     return _Converted("llama", "default", tokens, None, True, notes)
 
 

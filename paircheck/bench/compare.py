@@ -100,7 +100,7 @@ def _by_prompt(result: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _excerpt(text: str, at: int) -> str:
-    return text[max(0, at - 10): at + 30]
+    return text[max(0, at - 10) : at + 30]
 
 
 def first_difference(a: str, b: str) -> int | None:
@@ -139,7 +139,9 @@ def acceptance_rates(drafted: int, accepted: int, predicted: int) -> tuple[float
     return rate, (accepted / passes if drafted and passes > 0 else None)
 
 
-def _compare_prompt(pid: str, base: list[dict[str, Any]], draft: list[dict[str, Any]], warnings: list[str]) -> PromptComparison:
+def _compare_prompt(
+    pid: str, base: list[dict[str, Any]], draft: list[dict[str, Any]], warnings: list[str]
+) -> PromptComparison:
     b_ms, d_ms = Spread.of([r["client_ms"] for r in base]), Spread.of([r["client_ms"] for r in draft])
     b_tps = Spread.of([t for t in map(tokens_per_second, base) if t is not None])
     d_tps = Spread.of([t for t in map(tokens_per_second, draft) if t is not None])
@@ -153,7 +155,9 @@ def _compare_prompt(pid: str, base: list[dict[str, Any]], draft: list[dict[str, 
         at = first_difference(a, b)
         equal = at is None and all(r["content"] == a for r in base + draft)
         if at is not None:
-            difference = Difference(at, len(a), len(b), _pred_n(base[0]), _pred_n(draft[0]), _excerpt(a, at), _excerpt(b, at))
+            difference = Difference(
+                at, len(a), len(b), _pred_n(base[0]), _pred_n(draft[0]), _excerpt(a, at), _excerpt(b, at)
+            )
     ratio = b_ms.median / d_ms.median if b_ms and d_ms and d_ms.median > 0 else None
     drafted, accepted, predicted, _ = draft_counts(draft)
     rate, per_pass = acceptance_rates(drafted, accepted, predicted)
@@ -230,15 +234,24 @@ def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
     rate, per_pass = acceptance_rates(drafted, accepted, predicted)
     b_tot, b_tps = _run_totals(baseline, common)
     d_tot, d_tps = _run_totals(draft, common)
-    ratio = statistics.median(b_tot) / statistics.median(d_tot) if b_tot and d_tot and statistics.median(d_tot) > 0 else None
+    ratio = (
+        statistics.median(b_tot) / statistics.median(d_tot)
+        if b_tot and d_tot and statistics.median(d_tot) > 0
+        else None
+    )
     equal = bool(prompts) and all(p.outputs_equal for p in prompts)
     if not equal and prompts:
         warnings.append(
             "the outputs differ: the time ratio is not a speedup on equal work (see the first differing position)"
         )
-    notes = ["prompts were sent raw, without a chat template" if not (baseline.get("settings") or {}).get("chat_template")
-             else "prompts were sent through the server's chat template"]
-    notes.append("not measured: " + ", ".join(baseline.get("not_measured") or ["streaming time to first token", "GPU memory"]))
+    notes = [
+        "prompts were sent raw, without a chat template"
+        if not (baseline.get("settings") or {}).get("chat_template")
+        else "prompts were sent through the server's chat template"
+    ]
+    notes.append(
+        "not measured: " + ", ".join(baseline.get("not_measured") or ["streaming time to first token", "GPU memory"])
+    )
     return Comparison(
         baseline_label=str(baseline.get("label")),
         draft_label=str(draft.get("label")),

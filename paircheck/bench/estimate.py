@@ -72,7 +72,9 @@ def read_weight_bytes(desc: ModelDescription) -> WeightBytes:
     from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_tensor_infos_after
 
     if desc.source_kind != "gguf" or not desc.resolved_path:
-        raise InputError(desc.location, "weight sizes are read from a local GGUF file's tensor infos; give --cost-ratio")
+        raise InputError(
+            desc.location, "weight sizes are read from a local GGUF file's tensor infos; give --cost-ratio"
+        )
     path = Path(desc.resolved_path)
     if desc.metadata.tensors is None:
         try:
@@ -172,13 +174,28 @@ def estimate(
         raise InputError("--acceptance", f"must be between 0 and 1, got {acceptance}")
     if acceptance is None:
         return Estimate(
-            cost_ratio, cost_source, draft_max, None, None, None, None, None, None,
+            cost_ratio,
+            cost_source,
+            draft_max,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
             band=[_point(a, draft_max, cost_ratio) for a in BAND],
         )
     p = _point(acceptance, draft_max, cost_ratio)
     return Estimate(
-        cost_ratio, cost_source, draft_max, acceptance, acceptance_source or "given",
-        p.expected_tokens_per_pass, p.speedup, p.best_draft_max, p.best_speedup,
+        cost_ratio,
+        cost_source,
+        draft_max,
+        acceptance,
+        acceptance_source or "given",
+        p.expected_tokens_per_pass,
+        p.speedup,
+        p.best_draft_max,
+        p.best_speedup,
     )
 
 

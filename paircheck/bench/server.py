@@ -81,7 +81,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def llama_server(binary: str, args: Sequence[str], ready_timeout: float = 600.0, log_dir: Path | None = None) -> Iterator[RunningServer]:
+def llama_server(
+    binary: str, args: Sequence[str], ready_timeout: float = 600.0, log_dir: Path | None = None
+) -> Iterator[RunningServer]:
     """Run ``binary --host 127.0.0.1 --port P ARGS`` until ``/health`` answers; stop it on exit."""
     port = free_port()
     command = [binary, "--host", HOST, "--port", str(port), *args]
@@ -91,8 +93,9 @@ def llama_server(binary: str, args: Sequence[str], ready_timeout: float = 600.0,
         try:
             # Its own session: Ctrl-C reaches paircheck only, which keeps the partial
             # results and then stops the server, instead of the server dying mid-request.
-            proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
         except OSError as exc:
             raise InputError(binary, f"cannot start: {exc.strerror or exc}") from None
     server = RunningServer(f"http://{HOST}:{port}", proc, log, command)

@@ -83,15 +83,20 @@ class DefaultGroup(click.Group):
         first = next((a for a in args if not a.startswith("-")), None)
         wants_group_help = args and args[0] in ("--help", "-h", "--version")
         known = first in self.commands or first in LAZY_COMMANDS
-        if (first is not None and not known and not wants_group_help) or (first is None and args and not wants_group_help):
+        if (first is not None and not known and not wants_group_help) or (
+            first is None and args and not wants_group_help
+        ):
             args = [self.default_command, *args]
         return super().parse_args(ctx, args)
 
 
-@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-             epilog="Exit codes: 0 compatible / OK, 1 not compatible / lint errors, 2 an input could not be read "
-             "or the command was misused, 3 (lint commands) nothing or not everything was checked. Each "
-             "command's --help has its own examples.")
+@click.group(
+    cls=DefaultGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Exit codes: 0 compatible / OK, 1 not compatible / lint errors, 2 an input could not be read "
+    "or the command was misused, 3 (lint commands) nothing or not everything was checked. Each "
+    "command's --help has its own examples.",
+)
 @click.version_option(__version__, prog_name="paircheck")
 def cli() -> None:
     """Is DRAFT usable with TARGET for speculative decoding? Answered from metadata.

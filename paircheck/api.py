@@ -81,15 +81,29 @@ def _evaluate(
     engine: str = DEFAULT_ENGINE,
     method: str | None = None,
 ) -> Report:
+    # "sglang@0.5.14": that engine's rules for that release (engines with version ranges only).
+    engine, _, version = engine.partition("@")
     chosen = engines().get(engine)
     if chosen is None:
         raise InputError("--engine", f"unknown engine {engine!r} (known: {', '.join(engines())}, all)")
     resolved = resolve_method(chosen, method)
     if resolved is None:
         raise InputError("--method", f"{engine} has no method {method!r} (known: {', '.join(chosen.methods)})")
+    if version:
+        from paircheck._engine.versions import pick
+
+        ranges = getattr(chosen, "versions", None)
+        if not ranges:
+            raise InputError("--engine", f"{engine} has one rule set (its pinned reference version): drop @{version}")
+        try:
+            pick(ranges, version)
+        except ValueError as exc:
+            raise InputError("--engine", f"{engine}@{version}: {exc}") from None
     if (engine, resolved) not in _VOCAB_ONLY and not resolved.startswith("ngram"):
         _with_tensor_infos(target)
         _with_tensor_infos(draft)
+    if version:
+        return chosen.evaluate(target, draft, resolved, version=version)  # type: ignore[call-arg]
     return chosen.evaluate(target, draft, resolved)
 
 

@@ -8,6 +8,8 @@ from typing import Any
 from paircheck.model import ModelDescription
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
+# The three-valued engine verdict (Report.verdict).
+ACCEPTED, REFUSED, UNKNOWN = "accepted", "refused", "unknown"
 
 
 @dataclass
@@ -55,6 +57,18 @@ class Report:
     @property
     def compatible(self) -> bool:
         return all(check.status != FAIL for check in self.checks)
+
+    @property
+    def unknowns(self) -> list[CheckResult]:
+        """Checks that could not be decided from what was read (their messages say why)."""
+        return [check for check in self.checks if check.status == SKIP]
+
+    @property
+    def verdict(self) -> str:
+        """refused if a check failed; else unknown if a deciding check was skipped; else accepted."""
+        if not self.compatible:
+            return REFUSED
+        return UNKNOWN if self.unknowns else ACCEPTED
 
     @property
     def failures(self) -> list[CheckResult]:

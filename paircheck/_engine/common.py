@@ -61,8 +61,10 @@ def embedding_rows(desc: ModelDescription) -> Rows:
         return Rows(stored, f"{architecture(desc)}.vocab_size")
     if desc.metadata.tensors is None:
         return Rows(None, "embedding rows unknown: tensor infos were not read")
-    if desc.metadata.tensor_count == 0:
-        return Rows(None, "embedding rows unknown: the file has no tensors (vocab only)")
+    if desc.metadata.tensor_count == 0 and desc.vocab.n_tokens:
+        # A vocab-only file: convert_hf_to_gguf.py pads the token list to the config's
+        # vocab_size, so the token count is the row count the model file would have.
+        return Rows(desc.vocab.n_tokens, "token count (vocab-only file; the converter pads tokens to vocab_size)")
     return Rows(None, "embedding rows unknown: no token_embd.weight tensor")
 
 

@@ -1,79 +1,132 @@
-"""Hugging Face transformers assisted generation (ecosystem.md section 7).
+"""Hugging Face transformers assisted generation, read from the released wheels on PyPI.
 
-The decision is made on ``config.get_text_config().vocab_size`` (embedding rows) alone:
+The decision is made on ``config.get_text_config().vocab_size`` (embedding rows) alone
+(GenerationMixin._validate_generation_mode in 5.24.0; _validate_assistant from 4.46.0):
 equal rows take the same-tokenizer path, different rows demand Universal Assisted
-Decoding (UAD: ``tokenizer`` and ``assistant_tokenizer``), even when the tokenizers are
-the same and only the padding differs.
+Decoding (UAD: ``tokenizer`` and ``assistant_tokenizer``), even when the tokenizers are the
+same and only the padding differs. Before 4.46.0 different rows are refused outright.
+Equal rows with different tokenizers are not checked at all: generation runs and the
+assistant's ids mean other text.
 """
 
 from __future__ import annotations
 
 from paircheck._engine.common import (
-    MODEL, MTP_HEAD, TableEngine, compare_texts, finding, is_recurrent, kind_check, result, rows_detail,
+    MODEL,
+    MTP_HEAD,
+    compare_texts,
+    embedding_rows,
+    finding,
+    is_recurrent,
+    kind_check,
+    result,
 )
 from paircheck._engine.interface import Rule
+from paircheck._engine.versions import VersionedEngine, VersionRange
 from paircheck.model import ModelDescription
 from paircheck.report import FAIL, PASS, SKIP, Finding, Report
 
 ENGINE = "transformers"
-VERSION = "transformers >= 4.46 (UAD); sampling with UAD >= 4.50"
+NEW_SOURCE = ("huggingface/transformers release 5.24.0 (PyPI wheel), src/transformers/generation/utils.py, "
+              "GenerationMixin._validate_generation_mode")
+V_UAD = VersionRange("transformers", "4.46.0", None,
+                     NEW_SOURCE + "; the same rule in 4.46.0 and 4.49.0 wheels (_validate_assistant, whose "
+                     "message reads 'moedels')")
+V_SAME_ONLY = VersionRange("transformers", None, "4.46.0",
+                           "transformers 4.45.2 wheel, generation/utils.py GenerationMixin._validate_assistant")
+VERSIONS = (V_UAD, V_SAME_ONLY)
+
+UAD_ERROR = ("The main and assistant models have different tokenizers. Please provide `tokenizer` and "
+             "`assistant_tokenizer` to `generate()` (see https://huggingface.co/docs/transformers/en/"
+             "generation_strategies#universal-assisted-decoding).")
+OLD_ERROR = "Make sure the main and assistant model use the same tokenizer"
+STATEFUL_ERROR = "assisted generation is not supported with stateful models, such as {cls}"
 
 R_KIND = Rule(
     "TF001", "transformers_drafter_kind", "The assistant is a model transformers can run",
-    "assistant_model must be a causal LM (or a Gemma 4 assistant model); EAGLE/DFlash heads "
-    "are not assistant models in transformers.",
+    "assistant_model must be a causal LM (or a Gemma 4 assistant model); EAGLE/DFlash heads are not "
+    "assistant models in transformers (its DFlash path is speculation_type='dflash', not checked here). "
+    "Source: " + NEW_SOURCE + ".",
     "Use an independent small model as assistant_model.",
 )
 R_PATH = Rule(
     "TF002", "transformers_tokenizer_path", "Which assisted-generation path applies",
-    "Equal config vocab_size: the same-tokenizer path (passing assistant_tokenizer is then an "
-    "error). Different: Universal Assisted Decoding is required, else 'The main and assistant "
-    "models have different tokenizers. Please provide `tokenizer` and `assistant_tokenizer` "
-    "to `generate()`'. UAD exists from 4.46 (greedy) and 4.50 (sampling).",
-    "Pass tokenizer= and assistant_tokenizer= to generate() (transformers >= 4.46).",
+    "If self.config.get_text_config().vocab_size == assistant_model.config.get_text_config().vocab_size, the "
+    "same-tokenizer path runs (passing assistant_tokenizer is then a ValueError); otherwise generate() "
+    "needs tokenizer= and assistant_tokenizer= (Universal Assisted Decoding), else ValueError: '" + UAD_ERROR
+    + "'. Before 4.46.0 different sizes raise ValueError('" + OLD_ERROR + "'). Source: " + V_UAD.source
+    + "; " + V_SAME_ONLY.source + ".",
+    "Pass tokenizer= and assistant_tokenizer= to generate() (transformers >= 4.46.0).",
 )
 R_STATE = Rule(
     "TF003", "transformers_stateful", "The target is not stateful",
-    "Assisted generation refuses stateful (recurrent) models: 'assisted generation is not "
-    "supported with stateful models'.",
+    "For ASSISTED_GENERATION, _validate_generation_mode raises ValueError('" + STATEFUL_ERROR.format(cls="...")
+    + "') when the model class sets _is_stateful (recurrent models such as Mamba). paircheck judges "
+    "statefulness from the architecture. Source: " + NEW_SOURCE + ".",
     "Use prompt_lookup_num_tokens instead, or an attention-only target.",
 )
 W_PADDED = Rule(
     "TF101", "transformers_padding_uad", "Same tokens, different padding: forced into UAD",
-    "The tokenizers are identical but the embedding rows differ (padding), so transformers "
-    "takes the UAD path anyway; issue #45307 reports it then crashing with AttributeError "
-    "... map_input_embeddings.",
+    "The tokenizers are identical but the embedding rows differ (padding), so transformers takes the UAD "
+    "path anyway (it compares vocab_size only); issue #45307 reports it then crashing with AttributeError "
+    "... map_input_embeddings. Source: " + NEW_SOURCE + ".",
     "Pass tokenizer and assistant_tokenizer; if it crashes, use a draft with equal rows.",
     kind="warning",
 )
-RULES = (R_KIND, R_PATH, R_STATE, W_PADDED)
+W_SILENT = Rule(
+    "TF102", "transformers_same_rows_other_tokens", "Equal rows, other tokens: runs silently, accepts little",
+    "transformers compares only vocab_size: with equal rows it takes the same-tokenizer path and never "
+    "looks at the tokenizers, so an assistant from another tokenizer family runs without any error while "
+    "its ids mean other text; greedy output stays the target's, but almost nothing is accepted. "
+    "Source: " + NEW_SOURCE + ".",
+    "Use an assistant of the same tokenizer family (UAD cannot be forced while the sizes are equal).",
+    kind="warning",
+)
+RULES = (R_KIND, R_PATH, R_STATE, W_PADDED, W_SILENT)
 
 
-def assisted(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
+def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_available: bool = True) -> str:
+    """The path generate() takes: "same" (same-tokenizer), "uad" (needs both tokenizers) or "refused"."""
+    if target_vocab_size == assistant_vocab_size:
+        return "same"
+    return "uad" if uad_available else "refused"
+
+
+def assisted(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     checks = [kind_check(R_KIND, draft, (MODEL, MTP_HEAD), "transformers cannot run it as assistant_model;",
                          "use an independent model")]
-    t, d = rows_detail(target, draft)
+    t, d = embedding_rows(target), embedding_rows(draft)
     warnings: list[Finding] = []
+    says = None
+    cmp = compare_texts(target, draft)
     if t.value is None or d.value is None:
         checks.append(result(R_PATH, SKIP, f"not checked: {(t if t.value is None else d).source}"))
-    elif t.value == d.value:
-        checks.append(result(R_PATH, PASS, f"{t.value} rows on both sides: the same-tokenizer path"))
     else:
-        checks.append(result(R_PATH, PASS, f"rows {t.value} vs {d.value}: Universal Assisted Decoding required "
-                             "(pass tokenizer and assistant_tokenizer; transformers >= 4.46)",
-                             target=t.value, draft=d.value, uad=True))
-        cmp = compare_texts(target, draft)
-        if cmp is not None and cmp.first_difference is None:
-            warnings.append(finding(W_PADDED, "identical token texts, only the padding differs: transformers still "
-                                    "demands UAD (and crashed on this in #45307)"))
+        path = assistant_path(t.value, d.value, uad_available=version is V_UAD)
+        if path == "same":
+            checks.append(result(R_PATH, PASS, f"{t.value} rows on both sides: the same-tokenizer path"))
+            if cmp is not None and cmp.first_difference is not None:
+                warnings.append(finding(W_SILENT, f"token {cmp.first_difference} differs (target {cmp.target_text}, "
+                                        f"draft {cmp.draft_text}) but the rows are equal: transformers runs the pair "
+                                        "silently and accepts almost nothing"))
+        elif path == "uad":
+            checks.append(result(R_PATH, PASS, f"rows {t.value} vs {d.value}: Universal Assisted Decoding required "
+                                 "(pass tokenizer and assistant_tokenizer)", target=t.value, draft=d.value, uad=True))
+            if cmp is not None and cmp.first_difference is None:
+                warnings.append(finding(W_PADDED, "identical token texts, only the padding differs: transformers "
+                                        "still demands UAD (and crashed on this in #45307)"))
+        else:
+            checks.append(result(R_PATH, FAIL, f"rows {t.value} vs {d.value}: this transformers has no Universal "
+                                 "Assisted Decoding", target=t.value, draft=d.value))
+            says = OLD_ERROR
     if is_recurrent(target):
         checks.append(result(R_STATE, FAIL, "the target is a recurrent/stateful model"))
+        says = says or STATEFUL_ERROR.format(cls="the target's model class")
     else:
         checks.append(result(R_STATE, PASS, "the target is not stateful"))
-    report = Report(ENGINE, method, target, draft, checks, warnings, engine_version=VERSION)
-    first = report.first_failure
-    if first is not None and first.name == "transformers_stateful":
-        report.engine_says = "assisted generation is not supported with stateful models"
+    report = Report(ENGINE, method, target, draft, checks, warnings)
+    if report.first_failure is not None:
+        report.engine_says = says
     if report.compatible:
         uad = any(c.details.get("uad") for c in checks)
         report.next_steps.append("model.generate(**inputs, assistant_model=draft"
@@ -81,14 +134,14 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str) -> 
     return report
 
 
-def prompt_lookup(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
+def prompt_lookup(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     checks = [result(R_KIND, PASS, "prompt lookup needs no assistant (prompt_lookup_num_tokens=N)")]
-    return Report(ENGINE, method, target, draft, checks, engine_version=VERSION)
+    return Report(ENGINE, method, target, draft, checks)
 
 
-ENGINE_OBJ = TableEngine(
+ENGINE_OBJ = VersionedEngine(
     ENGINE, ("assisted", "prompt_lookup"), "assisted", RULES,
-    {"assisted": assisted, "prompt_lookup": prompt_lookup},
+    {"assisted": assisted, "prompt_lookup": prompt_lookup}, VERSIONS,
     {"draft-simple": "assisted", "draft-mtp": "assisted", **{m: "prompt_lookup" for m in (
         "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")}},
 )

@@ -8,13 +8,13 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from test_methods import write_model
 
 from paircheck._engine import engines, find_rule
 from paircheck.api import check_all_engines, check_descriptions, describe
 from paircheck.cli import cli
 from paircheck.model import HFFacts
-from paircheck.report import FAIL, PASS, SKIP
-from test_methods import write_model
+from paircheck.report import FAIL, PASS
 
 
 def _with_rows(path: Path, src: Path, rows: int) -> Path:
@@ -49,16 +49,21 @@ def test_qwen_padding_llamacpp_accepts_vllm_refuses(tmp_path: Path, real_vocab) 
     assert "vocab_size=152064" in vllm.engine_says and "vocab_size=151936" in vllm.engine_says
     tf = by_engine["transformers"]
     assert tf.compatible and tf.checks[1].details["uad"] and any(w.code == "TF101" for w in tf.warnings)
-    assert by_engine["sglang"].checks[1].status == SKIP  # tolerance unknown: not guessed
+    sglang = by_engine["sglang"]  # >= 0.5.15 compares the padded vocab_size exactly
+    assert sglang.first_failure is not None and sglang.first_failure.code == "SG002"
     assert by_engine["lmstudio"].compatible and by_engine["koboldcpp"].compatible
     assert not by_engine["ollama"].compatible  # no classic draft path
 
 
-def test_rows_unknown_on_vocab_only_files(real_vocab) -> None:  # type: ignore[no-untyped-def]
-    t = describe(str(real_vocab("qwen2")))
-    report = check_descriptions(t, t, "vllm")
-    rows = report.checks[1]
-    assert rows.status == SKIP and "no tensors" in rows.message
+def test_rows_of_vocab_only_files_are_the_token_count(real_vocab) -> None:  # type: ignore[no-untyped-def]
+    # The converter pads the token list to config vocab_size, so a vocab-only file's token
+    # count is the row count; qwen2 (151936) against llama-bpe (128256) differs.
+    t, d = describe(str(real_vocab("qwen2"))), describe(str(real_vocab("llama-bpe")))
+    rows = check_descriptions(t, t, "vllm").checks[1]
+    assert rows.status == PASS and rows.details["target"] == t.vocab.n_tokens and "token count" in rows.details["target_source"]
+    other = check_descriptions(t, d, "vllm")
+    assert other.first_failure is not None and other.first_failure.code == "VL002"
+    assert other.first_failure.details["draft"] == d.vocab.n_tokens
 
 
 def test_different_families_per_engine(real_vocab) -> None:  # type: ignore[no-untyped-def]
@@ -127,7 +132,7 @@ def test_cli_engine_all_human_and_json(tmp_path: Path, real_vocab) -> None:  # t
     assert max(len(line) for line in human.output.splitlines()) <= 100
     js = runner.invoke(cli, ["--engine", "all", "--json", t, d])
     data = json.loads(js.output)
-    assert [e["engine"] for e in data["engines"]][0] == "llama.cpp"
+    assert next(e["engine"] for e in data["engines"]) == "llama.cpp"
     assert all({"engine", "compatible", "checks"} <= set(e) for e in data["engines"])
     same = runner.invoke(cli, ["--engine", "all", "-q", t, t])
     assert same.exit_code == 0 and same.output == ""

@@ -61,7 +61,7 @@ R_KIND = Rule(
     "Gemma4AssistantForCausalLM, Gemma4UnifiedAssistantForCausalLM, gemma4_assistant, "
     "gemma4_unified_assistant; at v0.30.0 only the two Gemma 4 assistant names). v0.23.1 to v0.24.0 take "
     "a DRAFT only with --experimental and a safetensors directory; before v0.23.1 there is no DRAFT. "
-    "Sources: " + "; ".join(v.source for v in VERSIONS) + ".",
+    "Source: " + "; ".join(v.source for v in VERSIONS) + ".",
     "Use llama-server or LM Studio for a classic draft model; in Ollama use the model's MTP drafter (e.g. "
     "a Gemma 4 assistant) or a DFlash drafter, on a release that runs it.",
 )

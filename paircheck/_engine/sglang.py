@@ -115,7 +115,7 @@ def tokenizer_vocab(desc: ModelDescription) -> Sequence[bytes] | None:
 
 def _size_check(target: ModelDescription, draft: ModelDescription) -> CheckResult:
     t, d = embedding_rows(target), embedding_rows(draft)
-    details = dict(target=t.value, draft=d.value, target_source=t.source, draft_source=d.source)
+    details = {"target": t.value, "draft": d.value, "target_source": t.source, "draft_source": d.source}
     if t.value is None or d.value is None:
         unknown = t if t.value is None else d
         return result(R_SIZE, SKIP, f"not checked: {'target' if t.value is None else 'draft'} {unknown.source}",

@@ -38,16 +38,18 @@ R_KIND = Rule(
 )
 R_TOKENS = Rule(
     "TR002", "trtllm_same_tokenizer", "Draft and target were trained with the same tokenizer",
-    "TensorRT-LLM does not validate the pair (" + SOURCE + " checks no vocabulary); with another "
+    "TensorRT-LLM does not validate the pair (validate_speculative_config checks no vocabulary); with another "
     "tokenizer 'the acceptance rate is extremely low and performance is regressed' (docs). It runs, slower "
-    "than without a draft: this check is paircheck's judgement of usefulness, not an engine error.",
+    "than without a draft: this check is paircheck's judgement of usefulness, not an engine error. "
+    "Source: " + SOURCE + ".",
     "Use a draft of the same tokenizer family.",
 )
 W_ROWS = Rule(
     "TR101", "trtllm_rows", "Embedding rows differ",
     "Issue #2789 (NVIDIA/TensorRT-LLM, TensorRT-LLM 0.17.0.post1, C++ session of the engine-build flow): "
     "Qwen2.5-14B with Qwen2.5-1.5B as draft/target engines crashed with 'Incompatible buffer sizes' "
-    "(embedding rows 152064 vs 151936). Nothing in llm_args.py refuses the pair beforehand.",
+    "(embedding rows 152064 vs 151936). Nothing in llm_args.py refuses the pair beforehand. "
+    "Source: issue #2789 and " + SOURCE + ".",
     "Use the PyTorch backend flow, or a draft with equal rows.",
     kind="warning",
 )

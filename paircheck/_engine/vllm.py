@@ -145,10 +145,10 @@ R_ROWS = Rule(
 )
 R_TOKENS = Rule(
     "VL003", "vllm_same_tokenizer", "The draft uses the target's tokens",
-    "Without use_heterogeneous_vocab the draft's ModelConfig gets tokenizer=target_model_config.tokenizer "
-    "(" + SOURCE + "). If the draft's token table differs, vLLM runs without any error but the draft "
+    "Without use_heterogeneous_vocab the draft's ModelConfig gets tokenizer=target_model_config.tokenizer. "
+    "If the draft's token table differs, vLLM runs without any error but the draft "
     "proposes ids that mean other text, so almost nothing is accepted. This is paircheck's judgement of "
-    "usefulness: vLLM itself prints nothing.",
+    "usefulness: vLLM itself prints nothing. Source: " + SOURCE + ".",
     "Use a draft of the same tokenizer family, or \"use_heterogeneous_vocab\": true.",
 )
 R_MTP = Rule(
@@ -279,7 +279,8 @@ def mtp_layers(desc: ModelDescription) -> tuple[int | None, str]:
     if entry is not None and entry[1] is None:
         return 1, f"vLLM's default for {model_type or archs[0]} (1)"
     keys = [entry[1]] if entry is not None and entry[1] else ["num_nextn_predict_layers", "mtp_num_hidden_layers"]
-    text = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    nested = config.get("text_config")
+    text: dict[str, Any] = nested if isinstance(nested, dict) else {}
     for key in keys:
         for where, holder in (("config.json", config), ("config.json text_config", text)):
             value = holder.get(key)

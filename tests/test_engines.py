@@ -60,7 +60,8 @@ def test_rows_of_vocab_only_files_are_the_token_count(real_vocab) -> None:  # ty
     # count is the row count; qwen2 (151936) against llama-bpe (128256) differs.
     t, d = describe(str(real_vocab("qwen2"))), describe(str(real_vocab("llama-bpe")))
     rows = check_descriptions(t, t, "vllm").checks[1]
-    assert rows.status == PASS and rows.details["target"] == t.vocab.n_tokens and "token count" in rows.details["target_source"]
+    assert rows.status == PASS and rows.details["target"] == t.vocab.n_tokens
+    assert "token count" in rows.details["target_source"]
     other = check_descriptions(t, d, "vllm")
     assert other.first_failure is not None and other.first_failure.code == "VL002"
     assert other.first_failure.details["draft"] == d.vocab.n_tokens

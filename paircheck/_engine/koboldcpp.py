@@ -31,7 +31,8 @@ ENGINE = "koboldcpp"
 ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp, speculative_decoding_setup and "
            "speculative_draft_type_from_model (newest stored version; commit not given by the index)")
 VENDORED = "LostRuins/koboldcpp common/speculative.cpp at ad1eee0c5f36355d10020e37cf2946cf88dc6979"
-VERSIONS = (VersionRange("KoboldCpp", None, None, f"{ADAPTER}; {VENDORED}"),)
+VERSIONS = (VersionRange("KoboldCpp", None, None, f"{ADAPTER}; {VENDORED}",
+                         cite="koboldcpp gpttype_adapter.cpp, common/speculative.cpp at ad1eee0"),)
 
 KOBOLD_LIMIT = 256  # gpttype_adapter.cpp: if(diff <= 256) warn, else refuse
 SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 256  # vendored common/speculative.cpp (llama.cpp upstream: 128)

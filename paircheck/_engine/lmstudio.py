@@ -22,7 +22,8 @@ ENGINE = "lmstudio"
 MLX_SOURCE = "lmstudio-ai/mlx-engine at 08f0c0758a804168e258c4cfb80891a8fc9eccb1"
 CLOSED = ("no public source: LM Studio's llama.cpp-engine draft filter is closed; modelled on llama.cpp's "
           "draft-simple rule (pinned llama.cpp of llama-cpp-python 0.3.36), as observed")
-VERSIONS = (VersionRange("LM Studio", None, None, f"{MLX_SOURCE} (MLX engine); {CLOSED} (GGUF)"),)
+VERSIONS = (VersionRange("LM Studio", None, None, f"{MLX_SOURCE} (MLX engine); {CLOSED} (GGUF)",
+                         cite="mlx-engine at 08f0c07; the llama.cpp side is closed source"),)
 
 NOT_COMPATIBLE = "Draft model is not compatible with main model"
 VISION_REFUSAL = "Speculative decoding is not currently supported for batched vision models"
@@ -93,15 +94,18 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
         elif t_base == d_base:
             checks.append(result(R_MLX, PASS, f"tokenizer vocab_size {t_base} on both sides"))
         else:
-            checks.append(result(R_MLX, FAIL, f"tokenizer vocab_size {t_base} vs {d_base}", target=t_base, draft=d_base))
+            checks.append(result(R_MLX, FAIL, f"tokenizer vocab_size {t_base} vs {d_base}",
+                                 target=t_base, draft=d_base))
             says = says or NOT_COMPATIBLE
     else:
         inner = llamacpp.run_checks(target.vocab, d.vocab)
         first = next((c for c in inner if c.status == FAIL), None)
         if first is None:
-            checks.append(result(R_GGUF, PASS, "llama.cpp's draft-simple checks pass", llamacpp=[c.code for c in inner]))
+            checks.append(result(R_GGUF, PASS, "llama.cpp's draft-simple checks pass",
+                                 llamacpp=[c.code for c in inner]))
         else:
-            checks.append(result(R_GGUF, FAIL, f"{first.code} {first.name}: {first.message}", llamacpp_check=first.code))
+            checks.append(result(R_GGUF, FAIL, f"{first.code} {first.name}: {first.message}",
+                                 llamacpp_check=first.code))
             says = "No compatible draft models (the draft is not listed; no reason is shown)"
     report = Report(ENGINE, method, target, d, checks, warnings)
     if report.first_failure is not None:

@@ -31,13 +31,16 @@ ENGINE = "ollama"
 REPO = "ollama/ollama"
 V_DFLASH = VersionRange("Ollama", "0.32.7", None,
                         f"{REPO} llm/llama_server.go externalDraftType and x/mlxrunner/model/base/base.go NewDraft "
-                        "at tag v0.32.7 and at fb30760996871fa9460115c753afd2c60d4ab0f7")
+                        "at tag v0.32.7 and at fb30760996871fa9460115c753afd2c60d4ab0f7",
+                        cite="ollama v0.32.7 and fb30760")
 V_MTP_ONLY = VersionRange("Ollama", "0.30.0", "0.32.7",
                           f"{REPO} llm/llama_server.go at tag v0.30.0 (--spec-type draft-mtp for any DRAFT) and "
-                          "v0.32.6")
+                          "v0.32.6", cite="ollama v0.30.0 and v0.32.6")
 V_MLX_ONLY = VersionRange("Ollama", "0.23.1", "0.30.0",
-                          f"{REPO} cmd/cmd.go resolveExperimentalDraftDir at tags v0.23.1 and v0.24.0")
-V_NONE = VersionRange("Ollama", None, "0.23.1", f"{REPO} parser/parser.go at tag v0.23.0 (no DRAFT)")
+                          f"{REPO} cmd/cmd.go resolveExperimentalDraftDir at tags v0.23.1 and v0.24.0",
+                          cite="ollama v0.23.1 and v0.24.0")
+V_NONE = VersionRange("Ollama", None, "0.23.1", f"{REPO} parser/parser.go at tag v0.23.0 (no DRAFT)",
+                      cite="ollama v0.23.0")
 VERSIONS = (V_DFLASH, V_MTP_ONLY, V_MLX_ONLY, V_NONE)
 
 # RegisterDraft calls (x/models/*) per release.

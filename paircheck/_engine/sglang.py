@@ -32,11 +32,12 @@ ENGINE = "sglang"
 WHEEL_SOURCE = ("sgl-project/sglang release 0.5.15 (PyPI wheel sglang-0.5.15), "
                 "python/sglang/srt/speculative/standalone_worker_v2.py, "
                 "StandaloneWorkerV2._validate_vocab_compatibility (PR #23838, merged 2026-06-29)")
-V_VALIDATED = VersionRange("SGLang", "0.5.15", None, WHEEL_SOURCE)
+V_VALIDATED = VersionRange("SGLang", "0.5.15", None, WHEEL_SOURCE, cite="sglang 0.5.15 wheel (PR #23838)")
 V_UNCHECKED = VersionRange(
     "SGLang", None, "0.5.15",
     "sglang 0.5.14 wheel (python/sglang/srt/speculative/standalone_worker_v2.py has no vocabulary "
     "check; PR #23838: 'Previously, SGLang silently accepted any draft model with no error or warning.')",
+    cite="sglang 0.5.14 wheel",
 )
 VERSIONS = (V_VALIDATED, V_UNCHECKED)
 

@@ -26,7 +26,8 @@ from paircheck.report import Finding, Report
 ENGINE = "tensorrt-llm"
 SOURCE = ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py at fcd3f31682808ae56118ae43c1d7864a3a945e6f "
           "(BaseLlmArgs.validate_speculative_config)")
-VERSIONS = (VersionRange("TensorRT-LLM", None, None, SOURCE + " (PyTorch backend)"),)
+VERSIONS = (VersionRange("TensorRT-LLM", None, None, SOURCE + " (PyTorch backend)",
+                         cite="TensorRT-LLM llm_args.py at fcd3f31"),)
 
 R_KIND = Rule(
     "TR001", "trtllm_drafter_kind", "The draft fits the decoding config",

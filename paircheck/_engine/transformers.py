@@ -31,9 +31,10 @@ NEW_SOURCE = ("huggingface/transformers release 5.24.0 (PyPI wheel), src/transfo
               "GenerationMixin._validate_generation_mode")
 V_UAD = VersionRange("transformers", "4.46.0", None,
                      NEW_SOURCE + "; the same rule in 4.46.0 and 4.49.0 wheels (_validate_assistant, whose "
-                     "message reads 'moedels')")
+                     "message reads 'moedels')", cite="transformers 5.24.0, 4.49.0 and 4.46.0 wheels")
 V_SAME_ONLY = VersionRange("transformers", None, "4.46.0",
-                           "transformers 4.45.2 wheel, generation/utils.py GenerationMixin._validate_assistant")
+                           "transformers 4.45.2 wheel, generation/utils.py GenerationMixin._validate_assistant",
+                           cite="transformers 4.45.2 wheel")
 VERSIONS = (V_UAD, V_SAME_ONLY)
 
 UAD_ERROR = ("The main and assistant models have different tokenizers. Please provide `tokenizer` and "

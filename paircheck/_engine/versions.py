@@ -47,6 +47,7 @@ class VersionRange:
     low: str | None
     high: str | None
     source: str  # where these rules were read: repository, path, commit or release
+    cite: str = ""  # the same in a few words, for the report's engine_version
 
     def contains(self, version: str) -> bool:
         key = _key(version)
@@ -111,5 +112,5 @@ class VersionedEngine:
             raise ValueError(f"{self.name} has no method {method!r}")
         chosen = pick(self.versions, version)
         report = self.functions[resolved](target, draft, resolved, chosen)
-        report.engine_version = f"{chosen.label}; rules read from {chosen.source}"
+        report.engine_version = f"{chosen.label}, rules read from {chosen.cite or chosen.source}"
         return report

@@ -41,16 +41,19 @@ V_DEFAULT = VersionRange(
     "vLLM", "0.17.0", None,
     SOURCE + " (0.17.0 is the first wheel read that defaults \"method\" to draft_model and rewrites qwen3_5; "
     "'dflash' name detection appears in 0.20.0)",
+    cite="vllm 0.33.0 wheel",
 )
 V_EXPLICIT = VersionRange(
     "vLLM", "0.15.0", "0.17.0",
     "vllm 0.15.0 and 0.16.0 wheels, vllm/config/speculative.py: draft_model exists but must be given as "
     "\"method\" (else 'Unsupported speculative method: 'None''); no qwen3_5 rewrite, no dflash/dspark",
+    cite="vllm 0.15.0 and 0.16.0 wheels",
 )
 V_NO_DRAFT_MODEL = VersionRange(
     "vLLM", None, "0.15.0",
     "vllm 0.10.0, 0.11.0, 0.12.0, 0.13.0 and 0.14.0 wheels (vllm/config.py, then vllm/config/speculative.py): "
     "a draft that is no EAGLE/Medusa/MLP/MTP checkpoint raises NotImplementedError",
+    cite="vllm 0.10.0 to 0.14.0 wheels",
 )
 VERSIONS = (V_DEFAULT, V_EXPLICIT, V_NO_DRAFT_MODEL)
 

@@ -165,6 +165,29 @@ def test_lmstudio_mlx_refuses_a_vision_target(tmp_path: Path, real_vocab: Any) -
     assert report.engine_says == "Speculative decoding is not currently supported for batched vision models"
 
 
+def test_ollama_safetensors_drafts(tmp_path: Path, real_vocab: Any) -> None:
+    base = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-9B", None)))
+    mtp = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-9B-MTP", 1)))
+    # Plain ollama create converts a Qwen3.5 MTP draft for a Qwen3.5 base (v0.30.0 on).
+    assert _check(base, mtp, "ollama").verdict == ACCEPTED
+    assert _check(base, mtp, "ollama@0.30.0").verdict == ACCEPTED
+    assert _check(base, mtp, "ollama@0.24.0").verdict == REFUSED  # MLX runner only: not registered
+    assert _check(base, mtp, "ollama@0.22.1").verdict == REFUSED  # no DRAFT at all
+    # A classic small model is no DRAFT on any path.
+    small = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-0.5B", 151936)))
+    refused = _check(base, small, "ollama")
+    assert refused.verdict == REFUSED
+    assert "unsupported draft architecture: Qwen2ForCausalLM" in refused.checks[0].message
+    # A Gemma 4 assistant folder is a registered MLX draft architecture.
+    gemma = describe(str(_qwen_folder(real_vocab, tmp_path / "gemma-4-assistant", 151936, {
+        "model_type": "gemma4_assistant", "architectures": ["Gemma4AssistantForCausalLM"]})))
+    assert _check(base, gemma, "ollama").verdict == ACCEPTED
+    dflash = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B-DFlash", 151936, {
+        "model_type": "qwen3", "architectures": ["DFlashDraftModel"]})))
+    assert _check(base, dflash, "ollama").verdict == ACCEPTED
+    assert _check(base, dflash, "ollama@0.32.6").verdict == REFUSED  # registered from v0.32.7
+
+
 def test_transformers_equal_rows_other_tokens_warns(tmp_path: Path, real_vocab: Any) -> None:
     t = describe(str(real_vocab("llama-bpe")))
     other = describe(str(_one_token_changed(real_vocab("llama-bpe"), tmp_path / "other.gguf", 1000)))
@@ -177,7 +200,7 @@ def test_transformers_equal_rows_other_tokens_warns(tmp_path: Path, real_vocab: 
 def test_transformers_before_uad_refuses_size_difference(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
     t, d = qwen25
     newest = _check(t, d, "transformers")
-    assert newest.verdict == ACCEPTED and newest.checks[1].details.get("uad")
+    assert newest.verdict == ACCEPTED and newest.checks[2].details.get("uad")
     old = _check(t, d, "transformers@4.45.2")
     assert old.verdict == REFUSED and old.engine_says == "Make sure the main and assistant model use the same tokenizer"
 

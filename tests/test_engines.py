@@ -48,7 +48,7 @@ def test_qwen_padding_llamacpp_accepts_vllm_refuses(tmp_path: Path, real_vocab) 
     assert not vllm.compatible and vllm.first_failure.code == "VL002"
     assert "vocab_size=152064" in vllm.engine_says and "vocab_size=151936" in vllm.engine_says
     tf = by_engine["transformers"]
-    assert tf.compatible and tf.checks[1].details["uad"] and any(w.code == "TF101" for w in tf.warnings)
+    assert tf.compatible and tf.checks[2].details["uad"] and any(w.code == "TF101" for w in tf.warnings)
     sglang = by_engine["sglang"]  # >= 0.5.15 compares the padded vocab_size exactly
     assert sglang.first_failure is not None and sglang.first_failure.code == "SG002"
     assert by_engine["lmstudio"].compatible and by_engine["koboldcpp"].compatible

@@ -52,6 +52,9 @@ MLX_DRAFTS = {
     V_MLX_ONLY: frozenset({"Gemma4AssistantForCausalLM", "gemma4_assistant"}),
 }
 UNSUPPORTED_ARCH = "unsupported draft architecture: {arch}"
+_QWEN35_TYPES = {"qwen3_5": "qwen35", "qwen3_5_text": "qwen35", "qwen3_5_moe": "qwen35moe",
+                 "qwen3_5_moe_text": "qwen35moe"}
+QWEN35_BASE = "MTP draft safetensors require a qwen3.5 base model, got {arch!r}"
 NO_GGUF = "DRAFT model references are not supported with --experimental yet: {ref}"
 
 R_KIND = Rule(
@@ -64,6 +67,9 @@ R_KIND = Rule(
     "Gemma4AssistantForCausalLM, Gemma4UnifiedAssistantForCausalLM, gemma4_assistant, "
     "gemma4_unified_assistant; at v0.30.0 only the two Gemma 4 assistant names). v0.23.1 to v0.24.0 take "
     "a DRAFT only with --experimental and a safetensors directory; before v0.23.1 there is no DRAFT. "
+    "From v0.30.0 a safetensors DRAFT given to plain ollama create is converted by ConvertQwen35MTPDraft "
+    "(convert/convert_qwen3next.go), which takes Qwen3.5 MTP drafts only: '" + QWEN35_BASE.format(arch="...")
+    + "'. "
     "Source: " + "; ".join(v.source for v in VERSIONS) + ".",
     "Use llama-server or LM Studio for a classic draft model; in Ollama use the model's MTP drafter (e.g. "
     "a Gemma 4 assistant) or a DFlash drafter, on a release that runs it.",
@@ -85,17 +91,45 @@ def launched_method(draft: ModelDescription, version: VersionRange = V_DFLASH) -
     return M.MTP
 
 
-def _mlx(target: ModelDescription, d: ModelDescription, method: str, version: VersionRange) -> Report:
+def _qwen35_mtp_draft(target: ModelDescription, d: ModelDescription) -> str | None:
+    """Why ConvertQwen35MTPDraft (convert/convert_qwen3next.go) would refuse, or None if it converts.
+
+    It needs a qwen35/qwen35moe base without embedded MTP layers and a draft with mtp tensors;
+    the tensors are not read here, so the draft config's mtp_num_hidden_layers stands for them.
+    """
+    from paircheck._engine.vllm import mtp_layers
+
+    arch = architecture(target)
+    if target.hf is not None:  # the GGUF architecture the converter writes for a Qwen3.5 folder
+        arch = _QWEN35_TYPES.get(target.hf.model_type or "", arch)
+    if arch not in ("qwen35", "qwen35moe"):
+        return QWEN35_BASE.format(arch=arch or "?")
+    embedded, _ = mtp_layers(target)
+    if embedded:
+        return "MTP draft safetensors require a base model without embedded MTP layers"
+    count, _ = mtp_layers(d)
+    if not count:
+        return "MTP draft safetensors did not contain mtp tensors"
+    return None
+
+
+def _folder(target: ModelDescription, d: ModelDescription, method: str, version: VersionRange) -> Report:
+    """A safetensors DRAFT: the MLX runner (ollama create --experimental) takes registered
+    architectures; from v0.30.0 plain ollama create converts Qwen3.5 MTP drafts only."""
     assert d.hf is not None
-    names = set(d.hf.architectures) | ({d.hf.model_type} if d.hf.model_type else set())
     # NewDraft takes architectures[0], else model_type.
     arch = d.hf.architectures[0] if d.hf.architectures else (d.hf.model_type or "")
-    ok = arch in MLX_DRAFTS[version]
-    check = result(R_KIND, PASS if ok else FAIL,
-                   f"the MLX runner has draft architecture {arch}" if ok else
-                   f"'{UNSUPPORTED_ARCH.format(arch=arch or '?')}'", architectures=sorted(names))
+    mlx_ok = arch in MLX_DRAFTS[version]
+    convert_refusal = _qwen35_mtp_draft(target, d) if version in (V_DFLASH, V_MTP_ONLY) else "no GGUF conversion"
+    if mlx_ok:
+        check = result(R_KIND, PASS, f"the MLX runner has draft architecture {arch} (ollama create --experimental)")
+    elif convert_refusal is None:
+        check = result(R_KIND, PASS, "ollama create converts it as a Qwen3.5 MTP draft (ConvertQwen35MTPDraft)")
+    else:
+        check = result(R_KIND, FAIL, f"'{UNSUPPORTED_ARCH.format(arch=arch or '?')}' on the MLX runner; "
+                       f"plain ollama create: '{convert_refusal}'", architecture=arch)
     report = Report(ENGINE, method, target, d, [check])
-    if not ok:
+    if check.status == FAIL:
         report.engine_says = UNSUPPORTED_ARCH.format(arch=arch or "?")
     return report
 
@@ -105,7 +139,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
         check = result(R_KIND, FAIL, "this Ollama has no DRAFT instruction (added in v0.23.1)")
         return Report(ENGINE, method, target, d, [check])
     if d.hf is not None and d.source_kind != "gguf":
-        return _mlx(target, d, method, version)
+        return _folder(target, d, method, version)
     if version is V_MLX_ONLY:
         check = result(R_KIND, FAIL, "a GGUF DRAFT needs Ollama >= 0.30.0; this release takes a DRAFT only as a "
                        "safetensors directory with ollama create --experimental")

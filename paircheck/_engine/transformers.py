@@ -96,9 +96,15 @@ def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_availa
 def assisted(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     checks = [kind_check(R_KIND, draft, (MODEL, MTP_HEAD), "transformers cannot run it as assistant_model;",
                          "use an independent model")]
-    t, d = embedding_rows(target), embedding_rows(draft)
     warnings: list[Finding] = []
     says = None
+    # _validate_generation_mode checks statefulness before it compares the vocab sizes.
+    if is_recurrent(target):
+        checks.append(result(R_STATE, FAIL, "the target is a recurrent/stateful model"))
+        says = STATEFUL_ERROR.format(cls="the target's model class")
+    else:
+        checks.append(result(R_STATE, PASS, "the target is not stateful"))
+    t, d = embedding_rows(target), embedding_rows(draft)
     cmp = compare_texts(target, draft)
     if t.value is None or d.value is None:
         checks.append(result(R_PATH, SKIP, f"not checked: {(t if t.value is None else d).source}"))
@@ -119,12 +125,7 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
         else:
             checks.append(result(R_PATH, FAIL, f"rows {t.value} vs {d.value}: this transformers has no Universal "
                                  "Assisted Decoding", target=t.value, draft=d.value))
-            says = OLD_ERROR
-    if is_recurrent(target):
-        checks.append(result(R_STATE, FAIL, "the target is a recurrent/stateful model"))
-        says = says or STATEFUL_ERROR.format(cls="the target's model class")
-    else:
-        checks.append(result(R_STATE, PASS, "the target is not stateful"))
+            says = says or OLD_ERROR
     report = Report(ENGINE, method, target, draft, checks, warnings)
     if report.first_failure is not None:
         report.engine_says = says

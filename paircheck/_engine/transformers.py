@@ -11,6 +11,8 @@ assistant's ids mean other text.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from paircheck._engine.common import (
     MODEL,
     MTP_HEAD,
@@ -22,6 +24,7 @@ from paircheck._engine.common import (
     result,
 )
 from paircheck._engine.interface import Rule
+from paircheck._engine.sglang import tokenizer_vocab
 from paircheck._engine.versions import VersionedEngine, VersionRange
 from paircheck.model import ModelDescription
 from paircheck.report import FAIL, PASS, SKIP, Finding, Report
@@ -69,9 +72,24 @@ R_STATE = Rule(
 W_PADDED = Rule(
     "TF101", "transformers_padding_uad", "Same tokens, different padding: forced into UAD",
     "The tokenizers are identical but the embedding rows differ (padding), so transformers takes the UAD "
-    "path anyway (it compares vocab_size only); issue #45307 reports it then crashing with AttributeError "
-    "... map_input_embeddings. Source: " + NEW_SOURCE + ".",
-    "Pass tokenizer and assistant_tokenizer; if it crashes, use a draft with equal rows.",
+    "path anyway (it compares vocab_size only): generate() needs tokenizer and assistant_tokenizer, and "
+    "with sampling it crashes (TF103). Source: " + NEW_SOURCE + ".",
+    "Pass tokenizer and assistant_tokenizer and decode greedily, or use a draft with equal rows.",
+    kind="warning",
+)
+SAMPLING_CRASH = "'AssistantToTargetTranslator' object has no attribute 'assistant_overlap_token_ids'"
+W_SAMPLING = Rule(
+    "TF103", "transformers_uad_sampling_crash", "UAD with sampling crashes: the assistant's tokens all exist "
+    "in the target",
+    "With do_sample=True and different vocab sizes, generate() builds an AssistantToTargetTranslator with "
+    "assistant_prune_lm_head=True (generation/utils.py). Its __init__ (generation/candidate_generator.py) "
+    "sets assistant_overlap_token_ids only when some assistant token is missing from the target vocabulary "
+    "(_get_suppress_input_ids non-empty); when none is, as with the same tokenizer at another padding, the "
+    "first draft step raises AttributeError: " + SAMPLING_CRASH + ". Greedy decoding takes another "
+    "generator and runs. Seen by paircheck's differential test (tests/test_engine_transformers_oracle.py); "
+    "the same family of crash as issue #45307. Source: transformers 5.24.0 wheel, "
+    "generation/candidate_generator.py and generation/utils.py.",
+    "Decode greedily (do_sample=False), or use a draft with the same padded vocab_size.",
     kind="warning",
 )
 W_SILENT = Rule(
@@ -83,7 +101,7 @@ W_SILENT = Rule(
     "Use an assistant of the same tokenizer family (UAD cannot be forced while the sizes are equal).",
     kind="warning",
 )
-RULES = (R_KIND, R_PATH, R_STATE, W_PADDED, W_SILENT)
+RULES = (R_KIND, R_PATH, R_STATE, W_PADDED, W_SILENT, W_SAMPLING)
 
 
 def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_available: bool = True) -> str:
@@ -91,6 +109,17 @@ def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_availa
     if target_vocab_size == assistant_vocab_size:
         return "same"
     return "uad" if uad_available else "refused"
+
+
+def assistant_inside_target(target_texts: Sequence[bytes], assistant_texts: Sequence[bytes]) -> bool:
+    """No assistant token is missing from the target vocabulary: _get_suppress_input_ids is empty.
+
+    (transformers first rewrites the assistant's leading space sign to the target's; both
+    sides' texts here are in their own converted form, so a family with another space sign
+    simply counts as not inside, which is what the rewrite leaves too in practice.)
+    """
+    known = set(target_texts)
+    return all(text in known for text in assistant_texts)
 
 
 def assisted(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
@@ -121,7 +150,13 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
                                  "(pass tokenizer and assistant_tokenizer)", target=t.value, draft=d.value, uad=True))
             if cmp is not None and cmp.first_difference is None:
                 warnings.append(finding(W_PADDED, "identical token texts, only the padding differs: transformers "
-                                        "still demands UAD (and crashed on this in #45307)"))
+                                        "still demands UAD"))
+            t_vocab, d_vocab = tokenizer_vocab(target), tokenizer_vocab(draft)
+            if version is V_UAD and t_vocab is not None and d_vocab is not None \
+                    and assistant_inside_target(t_vocab, d_vocab):
+                warnings.append(finding(W_SAMPLING, f"every assistant token exists in the target vocabulary: with "
+                                        f"do_sample=True generate() raises AttributeError: {SAMPLING_CRASH}",
+                                        sampling_crashes=True))
         else:
             checks.append(result(R_PATH, FAIL, f"rows {t.value} vs {d.value}: this transformers has no Universal "
                                  "Assisted Decoding", target=t.value, draft=d.value))

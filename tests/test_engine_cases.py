@@ -246,3 +246,29 @@ def test_every_versioned_rule_cites_its_source() -> None:
         for version in ranges:
             assert version.source and (" at " in version.source or "wheel" in version.source
                                        or "release" in version.source or "tag" in version.source), version
+
+
+def test_koboldcpp_draft_types(tmp_path: Path, real_vocab: Any) -> None:
+    """speculative_draft_type_from_model: nextn layers make an MTP drafter, an EAGLE-3 head has
+    no type of its own, a recurrent classic draft is refused."""
+    from test_methods import write_model
+
+    target = describe(str(write_model(tmp_path / "t.gguf", "gemma4", {"gemma4.block_count": 30,
+                                                                     "gemma4.embedding_length": 2560})))
+    # convert_hf_to_gguf.py writes nextn_predict_layers = block_count for a Gemma 4 assistant.
+    kv = {"gemma4-assistant.block_count": 4, "gemma4-assistant.nextn_predict_layers": 4,
+          "gemma4-assistant.embedding_length": 256, "gemma4-assistant.embedding_length_out": 2560}
+    assistant = describe(str(write_model(tmp_path / "mtp.gguf", "gemma4-assistant", kv)))
+    report = _check(target, assistant, "koboldcpp")
+    assert report.checks[0].details["draft_type"] == "draft-mtp"
+    assert [c.code for c in report.checks] == ["KC001", "KC002", "KC004"] and report.verdict == ACCEPTED
+    narrow = dict(kv, **{"gemma4-assistant.embedding_length_out": 1024})
+    bad = _check(target, describe(str(write_model(tmp_path / "narrow.gguf", "gemma4-assistant", narrow))), "koboldcpp")
+    assert bad.first_failure is not None and bad.first_failure.code == "KC004"
+    head = describe(str(write_model(tmp_path / "eagle3.gguf", "eagle3", {"eagle3.target_layers": [1, 2, 3]})))
+    assert _check(target, head, "koboldcpp").first_failure.code == "KC001"  # type: ignore[union-attr]
+    mamba = describe(str(write_model(tmp_path / "mamba.gguf", "mamba", {"mamba.block_count": 2})))
+    refused = _check(target, mamba, "koboldcpp")
+    assert refused.engine_says == "Error: Speculative decoding cannot be used with Recurrent draft models!"
+    llama = describe(str(real_vocab("llama-spm")))
+    assert _check(llama, llama, "koboldcpp").checks[0].details["draft_type"] == "draft-simple"

@@ -36,8 +36,9 @@ def _with_tensor_infos(desc: ModelDescription) -> ModelDescription:
     return desc
 
 
-# Checks that read only the vocabulary: no tensor infos needed.
-_VOCAB_ONLY = {("llama.cpp", "draft-simple"), ("lmstudio", "draft"), ("koboldcpp", "draft")}
+# Checks that read only the vocabulary: no tensor infos needed. (KoboldCpp is not one: its
+# draft type tells DSpark from DFlash by the dspark_markov_w1 tensor.)
+_VOCAB_ONLY = {("llama.cpp", "draft-simple"), ("lmstudio", "draft")}
 
 
 def annotate(

@@ -179,7 +179,10 @@ def next_lines(steps: Iterable[str], options: RenderOptions) -> list[str]:
 
 
 def render_report(report: Report, options: RenderOptions) -> str:
-    lines = [*wrap(verdict_line(report, options), options.width), "", side_table(report, options), ""]
+    lines = wrap(verdict_line(report, options), options.width)
+    if report.engine_version:  # which release(s) of the engine this verdict holds for
+        lines += wrap(paint(f"rules: {report.engine_version}", "dim", options), options.width, "  ", "  ")
+    lines += ["", side_table(report, options), ""]
     lines.append(f"Checks ({report.engine} order):")
     fixes: set[str] = set()
     for check in report.checks:

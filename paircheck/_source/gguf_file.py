@@ -13,7 +13,7 @@ from paircheck._source.gguf_reader import (
     FileSource,
     GGUFFormatError,
     GGUFMetadata,
-    read_metadata,
+    read_gguf,
 )
 from paircheck.errors import InputError
 from paircheck.model import Identity, ModelDescription
@@ -45,7 +45,7 @@ def describe_source(
 ) -> ModelDescription:
     """Read metadata from any ByteSource and derive the normalized description."""
     try:
-        meta, _cursor = read_metadata(source, KEEP_ARRAYS)
+        meta = read_gguf(source, KEEP_ARRAYS)
     except GGUFFormatError as exc:
         raise InputError(location, str(exc)) from None
     return description_from_metadata(meta, location, source_kind, source.name, overrides)

@@ -188,6 +188,7 @@ def _local_gguf(path: Path, spec: str, ref: HubRef, overrides: dict[str, Overrid
         pass  # a small file in a cache is still read: the reader names what it is instead
     desc = describe_gguf_file(str(path), overrides)
     desc.location, desc.source_kind = spec, "hub"
+    desc.hub_file = (ref.repo_id, ref.filename or path.name)
     return desc
 
 
@@ -205,6 +206,7 @@ def _remote_gguf(
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
     desc = describe_remote_gguf(url, spec, "hub", headers, progress, hub=True, overrides=overrides)
     desc.notes.append(f"read {filename} from {ref.repo_id} (metadata only)")
+    desc.hub_file = (ref.repo_id, filename)
     return desc
 
 

@@ -577,13 +577,15 @@ def describe_remote_gguf(
 ) -> ModelDescription:
     """Read only the metadata of the GGUF at ``url`` and describe it."""
     from paircheck._source.gguf_file import KEEP_ARRAYS, description_from_metadata
-    from paircheck._source.gguf_reader import GGUFFormatError, read_metadata
+    from paircheck._source.gguf_reader import GGUFFormatError, read_gguf
 
     bar = progress_for(location, progress)
     source = RemoteSource(url, location, headers, bar)
     try:
         try:
-            meta, _cursor = read_metadata(source, KEEP_ARRAYS, chunk=READER_CHUNK)
+            # The tensor infos too: llama.cpp checks them, and each tensor's data against
+            # the file's size (the Content-Range total), before it loads anything.
+            meta = read_gguf(source, KEEP_ARRAYS, chunk=READER_CHUNK)
         except GGUFFormatError as exc:
             raise InputError(location, str(exc)) from None
         except InputError as exc:

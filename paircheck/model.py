@@ -36,7 +36,7 @@ class TensorInfo:
 class TensorSectionError:
     """Why llama.cpp refuses a file's tensor infos or data section, as the reader found it.
 
-    ``message`` is llama.cpp's own text (gguf_init_from_file_impl or the model loader),
+    ``message`` is llama.cpp's own text (gguf_init_from_reader or the model loader),
     with the tensor's name. ``incomplete`` means the file ends before what its own header
     declares (the tensor list or the data of a tensor): a cut file, typically an
     interrupted download, rather than a corrupt one.

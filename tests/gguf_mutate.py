@@ -267,11 +267,20 @@ class TensorSpec:
     n_dims: int | None = None
 
 
-def tensor_nbytes(spec: TensorSpec) -> int:
-    """Bytes of a well-formed tensor's data (block size and type size from gguf-py)."""
-    from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+#: Tensors larger than this get no data in a built file (their size is still declared):
+#: mutations with huge dimensions must not write gigabytes.
+MAX_WRITTEN = 1 << 20
 
-    blck, size = GGML_QUANT_SIZES[GGMLQuantizationType(spec.ggml_type)]
+
+def tensor_nbytes(spec: TensorSpec) -> int | None:
+    """Bytes of a tensor's data (block and type size from gguf-py, independent of
+    paircheck's table), or None for a type gguf-py does not know or negative dims."""
+    from gguf import GGML_QUANT_SIZES
+
+    known = {int(k): v for k, v in GGML_QUANT_SIZES.items()}
+    if spec.ggml_type not in known or any(d < 0 for d in spec.dims):
+        return None
+    blck, size = known[spec.ggml_type]
     n = 1
     for d in spec.dims:
         n *= d
@@ -307,7 +316,9 @@ def build_with_tensors(meta: GGUFMeta, tensors: Sequence[TensorSpec], alignment:
     offset = 0
     sizes = []
     for spec in tensors:
-        nbytes = tensor_nbytes(spec) if all(d >= 0 for d in spec.dims) else 0
+        nbytes = tensor_nbytes(spec) or 0
+        if nbytes > MAX_WRITTEN:
+            nbytes = 0
         sizes.append(nbytes)
         info_offsets.append(len(out))
         dims = spec.dims

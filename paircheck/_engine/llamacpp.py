@@ -49,7 +49,7 @@ R_LOADABLE = Rule(
     "convert_hf_to_gguf.py, or use a newer llama.cpp if the tokenizer or architecture is "
     "newer than your build.",
     source="ggml-org/llama.cpp as vendored by llama-cpp-python 0.3.36: ggml/src/gguf.cpp "
-    "gguf_init_from_file_impl ('failed to read tensor info', 'tensor '%s' has offset %lu, "
+    "gguf_init_from_reader ('failed to read tensor info', 'tensor '%s' has offset %lu, "
     "expected %zu', ...), src/llama-model-loader.h llama_tensor_weight ('tensor '%s' data is "
     "not within the file bounds, model is corrupted or incomplete')",
 )
@@ -216,7 +216,7 @@ def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None =
     if error is None and vocab.failure is None:
         return result(R_LOADABLE, PASS, f"{side}: llama.cpp loads the vocabulary", side=side)
     if error is not None:
-        # llama.cpp reads the tensor section right after the keys (gguf_init_from_file_impl)
+        # llama.cpp reads the tensor section right after the keys (gguf_init_from_reader)
         # and checks the data bounds in the loader's constructor, before the vocabulary.
         also = f" (and then: {vocab.failure.message})" if vocab.failure is not None else ""
         said = f"llama.cpp refuses to load it: {error.message}{also}"

@@ -347,7 +347,7 @@ def read_tensor_infos_after(source: ByteSource, meta: GGUFMetadata, chunk: int =
 # What the pinned ggml knows of tensor types (ggml/src/ggml.c type_traits, checked against
 # libggml's ggml_type_name/ggml_blck_size/ggml_type_size by tests/test_loadable.py):
 # type -> (name, elements per block, bytes per block). Removed types keep a block size of 0,
-# which gguf_init_from_file_impl refuses.
+# which gguf_init_from_reader refuses.
 GGML_TYPES: dict[int, tuple[str, int, int]] = {
     0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20),
     4: ("DEPRECATED", 0, 0), 5: ("DEPRECATED", 0, 0), 6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24),
@@ -392,7 +392,7 @@ def read_tensor_infos(meta: GGUFMetadata, cur: _Cursor) -> list[TensorInfo]:
     """Parse the tensor infos that follow the kv section (never the tensor data) and
     check them, and the data section's bounds, as the pinned llama.cpp does at load.
 
-    The checks are transcribed from gguf_init_from_file_impl (ggml/src/gguf.cpp) and from
+    The checks are transcribed from gguf_init_from_reader (ggml/src/gguf.cpp) and from
     the llama_model_loader constructor (src/llama-model-loader.cpp, llama_tensor_weight)
     of llama-cpp-python 0.3.36's vendored llama.cpp, in their order; the first failure is
     recorded in ``meta.tensor_error`` with llama.cpp's text. Sets ``meta.tensors`` (the
@@ -469,7 +469,10 @@ def _tensor_section(meta: GGUFMetadata, cur: _Cursor, infos: list[TensorInfo]) -
             left = cur.remaining()
             if left is not None and length > left:
                 # A short name that does not fit is a cut file; a huge one is garbage.
-                raise _TensorProblem(_READ_FAILED, incomplete=length < GGML_MAX_NAME)
+                raise _TensorProblem(
+                    f"string length {length} exceeds remaining file size {left} bytes",
+                    incomplete=length < GGML_MAX_NAME,
+                )
             if length >= GGML_MAX_NAME:
                 raise _TensorProblem(f"tensor name {index} is too long: {length} >= {GGML_MAX_NAME}")
             raw = cur.take(length, "a tensor name")

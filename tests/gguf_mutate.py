@@ -269,7 +269,7 @@ class TensorSpec:
 
 #: Tensors larger than this get no data in a built file (their size is still declared):
 #: mutations with huge dimensions must not write gigabytes.
-MAX_WRITTEN = 1 << 20
+MAX_WRITTEN = 16 << 20
 
 
 def tensor_nbytes(spec: TensorSpec) -> int | None:

@@ -74,7 +74,8 @@ def compare(case: Case, tmp: Path) -> str | None:
     ora = llama_values(path)
     loads, error, desc = paircheck_loadable(path)
     if loads != bool(ora["loaded"]):
-        return f"{case.name}: paircheck loads={loads} ({error or desc!s:.200}) llama.cpp loaded={ora['loaded']} ({ora.get('error')!r:.300})"
+        said = f"({error or desc!s:.200}) llama.cpp loaded={ora['loaded']} ({ora.get('error')!r:.300})"
+        return f"{case.name}: paircheck loads={loads} {said}"
     if error is not None and not ora.get("aborted") and error not in (ora.get("error") or ""):
         return f"{case.name}: paircheck says {error!r}, llama.cpp logged {ora.get('error')!r:.400}"
     return None

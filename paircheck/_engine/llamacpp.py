@@ -187,16 +187,19 @@ def _size_text(n: int) -> str:
     return f"{n} bytes"
 
 
-def _incomplete_reason(error: TensorSectionError) -> str:
+def _incomplete_reason(error: TensorSectionError, desc: ModelDescription | None) -> str:
     """The plain-words reason for a file that ends before what its header declares."""
     have, need = error.file_size, error.needed
+    # A split model: name the shard that is cut, not the file the user gave.
+    other = desc is not None and desc.resolved_path is not None and error.file != desc.resolved_path
+    what = f"shard {error.file.replace(chr(92), '/').rsplit('/', 1)[-1]}" if other else "the file"
     if have is not None and need is not None and need > have:
         a, b = _size_text(have), _size_text(need)
         if a == b:
             a, b = f"{have:,} bytes", f"{need:,} bytes"
-        return f"the file is incomplete: {a} of {b}; the download was probably interrupted"
+        return f"{what} is incomplete: {a} of {b}; the download was probably interrupted"
     where = "" if have is None else f" after {_size_text(have)}"
-    return f"the file is incomplete: it ends{where} inside its list of tensors; the download was probably interrupted"
+    return f"{what} is incomplete: it ends{where} inside its list of tensors; the download was probably interrupted"
 
 
 def _incomplete_fix(desc: ModelDescription | None, error: TensorSectionError) -> str:
@@ -220,7 +223,7 @@ def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None =
         # and checks the data bounds in the loader's constructor, before the vocabulary.
         also = f" (and then: {vocab.failure.message})" if vocab.failure is not None else ""
         said = f"llama.cpp refuses to load it: {error.message}{also}"
-        message = f"{side}: {_incomplete_reason(error)}. {said}" if error.incomplete else f"{side}: {said}"
+        message = f"{side}: {_incomplete_reason(error, desc)}. {said}" if error.incomplete else f"{side}: {said}"
         found = result(
             R_LOADABLE, FAIL, message, side=side, error=error.message, aborts=False,
             incomplete=error.incomplete, file=error.file, file_size=error.file_size, needed=error.needed,

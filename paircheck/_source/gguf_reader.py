@@ -530,7 +530,9 @@ def _tensor_section(meta: GGUFMetadata, cur: _Cursor, infos: list[TensorInfo]) -
     # What the file must hold: up to the end of the last tensor's data (not its padding).
     needed = data_offset + infos[-1].offset + sizes[-1]
     if cur.total is not None and data_offset > cur.total:
-        raise _TensorProblem("failed to seek to beginning of data section", incomplete=True, needed=max(needed, data_offset))
+        raise _TensorProblem(
+            "failed to seek to beginning of data section", incomplete=True, needed=max(needed, data_offset)
+        )
     total = 0
     for info, nbytes in zip(infos, sizes, strict=True):
         if info.offset != total:

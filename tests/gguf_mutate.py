@@ -267,8 +267,8 @@ class TensorSpec:
     n_dims: int | None = None
 
 
-#: Tensors larger than this get no data in a built file (their size is still declared):
-#: mutations with huge dimensions must not write gigabytes.
+#: Tensors larger than this get no data in a built file (their size and offsets are still
+#: declared): mutations with huge dimensions must not write gigabytes.
 MAX_WRITTEN = 16 << 20
 
 
@@ -303,7 +303,7 @@ class Layout:
 
 
 def build_with_tensors(meta: GGUFMeta, tensors: Sequence[TensorSpec], alignment: int = 32,
-                       n_tensors: int | None = None) -> Layout:
+                       n_tensors: int | None = None, max_written: int = MAX_WRITTEN) -> Layout:
     """A GGUF holding ``meta``'s key/value entries and ``tensors`` (data: a byte pattern)."""
     head = [GGUF_MAGIC, struct.pack("<IQQ", meta.version, len(tensors) if n_tensors is None else n_tensors,
                                     len(meta.kvs))]
@@ -317,8 +317,6 @@ def build_with_tensors(meta: GGUFMeta, tensors: Sequence[TensorSpec], alignment:
     sizes = []
     for spec in tensors:
         nbytes = tensor_nbytes(spec) or 0
-        if nbytes > MAX_WRITTEN:
-            nbytes = 0
         sizes.append(nbytes)
         info_offsets.append(len(out))
         dims = spec.dims
@@ -332,7 +330,11 @@ def build_with_tensors(meta: GGUFMeta, tensors: Sequence[TensorSpec], alignment:
     out += b"\0" * (data_start - len(out))
     ends = []
     for i, nbytes in enumerate(sizes):
-        out += bytes((i + 1) & 0xFF for _ in range(nbytes))
+        if nbytes > max_written:
+            # Declared, not written: the file is cut from here on, as a partial download.
+            ends.append(len(out) + nbytes)
+            continue
+        out += bytes([(i + 1) & 0xFF]) * nbytes
         ends.append(len(out))
         out += b"\0" * (_pad(nbytes, alignment) - nbytes)
     return Layout(bytes(out), infos_start, info_offsets, data_start, ends)

@@ -439,6 +439,9 @@ def _nbytes(ne: tuple[int, int, int, int], blck: int, type_size: int) -> int:
     """ggml_nbytes of a contiguous tensor, in size_t arithmetic."""
     if min(ne) <= 0:
         return 0
+    if ne[0] * type_size <= SIZE_MAX:
+        # The usual case: no size_t wrap-around anywhere, so the strides telescope.
+        return type_size * (ne[0] // blck) * ne[1] * ne[2] * ne[3]
     nb = [type_size, type_size * (ne[0] // blck)]
     for j in range(2, GGML_MAX_DIMS):
         nb.append((nb[j - 1] * ne[j - 1]) & SIZE_MAX)

@@ -66,7 +66,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str) -> Report:
         if diff:
             warnings.append(finding(W_COUNT, f"'Draft model vocab of ({n_d}) does not match base vocab of ({n_t}). "
                                     "Speculative decoding may malfunction!'"))
-    inner = llamacpp.run_checks(target.vocab, d.vocab)
+    inner = llamacpp.run_checks(target.vocab, d.vocab, target, d)
     first = next((c for c in inner if c.status == FAIL), None)
     if first is None:
         checks.append(result(R_LLAMA, PASS, "llama.cpp's draft-simple checks pass"))

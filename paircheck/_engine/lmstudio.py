@@ -57,7 +57,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str) -> Report:
             checks.append(result(R_MLX, FAIL, f"tokenizer vocab_size {t_base} vs {d_base}", target=t_base, draft=d_base))
             says = "Draft model is not compatible with main model"
     else:
-        inner = llamacpp.run_checks(target.vocab, d.vocab)
+        inner = llamacpp.run_checks(target.vocab, d.vocab, target, d)
         first = next((c for c in inner if c.status == FAIL), None)
         if first is None:
             checks.append(result(R_GGUF, PASS, "llama.cpp's draft-simple checks pass", llamacpp=[c.code for c in inner]))

@@ -201,3 +201,51 @@ def test_type_table_is_libggmls() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert [tuple(x) for x in json.loads(out)] == [GGML_TYPES[t] for t in range(GGML_TYPE_COUNT)]
+
+
+SPLIT_MUTATIONS = {
+    "second-shard-no=0": lambda first, second: second.set(make_kv("split.no", 0, VT.UINT16)),
+    "second-shard-no-missing": lambda first, second: second.drop("split.no"),
+    "first-shard-no=1": lambda first, second: first.set(make_kv("split.no", 1, VT.UINT16)),
+    "count-as-i16": lambda first, second: first.set(make_kv("split.count", 2, VT.INT16)),
+    "count=1": lambda first, second: first.set(make_kv("split.count", 1, VT.UINT16)),
+    "count=3": lambda first, second: first.set(make_kv("split.count", 3, VT.UINT16)),
+    "tensors-count=3": lambda first, second: first.set(make_kv("split.tensors.count", 3, VT.INT32)),
+    "tensors-count-as-u32": lambda first, second: first.set(make_kv("split.tensors.count", 2, VT.UINT32)),
+    "tensors-count-missing": lambda first, second: first.drop("split.tensors.count"),
+}
+
+
+@pytest.mark.parametrize("mutation", [*SPLIT_MUTATIONS, "dup-name", "second-bad-offset"])
+def test_split_mutations_agree_with_llamacpp(real_vocab, tmp_path: Path, mutation: str) -> None:
+    """Split keys, shard indexes, counts and cross-shard names, against llama.cpp's loader."""
+    from oracle import clear_cache, llama_values, require_oracle
+
+    from paircheck._engine.llamacpp import check_loadable
+    from paircheck.api import describe
+    from paircheck.findings import PASS
+
+    require_oracle()
+    meta = read_kvs(real_vocab("llama-spm"))
+    first = type(meta)(meta.version, 0, list(meta.kvs))
+    second = type(meta)(meta.version, 0, [])
+    for m, no in ((first, 0), (second, 1)):
+        m.set(make_kv("split.count", 2, VT.UINT16))
+        m.set(make_kv("split.tensors.count", 2, VT.INT32))
+        m.set(make_kv("split.no", no, VT.UINT16))
+    if mutation in SPLIT_MUTATIONS:
+        SPLIT_MUTATIONS[mutation](first, second)
+    names = [b"token_embd.weight", b"token_embd.weight" if mutation == "dup-name" else b"output.weight"]
+    offset = 32 if mutation == "second-bad-offset" else None
+    paths = [tmp_path / "tiny-00001-of-00002.gguf", tmp_path / "tiny-00002-of-00002.gguf"]
+    paths[0].write_bytes(build_with_tensors(first, [TensorSpec(names[0], [64, 32], 0)]).data)
+    paths[1].write_bytes(build_with_tensors(second, [TensorSpec(names[1], [64, 32], 0, offset=offset)]).data)
+    clear_cache()
+    ora = llama_values(paths[0])
+    desc = describe(str(paths[0]))
+    loads = check_loadable("target", desc.vocab, desc).status == PASS
+    assert loads == ora["loaded"], (desc.metadata.tensor_error, ora.get("error"))
+    error = desc.metadata.tensor_error
+    if error is not None and not ora["loaded"]:
+        # The path in llama.cpp's message is the one it built; compare the words.
+        assert error.message.split(" /")[0] in ora["error"], (error.message, ora["error"])

@@ -92,10 +92,67 @@ def metadata_mib(target: Path, draft: Path) -> float:
     return (report["target"]["metadata_bytes"] + report["draft"]["metadata_bytes"]) / 2**20
 
 
+def synthetic_model(vocab: Path, folder: Path, n_layers: int = 80) -> Path:
+    """The largest real vocabulary with the tensor infos of an 80-layer dense model
+    (9 tensors a layer, 723 in all); their data is declared, not written."""
+    from gguf_mutate import TensorSpec, build_with_tensors, read_kvs
+
+    specs = [TensorSpec(b"token_embd.weight", [8192, 262144], 12), TensorSpec(b"output_norm.weight", [8192], 0)]
+    layer = (("attn_norm", [8192], 0), ("attn_q", [8192, 8192], 12), ("attn_k", [8192, 1024], 12),
+             ("attn_v", [8192, 1024], 14), ("attn_output", [8192, 8192], 12), ("ffn_norm", [8192], 0),
+             ("ffn_gate", [8192, 28672], 12), ("ffn_up", [8192, 28672], 12), ("ffn_down", [28672, 8192], 14))
+    for i in range(n_layers):
+        specs += [TensorSpec(f"blk.{i}.{name}.weight".encode(), dims, kind) for name, dims, kind in layer]
+    specs.append(TensorSpec(b"output.weight", [8192, 262144], 14))
+    path = folder / f"{vocab.stem}-80L.gguf"
+    path.write_bytes(build_with_tensors(read_kvs(vocab), specs, max_written=0).data)
+    return path
+
+
+def tensor_info_cost(paths: list[Path], runs: int) -> None:
+    """What reading and checking the tensor infos adds to reading a file's metadata, in
+    one process: the key/value section and the tensor section are timed separately in
+    each run (best of ``runs`` each), so the ratio does not drown in the machine's noise."""
+    from paircheck._source.gguf_file import KEEP_ARRAYS
+    from paircheck._source.gguf_reader import FileSource, read_metadata, read_tensor_infos
+
+    print(f"\n{'file':<36} {'tensors':>8} {'infos KiB':>10} {'kv section':>11} {'tensor infos':>13} {'infos/kv':>9}")
+    for path in paths:
+        kv_times, info_times = [], []
+        for _ in range(runs):
+            with open(path, "rb") as handle:
+                start = time.perf_counter()
+                meta, cur = read_metadata(FileSource(path, handle), KEEP_ARRAYS)
+                middle = time.perf_counter()
+                read_tensor_infos(meta, cur)
+                end = time.perf_counter()
+            kv_times.append(middle - start)
+            info_times.append(end - middle)
+        kv, infos = min(kv_times), min(info_times)
+        print(f"{path.name[:36]:<36} {len(meta.tensors or ()):>8} {(cur.pos - meta.kv_end) / 1024:>10.1f} "
+              f"{kv * 1000:>9.1f}ms {infos * 1000:>11.2f}ms {infos / kv:>9.3f}")
+
+
+def tensor_info_table(vocab: Path, models: list[Path], runs: int) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="paircheck-bench-") as folder:
+        tensor_info_cost([synthetic_model(vocab, Path(folder)), *models], runs)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--models", nargs="*", type=Path, default=[],
+                        help="real model GGUFs (with tensors) for the tensor-info cost table")
+    parser.add_argument("--tensor-infos-only", action="store_true", help="only the tensor-info cost table")
     args = parser.parse_args()
+
+    from corpus import corpus_dir
+
+    if args.tensor_infos_only:
+        tensor_info_table(corpus_dir() / "ggml-vocab-gemma-4.gguf", args.models, args.runs)
+        return 0
 
     from corpus import corpus_dir
 
@@ -135,6 +192,8 @@ def main() -> int:
     print(f"\nmedians of {args.runs} runs; targets: paircheck/llama.cpp <= 0.50, peak/(2*meta+60) <= 1.00")
     if have_llama:
         print(f"worst paircheck/llama.cpp ratio: {worst:.2f}")
+    # llama.cpp reads the tensor infos even for a vocab-only load, so paircheck does too.
+    tensor_info_table(root / "ggml-vocab-gemma-4.gguf", args.models, args.runs)
     return 0
 
 

@@ -35,14 +35,14 @@ def describe(
     spec: str,
     overrides: Mapping[str, Override] | None = None,
     progress: ProgressFactory | None = None,
-    tensor_infos: bool = True,
 ) -> ModelDescription:
     """Read one model (path, folder, repo id or URL) into its normalized description.
 
     ``progress(label)`` may return a callback ``(bytes_done, bytes_expected)`` for long
-    remote reads; ``tensor_infos=False`` stops after the key/value section.
+    remote reads. A GGUF is read up to the end of its tensor infos (never the tensor data),
+    as llama.cpp's loader reads it, however the file was reached.
     """
-    return _describe(spec, ReadOptions(dict(overrides or {}), tensor_infos, progress))
+    return _describe(spec, ReadOptions(dict(overrides or {}), progress))
 
 
 def find_engine(name: str) -> tuple[Engine, str | None]:
@@ -153,14 +153,6 @@ def _engine_and_method(engine: str, method: str | None) -> tuple[Engine, str | N
     return chosen, method, version
 
 
-def _wants_tensor_infos(engine: str, method: str | None) -> bool:
-    if engine == "all":
-        return True
-    chosen, _ = find_engine(engine)
-    resolved = resolve_method(chosen, method)
-    return True if resolved is None else chosen.needs(resolved).tensor_infos
-
-
 def needs_draft(method: str | None) -> bool:
     """False for the methods that draft from the text itself (ngram-*, suffix)."""
     return method is None or canonical_method(method) not in DRAFTLESS_METHODS
@@ -184,9 +176,9 @@ def check_pair(
     """
     if draft is None and needs_draft(method):
         raise InputError("DRAFT", "missing: only the methods without a draft model (ngram-*, suffix) take TARGET alone")
-    tensors = _wants_tensor_infos(engine, method)
-    target_desc = describe(target, overrides, progress, tensors)
-    draft_desc = target_desc if draft is None else describe(draft, overrides, progress, tensors)
+    find_engine(engine)  # an unknown engine or version fails before anything is read
+    target_desc = describe(target, overrides, progress)
+    draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
     return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint)
 
 

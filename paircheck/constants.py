@@ -115,6 +115,7 @@ NEXTN_PREDICT_LAYERS = "{arch}.nextn_predict_layers"
 # Split GGUF files (gguf-split).
 SPLIT_COUNT = "split.count"
 SPLIT_NO = "split.no"
+SPLIT_TENSORS_COUNT = "split.tensors.count"
 ALIGNMENT = "general.alignment"
 TOKEN_TYPE_COUNT = "tokenizer.ggml.token_type_count"
 ADD_SEP = "tokenizer.ggml.add_sep_token"

@@ -35,6 +35,23 @@ class TensorInfo:
     offset: int
 
 
+@dataclass(frozen=True)
+class TensorSectionError:
+    """Why llama.cpp refuses a file's tensor infos or data section, as the reader found it.
+
+    ``message`` is llama.cpp's own text (gguf_init_from_reader or the model loader),
+    with the tensor's name. ``incomplete`` means the file ends before what its own header
+    declares (the tensor list or the data of a tensor): a cut file, typically an
+    interrupted download, rather than a corrupt one.
+    """
+
+    message: str
+    file: str  # the file it concerns (a shard, for a split model)
+    file_size: int | None  # bytes the file has
+    needed: int | None  # bytes the file must have to load, when known
+    incomplete: bool = False
+
+
 @dataclass
 class GGUFMetadata:
     """The header and key/value section of one GGUF file, as stored."""
@@ -46,6 +63,12 @@ class GGUFMetadata:
     kv_end: int  # offset of the first byte after the kv section
     duplicate_keys: list[str] = field(default_factory=list)
     tensors: list[TensorInfo] | None = None  # filled by read_tensor_infos
+    # The tensor section as llama.cpp's loader checks it (filled with the tensor infos):
+    # the file's size (filesystem, or the server's Content-Range/Content-Length total),
+    # where the last tensor's data ends, and the first problem llama.cpp would stop at.
+    file_size: int | None = None
+    data_end: int | None = None
+    tensor_error: TensorSectionError | None = None
 
     def get(self, key: str, default: Any = None) -> Any:
         entry = self.kv.get(key)
@@ -161,6 +184,9 @@ class ModelDescription:
     notes: list[str] = field(default_factory=list)
     # For a remote read: requests made and bytes received (a remote.FetchStats).
     fetch: Any = None
+    # (repo id, file name) of a GGUF that came from the Hugging Face Hub, for fixes that
+    # name the download command.
+    hub_file: tuple[str, str] | None = None
 
     @property
     def display_name(self) -> str:

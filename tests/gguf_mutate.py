@@ -245,3 +245,96 @@ def set_tokens(meta: GGUFMeta, texts: Sequence[bytes],
         vals = list(kv.decode())
         vals = vals[:n] + [type(vals[0])(fill) if vals else fill] * max(0, n - len(vals))
         meta.set(make_kv(key, vals, VT.ARRAY, kv.sub_type))
+
+
+# --------------------------------------------------------------------------------------
+# Files with tensors: a real vocabulary's key/value section, then tensor infos and data
+# laid out as gguf_write_to_file does (infos, padding to the alignment, each tensor's
+# data padded to the alignment). Every field is written as given, so a mutation can put
+# any value in it (a negative dimension, an unknown type, a wrong offset).
+# --------------------------------------------------------------------------------------
+
+@dataclass
+class TensorSpec:
+    """One tensor info. ``dims`` are written as int64 (fastest first, as GGUF stores
+    them); ``n_dims`` overrides the dimension count written; ``offset`` None means the
+    offset a writer would give it."""
+
+    name: bytes
+    dims: list[int]
+    ggml_type: int = 0  # F32
+    offset: int | None = None
+    n_dims: int | None = None
+
+
+#: Tensors larger than this get no data in a built file (their size and offsets are still
+#: declared): mutations with huge dimensions must not write gigabytes.
+MAX_WRITTEN = 16 << 20
+
+
+def tensor_nbytes(spec: TensorSpec) -> int | None:
+    """Bytes of a tensor's data (block and type size from gguf-py, independent of
+    paircheck's table), or None for a type gguf-py does not know or negative dims."""
+    from gguf import GGML_QUANT_SIZES
+
+    known = {int(k): v for k, v in GGML_QUANT_SIZES.items()}
+    if spec.ggml_type not in known or any(d < 0 for d in spec.dims):
+        return None
+    blck, size = known[spec.ggml_type]
+    n = 1
+    for d in spec.dims:
+        n *= d
+    return n // blck * size
+
+
+def _pad(n: int, alignment: int) -> int:
+    return (n + alignment - 1) // alignment * alignment
+
+
+@dataclass
+class Layout:
+    """Where things are in a built file, for mutations that cut or patch it."""
+
+    data: bytes
+    infos_start: int
+    info_offsets: list[int]  # where each tensor info starts
+    data_start: int
+    tensor_ends: list[int]  # absolute end of each tensor's data (without padding)
+
+
+def build_with_tensors(meta: GGUFMeta, tensors: Sequence[TensorSpec], alignment: int = 32,
+                       n_tensors: int | None = None, max_written: int = MAX_WRITTEN) -> Layout:
+    """A GGUF holding ``meta``'s key/value entries and ``tensors`` (data: a byte pattern)."""
+    head = [GGUF_MAGIC, struct.pack("<IQQ", meta.version, len(tensors) if n_tensors is None else n_tensors,
+                                    len(meta.kvs))]
+    for kv in meta.kvs:
+        kb = kv.key.encode("utf-8")
+        head.append(struct.pack("<Q", len(kb)) + kb + struct.pack("<I", kv.vtype) + kv.raw)
+    out = bytearray(b"".join(head))
+    infos_start = len(out)
+    info_offsets = []
+    offset = 0
+    sizes = []
+    for spec in tensors:
+        nbytes = tensor_nbytes(spec) or 0
+        sizes.append(nbytes)
+        info_offsets.append(len(out))
+        dims = spec.dims
+        out += struct.pack("<Q", len(spec.name)) + spec.name
+        out += struct.pack("<I", len(dims) if spec.n_dims is None else spec.n_dims)
+        out += b"".join(struct.pack("<Q", d & ((1 << 64) - 1)) for d in dims)
+        out += struct.pack("<i", spec.ggml_type)
+        out += struct.pack("<Q", (offset if spec.offset is None else spec.offset) & ((1 << 64) - 1))
+        offset += _pad(nbytes, alignment)
+    data_start = _pad(len(out), alignment) if tensors else len(out)
+    out += b"\0" * (data_start - len(out))
+    ends = []
+    for i, nbytes in enumerate(sizes):
+        if nbytes > max_written:
+            # Declared, not written: the file is cut from here on, as a partial download.
+            ends.append(len(out) + nbytes)
+            continue
+        out += bytes([(i + 1) & 0xFF]) * nbytes
+        ends.append(len(out))
+        out += b"\0" * (_pad(nbytes, alignment) - nbytes)
+    return Layout(bytes(out), infos_start, info_offsets, data_start, ends)

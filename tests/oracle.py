@@ -218,6 +218,13 @@ def llama_values(path: Path | str, kv_overrides: Iterable[Override] | Mapping[st
         return res
 
 
+def clear_cache() -> None:
+    """Forget cached results: for files whose verdict depends on other files (the other
+    shards of a split model), which the cache key (the first file's hash) cannot see."""
+    with _lock:
+        _cache.clear()
+
+
 def shutdown() -> None:
     """Stop the worker process (also registered with atexit)."""
     global _worker

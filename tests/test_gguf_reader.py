@@ -167,7 +167,6 @@ def _kv_string_key(key: bytes, bo: str = "<") -> bytes:
     "blob,fragment",
     [
         (_header(0, 2**62), "key/value pairs"),
-        (_header(2**62, 0), "tensor"),  # only when tensor infos are asked for; see below
         (_header(0, 1) + struct.pack("<Q", 2**62) + bytes(16), "key #0"),
         (_header(0, 1) + _kv_string_key(b"k") + struct.pack("<I", 8) + struct.pack("<Q", 2**62), "value of k"),
         (_header(0, 1) + _kv_string_key(b"k") + struct.pack("<IIQ", 9, 8, 2**62), "strings"),
@@ -189,8 +188,7 @@ def test_hostile_or_wrong_input_fails_fast_with_bounded_memory(blob: bytes, frag
     tracemalloc.start()
     try:
         with pytest.raises(GGUFFormatError) as info:
-            meta, cursor = read_metadata(BytesSource(blob))
-            read_tensor_infos(meta, cursor)
+            read_metadata(BytesSource(blob))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -283,3 +281,23 @@ def test_tensor_infos_after_parsed_metadata_skip_the_kv_section(tmp_path: Path) 
     infos = read_tensor_infos_after(source, meta)
     assert [(i.name, i.shape) for i in infos] == [("token_embd.weight", (4, 8))]
     assert source.reads[0][0] == meta.kv_end and meta.tensors == infos
+
+
+def test_an_impossible_tensor_count_is_a_load_failure_found_fast_with_bounded_memory() -> None:
+    """2**31 tensors in a 24-byte file: no loop, no allocation; llama.cpp's own words."""
+    tracemalloc.start()
+    try:
+        meta, cursor = read_metadata(BytesSource(_header(2**31, 0)))
+        infos = read_tensor_infos(meta, cursor)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert infos == [] and peak < 2 * 1024 * 1024
+    assert meta.tensor_error is not None and meta.tensor_error.message == "failed to read tensor info"
+    assert meta.tensor_error.incomplete  # the file ends inside what the header promises
+    # Counts llama.cpp's header check refuses (read as int64, at most SIZE_MAX / 344).
+    for count, shown in ((2**63, -(2**63)), (2**62, 2**62)):
+        meta, cursor = read_metadata(BytesSource(_header(count, 0)))
+        read_tensor_infos(meta, cursor)
+        assert meta.tensor_error is not None
+        assert meta.tensor_error.message == f"number of tensors is {shown} but must be in [0, {(2**64 - 1) // 344}]"

@@ -1,14 +1,12 @@
 """What an engine's rule set looks like.
 
 Each engine module exposes one object with this shape: its name, its methods in its own
-spelling, its rules (printed by ``paircheck explain``), what it needs read from each model
-for a method, and ``evaluate``, a pure function from two ModelDescriptions to a Report.
+spelling, its rules (printed by ``paircheck explain``), its version ranges, and ``evaluate``, a pure function from two ModelDescriptions to a Report.
 Engines know nothing of files or output: they import only the bottom layer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from paircheck.findings import Report, Rule
@@ -16,18 +14,6 @@ from paircheck.model import ModelDescription
 
 if TYPE_CHECKING:
     from paircheck._engine.versions import VersionRange
-
-
-@dataclass(frozen=True)
-class Needs:
-    """What an engine's checks for one method read from a model's description.
-
-    The vocabulary is always read. ``tensor_infos``: names, shapes and types of the
-    tensors (embedding rows, head tensors, loadability); every GGUF source can give them
-    however the file was reached (path, Hub cache, HTTP).
-    """
-
-    tensor_infos: bool = True
 
 
 class Engine(Protocol):
@@ -53,8 +39,6 @@ class Engine(Protocol):
     def resolve(self, method: str | None) -> str | None:
         """This engine's name for ``method`` (its own or a canonical spelling), or None."""
         ...
-
-    def needs(self, method: str) -> Needs: ...
 
     def evaluate(
         self, target: ModelDescription, draft: ModelDescription, method: str, version: str | None = None

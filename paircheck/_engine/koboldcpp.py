@@ -112,10 +112,12 @@ def check_size(t: LlamaVocab, d: LlamaVocab) -> Finding:
     return result(R_LLAMA, FAIL, f"token counts differ by {diff} (the vendored llama.cpp allows 256)", **details)
 
 
-def are_compatible(t: LlamaVocab, d: LlamaVocab) -> Finding:
-    """The vendored common_speculative_are_compatible: llama.cpp's checks with a 256 tolerance."""
-    for side, vocab in (("target", t), ("draft", d)):
-        loaded = llamacpp.check_loadable(side, vocab)
+def are_compatible(t: LlamaVocab, d: LlamaVocab, target: ModelDescription | None = None,
+                   draft: ModelDescription | None = None) -> Finding:
+    """The vendored common_speculative_are_compatible: llama.cpp's checks with a 256 tolerance
+    (after llama.cpp's loader, which also checks the tensor section of each file)."""
+    for side, vocab, desc in (("target", t, target), ("draft", d, draft)):
+        loaded = llamacpp.check_loadable(side, vocab, desc)
         if loaded.status == FAIL:
             return result(R_LLAMA, FAIL, loaded.message, llamacpp_check=loaded.code)
     for check in (llamacpp.check_vocab_type, llamacpp.check_bos, llamacpp.check_eos, check_size,
@@ -155,7 +157,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
         if verdict == "warn":
             warnings.append(finding(W_COUNT, f"KoboldCpp prints '{MAY_MALFUNCTION.format(d=n_d, t=n_t)}'"))
     if checks[0].status == PASS and kind == SIMPLE:
-        checks.append(are_compatible(target.vocab, d.vocab))
+        checks.append(are_compatible(target.vocab, d.vocab, target, d))
         if checks[-1].status == FAIL:
             says = says or INCOMPATIBLE
     elif checks[0].status == PASS:

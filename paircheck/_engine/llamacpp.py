@@ -16,10 +16,9 @@ from dataclasses import dataclass, field, replace
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._engine.common import finding, result, shell_path
-from paircheck._engine.interface import Needs
 from paircheck._engine.versions import VersionRange
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
-from paircheck.model import LlamaVocab, ModelDescription
+from paircheck.model import LlamaVocab, ModelDescription, TensorSectionError
 from paircheck.textshow import show
 
 ENGINE = "llama.cpp"
@@ -34,14 +33,26 @@ R_LOADABLE = Rule(
     "LC001",
     "loadable",
     "llama.cpp can load the file",
-    "llama.cpp's loader refuses some files outright: unknown tokenizer model or BPE "
+    "llama.cpp's loader refuses some files outright. Before anything else, even for a "
+    "vocab-only load, it reads every tensor info and checks it (name length and "
+    "uniqueness, dimensions and their overflow, a known ggml type whose block size divides "
+    "the row, offsets that follow one another with the file's alignment) and that each "
+    "tensor's data lies inside the file: a file cut short, typically an interrupted "
+    "download, fails here with 'tensor ... data is not within the file bounds, model is "
+    "corrupted or incomplete'. Then the vocabulary: unknown tokenizer model or BPE "
     "pre-tokenizer, special-token ids or add flags stored with the wrong GGUF type "
     "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
     "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
     "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
     "model'.",
-    "Reconvert the model with a current convert_hf_to_gguf.py, or use a newer llama.cpp "
-    "if the tokenizer or architecture is newer than your build.",
+    "For an incomplete file, resume or repeat the download (for a Hub file: "
+    "`huggingface-cli download REPO FILE`). Otherwise reconvert the model with a current "
+    "convert_hf_to_gguf.py, or use a newer llama.cpp if the tokenizer or architecture is "
+    "newer than your build.",
+    source="ggml-org/llama.cpp as vendored by llama-cpp-python 0.3.36: ggml/src/gguf.cpp "
+    "gguf_init_from_reader ('failed to read tensor info', 'tensor '%s' has offset %lu, "
+    "expected %zu', ...), src/llama-model-loader.h llama_tensor_weight ('tensor '%s' data is "
+    "not within the file bounds, model is corrupted or incomplete')",
 )
 R_VOCAB_TYPE = Rule(
     "LC002",
@@ -171,9 +182,58 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def check_loadable(side: str, vocab: LlamaVocab) -> Finding:
-    if vocab.failure is None:
+def _size_text(n: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def _incomplete_reason(error: TensorSectionError, desc: ModelDescription | None) -> str:
+    """The plain-words reason for a file that ends before what its header declares."""
+    have, need = error.file_size, error.needed
+    # A split model: name the shard that is cut, not the file the user gave.
+    other = desc is not None and desc.resolved_path is not None and error.file != desc.resolved_path
+    what = f"shard {error.file.replace(chr(92), '/').rsplit('/', 1)[-1]}" if other else "the file"
+    if have is not None and need is not None and need > have:
+        a, b = _size_text(have), _size_text(need)
+        if a == b:
+            a, b = f"{have:,} bytes", f"{need:,} bytes"
+        return f"{what} is incomplete: {a} of {b}; the download was probably interrupted"
+    where = "" if have is None else f" after {_size_text(have)}"
+    return f"{what} is incomplete: it ends{where} inside its list of tensors; the download was probably interrupted"
+
+
+def _incomplete_fix(desc: ModelDescription | None, error: TensorSectionError) -> str:
+    origin = desc.hub_file if desc is not None else None
+    if origin is not None and desc is not None and desc.source_kind == "hub" and desc.fetch is None:
+        return f"Download it again: huggingface-cli download {origin[0]} {origin[1]} --force-download"
+    if desc is not None and desc.fetch is not None:
+        return "The file on the server is itself cut short: tell its publisher, or take another copy or quant."
+    return (
+        f"Resume the download (e.g. `wget -c URL -O {error.file}` or `curl -C - -o {error.file} URL`) "
+        "or download the file again."
+    )
+
+
+def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None = None) -> Finding:
+    error = desc.metadata.tensor_error if desc is not None else None
+    if error is None and vocab.failure is None:
         return result(R_LOADABLE, PASS, f"{side}: llama.cpp loads the vocabulary", side=side)
+    if error is not None:
+        # llama.cpp reads the tensor section right after the keys (gguf_init_from_reader)
+        # and checks the data bounds in the loader's constructor, before the vocabulary.
+        also = f" (and then: {vocab.failure.message})" if vocab.failure is not None else ""
+        said = f"llama.cpp refuses to load it: {error.message}{also}"
+        message = f"{side}: {_incomplete_reason(error, desc)}. {said}" if error.incomplete else f"{side}: {said}"
+        found = result(
+            R_LOADABLE, FAIL, message, side=side, error=error.message, aborts=False,
+            incomplete=error.incomplete, file=error.file, file_size=error.file_size, needed=error.needed,
+        )
+        if error.incomplete:
+            found.fix = _incomplete_fix(desc, error)
+        return found
+    assert vocab.failure is not None
     how = "aborts the process while loading" if vocab.failure.aborts else "refuses to load"
     return result(
         R_LOADABLE,
@@ -299,8 +359,10 @@ PAIR_CHECKS: tuple[tuple[Rule, Callable[[LlamaVocab, LlamaVocab], Finding]], ...
 )
 
 
-def run_checks(t: LlamaVocab, d: LlamaVocab) -> list[Finding]:
-    checks = [check_loadable("target", t), check_loadable("draft", d)]
+def run_checks(
+    t: LlamaVocab, d: LlamaVocab, target: ModelDescription | None = None, draft: ModelDescription | None = None
+) -> list[Finding]:
+    checks = [check_loadable("target", t, target), check_loadable("draft", d, draft)]
     both_load = t.loadable and d.loadable
     for rule, check in PAIR_CHECKS:
         checks.append(check(t, d) if both_load else _skip(rule))
@@ -462,7 +524,7 @@ ENGINE_MESSAGES = {
 
 def evaluate(target: ModelDescription, draft: ModelDescription, method: str = METHOD) -> Report:
     t, d = target.vocab, draft.vocab
-    checks = run_checks(t, d)
+    checks = run_checks(t, d, target, draft)
     found: list[Finding | None] = [warn_head(draft)]
     # Pair warnings only matter for a pair that works; for a refused pair they are noise.
     if t.loadable and d.loadable and all(c.status != FAIL for c in checks):
@@ -516,10 +578,6 @@ class LlamaCppEngine:
         if method is None:
             return self.default_method
         return method if method in self.methods else None
-
-    def needs(self, method: str) -> Needs:
-        # N-gram methods read no model at all beyond the target's existence.
-        return Needs(tensor_infos=method not in K.LLAMACPP_NGRAM_METHODS)
 
     versions: tuple[VersionRange, ...] = ()  # one rule set: the pinned reference version
 

@@ -97,7 +97,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
                                  target=t_base, draft=d_base))
             says = says or NOT_COMPATIBLE
     else:
-        inner = llamacpp.run_checks(target.vocab, d.vocab)
+        inner = llamacpp.run_checks(target.vocab, d.vocab, target, d)
         first = next((c for c in inner if c.status == FAIL), None)
         if first is None:
             checks.append(result(R_GGUF, PASS, "llama.cpp's draft-simple checks pass",

@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from paircheck._engine.interface import Needs
 from paircheck.findings import Report, Rule
 from paircheck.model import ModelDescription
 
@@ -104,9 +103,6 @@ class VersionedEngine:
         if method in self.methods:
             return method
         return (self.aliases or {}).get(method)
-
-    def needs(self, method: str) -> Needs:
-        return Needs(tensor_infos=True)
 
     def evaluate(
         self, target: ModelDescription, draft: ModelDescription, method: str, version: str | None = None

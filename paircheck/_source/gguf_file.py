@@ -12,12 +12,12 @@ from paircheck._source.gguf_reader import (
     ByteSource,
     FileSource,
     GGUFFormatError,
-    read_metadata,
-    read_tensor_infos,
+    read_gguf,
 )
 from paircheck._source.interface import ReadOptions
+from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
 from paircheck.errors import InputError
-from paircheck.model import GGUFMetadata, Identity, ModelDescription, Override
+from paircheck.model import GGUFMetadata, Identity, ModelDescription, Override, TensorSectionError
 from paircheck.vocab import derive_llama_vocab
 
 # Token texts and types are needed in full (types: BYTE tokens decide some load
@@ -38,15 +38,13 @@ def first_shard(path: Path) -> Path:
     return first
 
 
-def read_gguf(source: ByteSource, location: str, tensor_infos: bool, chunk: int = 1 << 20) -> GGUFMetadata:
-    """Header, key/value section and (when asked) tensor infos from any ByteSource."""
+def read_model_metadata(source: ByteSource, location: str, chunk: int = 1 << 20) -> GGUFMetadata:
+    """Header, key/value section and tensor infos, as llama.cpp reads them even for a
+    vocab-only load; an unreadable header or kv section is the user's InputError."""
     try:
-        meta, cursor = read_metadata(source, KEEP_ARRAYS, chunk=chunk)
-        if tensor_infos:
-            read_tensor_infos(meta, cursor)
+        return read_gguf(source, KEEP_ARRAYS, chunk)
     except GGUFFormatError as exc:
         raise InputError(location, str(exc)) from None
-    return meta
 
 
 def describe_source(
@@ -56,7 +54,7 @@ def describe_source(
     options: ReadOptions,
 ) -> ModelDescription:
     """Read metadata from any ByteSource and derive the normalized description."""
-    meta = read_gguf(source, location, options.tensor_infos)
+    meta = read_model_metadata(source, location)
     return description_from_metadata(meta, location, source_kind, source.name, options.overrides)
 
 
@@ -87,13 +85,90 @@ def describe_gguf_file(path_text: str, options: ReadOptions, source_kind: str = 
     path = first_shard(path)
     try:
         with open(path, "rb") as handle:
-            return describe_source(FileSource(path, handle), path_text, source_kind, options)
+            desc = describe_source(FileSource(path, handle), path_text, source_kind, options)
     except PermissionError:
         raise InputError(path_text, "permission denied") from None
     except IsADirectoryError:
         raise InputError(path_text, "is a directory, expected a .gguf file") from None
     except OSError as exc:
         raise InputError(path_text, f"cannot read: {exc.strerror or exc}") from None
+    meta = desc.metadata
+    if meta.tensor_error is None:
+        meta.tensor_error = check_other_shards(path, meta)
+    return desc
+
+
+def _int_value(meta: GGUFMetadata, key: str) -> int | None:
+    value = meta.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def check_other_shards(first: Path, meta: GGUFMetadata) -> TensorSectionError | None:
+    """llama.cpp loads every shard of a split model, even for a vocab-only load, and checks
+    each one's tensor infos and data against its own size (llama_model_loader's
+    constructor, src/llama-model-loader.cpp of the pinned version). Returns the first
+    problem in llama.cpp's words, or None. The first shard was checked by its own read.
+    """
+    where = str(first)
+
+    def refused(message: str, file: str = where) -> TensorSectionError:
+        return TensorSectionError(message, file, None, None)
+
+    def wrong_type(m: GGUFMetadata, key: str, expected: int) -> str | None:
+        # llama_model_loader::get_key refuses a key stored with another type.
+        vtype = m.type_of(key)
+        if vtype is None or vtype == expected:
+            return None
+        got, want = LLAMA_TYPE_NAMES.get(vtype, vtype), LLAMA_TYPE_NAMES[expected]
+        return f"key {key} has wrong type {got} but expected type {want}"
+
+    bad = wrong_type(meta, K.SPLIT_COUNT, ValueType.UINT16)
+    if bad is not None:
+        return refused(bad)
+    n_split = _int_value(meta, K.SPLIT_COUNT) or 0
+    if n_split <= 1:
+        return None
+    bad = wrong_type(meta, K.SPLIT_NO, ValueType.UINT16)
+    if bad is not None:
+        return refused(bad)
+    idx = _int_value(meta, K.SPLIT_NO)
+    if idx is None:
+        return refused(f"key not found in model: {K.SPLIT_NO}")
+    if idx != 0:
+        return refused(f"illegal split file idx: {idx} (file: {where}), model must be loaded with the first split")
+    match = _SPLIT_RE.match(first.name)
+    if match is None or int(match["no"]) != 1 or int(match["count"]) != n_split:
+        return refused(f"invalid split file name: {where}")
+    names = {t.name for t in meta.tensors or ()}
+    count = len(names)
+    for no in range(1, n_split):
+        shard = first.with_name(f"{match['stem']}-{no + 1:05d}-of-{n_split:05d}.gguf")
+        try:
+            with open(shard, "rb") as handle:
+                shard_meta = read_gguf(FileSource(shard, handle))
+        except (OSError, GGUFFormatError):
+            return refused(f"failed to load GGUF split from {shard}", str(shard))
+        if shard_meta.tensor_error is not None:
+            return shard_meta.tensor_error
+        shard_no = _int_value(shard_meta, K.SPLIT_NO)
+        if shard_no is None:
+            return refused(f"missing key {K.SPLIT_NO} in GGUF split {shard}", str(shard))
+        if shard_no != no:
+            return refused(f"invalid split file idx: {shard_no} (file: {shard}), expected {no}", str(shard))
+        for tensor in shard_meta.tensors or ():
+            if tensor.name in names:
+                return refused(f"invalid model: tensor '{tensor.name}' is duplicated", str(shard))
+            names.add(tensor.name)
+        count += len(shard_meta.tensors or ())
+    bad = wrong_type(meta, K.SPLIT_TENSORS_COUNT, ValueType.INT32)
+    if bad is not None:
+        return refused(bad)
+    expected = _int_value(meta, K.SPLIT_TENSORS_COUNT)
+    if expected is None:
+        return refused(f"key not found in model: {K.SPLIT_TENSORS_COUNT}")
+    if expected != count:
+        return refused(f"corrupted model: {expected} tensors expected but {count} found")
+    return None
 
 
 def _text(meta: GGUFMetadata, key: str) -> str | None:

@@ -23,8 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
 
+from paircheck import constants as K
 from paircheck.constants import SCALAR_FORMATS, ValueType
-from paircheck.model import GGUFArray, GGUFMetadata, TensorInfo
+from paircheck.model import GGUFArray, GGUFMetadata, TensorInfo, TensorSectionError
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -321,6 +322,20 @@ def read_metadata(
     return meta, cur
 
 
+def read_gguf(
+    source: ByteSource,
+    keep_arrays: frozenset[str] = frozenset(),
+    chunk: int = 1 << 20,
+) -> GGUFMetadata:
+    """Header, key/value section and tensor infos, as llama.cpp reads them even for a
+    vocab-only load. Problems in the tensor section are recorded in ``tensor_error``
+    (the file is still described); an unreadable header or kv section raises
+    GGUFFormatError."""
+    meta, cur = read_metadata(source, keep_arrays, chunk)
+    read_tensor_infos(meta, cur)
+    return meta
+
+
 def read_tensor_infos_after(source: ByteSource, meta: GGUFMetadata, chunk: int = 1 << 16) -> list[TensorInfo]:
     """Tensor infos of an already parsed file, read from ``meta.kv_end`` on: the key/value
     section (token texts, merges) is not read a second time."""
@@ -329,22 +344,225 @@ def read_tensor_infos_after(source: ByteSource, meta: GGUFMetadata, chunk: int =
     return read_tensor_infos(meta, cur)
 
 
+# What the pinned ggml knows of tensor types (ggml/src/ggml.c type_traits, checked against
+# libggml's ggml_type_name/ggml_blck_size/ggml_type_size by tests/test_loadable.py):
+# type -> (name, elements per block, bytes per block). Removed types keep a block size of 0,
+# which gguf_init_from_reader refuses.
+GGML_TYPES: dict[int, tuple[str, int, int]] = {
+    0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20),
+    4: ("DEPRECATED", 0, 0), 5: ("DEPRECATED", 0, 0), 6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24),
+    8: ("q8_0", 32, 34), 9: ("q8_1", 32, 36), 10: ("q2_K", 256, 84), 11: ("q3_K", 256, 110),
+    12: ("q4_K", 256, 144), 13: ("q5_K", 256, 176), 14: ("q6_K", 256, 210), 15: ("q8_K", 256, 292),
+    16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74), 18: ("iq3_xxs", 256, 98), 19: ("iq1_s", 256, 50),
+    20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110), 22: ("iq2_s", 256, 82), 23: ("iq4_xs", 256, 136),
+    24: ("i8", 1, 1), 25: ("i16", 1, 2), 26: ("i32", 1, 4), 27: ("i64", 1, 8), 28: ("f64", 1, 8),
+    29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2),
+    31: ("TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking", 0, 0),
+    32: ("TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking", 0, 0),
+    33: ("TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking", 0, 0),
+    34: ("tq1_0", 256, 54), 35: ("tq2_0", 256, 66),
+    36: ("TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking", 0, 0),
+    37: ("TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking", 0, 0),
+    38: ("TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking", 0, 0),
+    39: ("mxfp4", 32, 17), 40: ("nvfp4", 64, 36), 41: ("q1_0", 128, 18), 42: ("q2_0", 64, 18),
+}
+GGML_TYPE_COUNT = 43
+GGML_MAX_DIMS = 4
+GGML_MAX_NAME = 64
+GGUF_MAX_STRING_LENGTH = 1 << 30
+GGUF_DEFAULT_ALIGNMENT = 32
+# sizeof(struct gguf_tensor_info) on 64-bit hosts: a ggml_tensor (336 bytes) and an offset.
+SIZEOF_GGUF_TENSOR_INFO = 344
+SIZE_MAX = (1 << 64) - 1
+INT64_MAX = (1 << 63) - 1
+_READ_FAILED = "failed to read tensor info"
+
+
+class _TensorProblem(Exception):
+    """One refusal, in llama.cpp's words; ``incomplete``: the file ends too early."""
+
+    def __init__(self, message: str, incomplete: bool = False, needed: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.incomplete = incomplete
+        self.needed = needed
+
+
 def read_tensor_infos(meta: GGUFMetadata, cur: _Cursor) -> list[TensorInfo]:
-    """Parse the tensor infos that follow the kv section (never the tensor data)."""
-    reader = _Reader(cur, meta.byte_order, _default_keep(frozenset()))
-    cur.check_room(MIN_TENSOR_INFO_BYTES * meta.tensor_count, f"{meta.tensor_count} tensor infos")
+    """Parse the tensor infos that follow the kv section (never the tensor data) and
+    check them, and the data section's bounds, as the pinned llama.cpp does at load.
+
+    The checks are transcribed from gguf_init_from_reader (ggml/src/gguf.cpp) and from
+    the llama_model_loader constructor (src/llama-model-loader.cpp, llama_tensor_weight)
+    of llama-cpp-python 0.3.36's vendored llama.cpp, in their order; the first failure is
+    recorded in ``meta.tensor_error`` with llama.cpp's text. Sets ``meta.tensors`` (the
+    infos read, all of them unless an error stopped the read), ``file_size`` and
+    ``data_end``. Reads only the tensor infos: memory and time grow with them alone.
+    """
     infos: list[TensorInfo] = []
-    for index in range(meta.tensor_count):
-        name = reader.string(f"name of tensor #{index}").decode("utf-8", errors="replace")
-        n_dims = reader.u32(f"dimensions of tensor {name!r}")
-        if n_dims > 8:
-            raise GGUFFormatError(f"tensor {name!r} claims {n_dims} dimensions (max 8)")
-        shape = tuple(reader.u64(f"shape of tensor {name!r}") for _ in range(n_dims))
-        ggml_type = reader.u32(f"type of tensor {name!r}")
-        offset = reader.u64(f"offset of tensor {name!r}")
-        infos.append(TensorInfo(name, shape, ggml_type, offset))
     meta.tensors = infos
+    meta.file_size = cur.total
+    try:
+        meta.data_end = _tensor_section(meta, cur, infos)
+    except _TensorProblem as problem:
+        meta.tensor_error = TensorSectionError(
+            problem.message, cur.source.name, cur.total, problem.needed, problem.incomplete
+        )
     return infos
+
+
+def _signed(value: int, bits: int) -> int:
+    return value - (1 << bits) if value >= 1 << (bits - 1) else value
+
+
+def _c_name(raw: bytes) -> bytes:
+    # ggml_set_name copies a C string: the name ends at its first NUL.
+    cut = raw.find(b"\0")
+    return raw if cut < 0 else raw[:cut]
+
+
+def _show(name: bytes) -> str:
+    return name.decode("utf-8", errors="replace")
+
+
+def _alignment(meta: GGUFMetadata) -> int:
+    entry = meta.kv.get(K.ALIGNMENT)
+    # An alignment of the wrong type or not a power of 2 is refused with the kv section
+    # (paircheck.vocab reports it); the tensor section is then judged with the default.
+    if entry is None or entry[0] != ValueType.UINT32 or not isinstance(entry[1], int):
+        return GGUF_DEFAULT_ALIGNMENT
+    value = entry[1]
+    return value if value > 0 and value & (value - 1) == 0 else GGUF_DEFAULT_ALIGNMENT
+
+
+def _nbytes(ne: tuple[int, int, int, int], blck: int, type_size: int) -> int:
+    """ggml_nbytes of a contiguous tensor, in size_t arithmetic."""
+    if min(ne) <= 0:
+        return 0
+    if ne[0] * type_size <= SIZE_MAX:
+        # The usual case: no size_t wrap-around anywhere, so the strides telescope.
+        return type_size * (ne[0] // blck) * ne[1] * ne[2] * ne[3]
+    nb = [type_size, type_size * (ne[0] // blck)]
+    for j in range(2, GGML_MAX_DIMS):
+        nb.append((nb[j - 1] * ne[j - 1]) & SIZE_MAX)
+    if blck == 1:
+        total = type_size + sum((ne[i] - 1) * nb[i] for i in range(GGML_MAX_DIMS))
+    else:
+        total = ((ne[0] * nb[0]) & SIZE_MAX) // blck + sum((ne[i] - 1) * nb[i] for i in range(1, GGML_MAX_DIMS))
+    return total & SIZE_MAX
+
+
+def _tensor_section(meta: GGUFMetadata, cur: _Cursor, infos: list[TensorInfo]) -> int:
+    """Read and check; return where the last tensor's data ends. Raises _TensorProblem."""
+    count = _signed(meta.tensor_count, 64)
+    if count < 0 or count > SIZE_MAX // SIZEOF_GGUF_TENSOR_INFO:
+        raise _TensorProblem(
+            f"number of tensors is {count} but must be in [0, {SIZE_MAX // SIZEOF_GGUF_TENSOR_INFO}]"
+        )
+    bo = meta.byte_order
+    u64, u32, i64, i32 = bo + "Q", bo + "I", bo + "q", bo + "i"
+    seen: set[bytes] = set()
+    sizes: list[int] = []
+    c_names: list[bytes] = []
+    try:
+        for index in range(count):
+            length = cur.unpack(u64, 8, "a tensor name length")
+            if length > GGUF_MAX_STRING_LENGTH:
+                raise _TensorProblem(f"string length {length} exceeds maximum {GGUF_MAX_STRING_LENGTH}")
+            left = cur.remaining()
+            if left is not None and length > left:
+                # A short name that does not fit is a cut file; a huge one is garbage.
+                raise _TensorProblem(
+                    f"string length {length} exceeds remaining file size {left} bytes",
+                    incomplete=length < GGML_MAX_NAME,
+                )
+            if length >= GGML_MAX_NAME:
+                raise _TensorProblem(f"tensor name {index} is too long: {length} >= {GGML_MAX_NAME}")
+            raw = cur.take(length, "a tensor name")
+            name = _c_name(raw)
+            shown = _show(name)
+            if raw in seen:
+                raise _TensorProblem(f"duplicate tensor name '{shown}' for tensor {index}")
+            seen.add(raw)
+            n_dims = cur.unpack(u32, 4, "a tensor's dimension count")
+            if n_dims > GGML_MAX_DIMS:
+                raise _TensorProblem(
+                    f"tensor '{shown}' has invalid number of dimensions: {n_dims} > {GGML_MAX_DIMS}"
+                )
+            ne = [1, 1, 1, 1]
+            for j in range(n_dims):
+                ne[j] = cur.unpack(i64, 8, "a tensor's shape")
+                if ne[j] < 0:
+                    raise _TensorProblem(
+                        f"tensor '{shown}' dimension {j} has invalid number of elements: {ne[j]} < 0"
+                    )
+            nelements = ne[0]
+            for j in range(1, GGML_MAX_DIMS):
+                if ne[j] > 1 and INT64_MAX // ne[j] < nelements:
+                    raise _TensorProblem(
+                        f"incorrect shape for a tensor '{shown}' may cause overflow errors: "
+                        f"({ne[0]}, {ne[1]}, {ne[2]}, {ne[3]}) is >= INT64_MAX ({INT64_MAX})"
+                    )
+                nelements *= ne[j]
+            ggml_type = cur.unpack(i32, 4, "a tensor's type")
+            if ggml_type < 0 or ggml_type >= GGML_TYPE_COUNT:
+                raise _TensorProblem(
+                    f"tensor '{shown}' has invalid ggml type {ggml_type}. should be in [0, {GGML_TYPE_COUNT})"
+                )
+            type_name, blck, type_size = GGML_TYPES[ggml_type]
+            if blck == 0 or ne[0] % blck != 0:
+                raise _TensorProblem(
+                    f"tensor '{shown}' of type {ggml_type} ({type_name}) has {ne[0]} elements per row, "
+                    f"not a multiple of block size ({blck})"
+                )
+            if nelements // blck > SIZE_MAX // type_size:
+                raise _TensorProblem(
+                    f"tensor '{shown}' with shape ({ne[0]}, {ne[1]}, {ne[2]}, {ne[3]}) has a size in bytes > {SIZE_MAX}"
+                )
+            offset = cur.unpack(u64, 8, "a tensor's offset")
+            infos.append(TensorInfo(shown, tuple(ne[:n_dims]), ggml_type, offset))
+            sizes.append(_nbytes((ne[0], ne[1], ne[2], ne[3]), blck, type_size))
+            c_names.append(name)
+    except GGUFFormatError:
+        # The file ended inside the tensor infos (the cursor only fails at its end).
+        raise _TensorProblem(_READ_FAILED, incomplete=True) from None
+    if count == 0:
+        return cur.pos
+    alignment = _alignment(meta)
+    data_offset = (cur.pos + alignment - 1) // alignment * alignment
+    # What the file must hold: up to the end of the last tensor's data (not its padding).
+    needed = data_offset + infos[-1].offset + sizes[-1]
+    if cur.total is not None and data_offset > cur.total:
+        raise _TensorProblem(
+            "failed to seek to beginning of data section", incomplete=True, needed=max(needed, data_offset)
+        )
+    total = 0
+    for info, nbytes in zip(infos, sizes, strict=True):
+        if info.offset != total:
+            raise _TensorProblem(f"tensor '{info.name}' has offset {info.offset}, expected {total}")
+        if nbytes > SIZE_MAX - (alignment - 1):
+            raise _TensorProblem(
+                f"tensor '{info.name}' size {nbytes} overflows after padding (alignment {alignment})"
+            )
+        padded = (nbytes + alignment - 1) // alignment * alignment
+        if SIZE_MAX - total < padded:
+            raise _TensorProblem(f"tensor '{info.name}' size overflow, cannot accumulate size {total} + {padded}")
+        total += padded
+    # The model loader (llama_model_loader, llama_tensor_weight): names as ggml keeps them
+    # are unique, and each tensor's data lies inside the file.
+    names: set[bytes] = set()
+    for info, c_name, nbytes in zip(infos, c_names, sizes, strict=True):
+        if c_name in names:
+            raise _TensorProblem(f"invalid model: tensor '{info.name}' is duplicated")
+        names.add(c_name)
+        start = data_offset + info.offset
+        if cur.total is not None and start + nbytes > cur.total:
+            raise _TensorProblem(
+                f"tensor '{info.name}' data is not within the file bounds, model is corrupted or incomplete",
+                incomplete=True,
+                needed=needed,
+            )
+    return needed
 
 
 def _not_gguf_message(head: bytes) -> str:

@@ -155,7 +155,7 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
         if wants_gguf or not any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
             chosen = ref.filename if ref.filename in cached else choose_gguf(cached, ref.tag) if not ref.filename else None
             if chosen is not None:
-                return _local_gguf(snap / chosen, spec, options)
+                return _local_gguf(snap / chosen, spec, ref, options)
         elif any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
             return describe_hf_folder(snap, spec, "hub", options.overrides, repo_id=ref.repo_id)
     if settings.offline:
@@ -176,12 +176,13 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
     return _download_folder(files, spec, ref, settings, options)
 
 
-def _local_gguf(path: Path, spec: str, options: ReadOptions) -> ModelDescription:
+def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
     """A GGUF already in the Hub cache: read exactly as the same file given by path."""
     from paircheck._source.gguf_file import describe_gguf_file
 
     desc = describe_gguf_file(str(path), options, source_kind="hub")
     desc.location = spec
+    desc.hub_file = (ref.repo_id, ref.filename or path.name)  # for the re-download fix of a cut file
     return desc
 
 
@@ -198,6 +199,7 @@ def _remote_gguf(
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
     desc = describe_remote_gguf(url, spec, options, "hub", headers, hub=True)
     desc.notes.append(f"read {filename} from {ref.repo_id} (metadata only)")
+    desc.hub_file = (ref.repo_id, filename)
     return desc
 
 

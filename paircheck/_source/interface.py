@@ -30,9 +30,6 @@ class ReadOptions:
     """What the caller wants read, and how to report progress."""
 
     overrides: Mapping[str, Override] = field(default_factory=dict)
-    # Tensor infos (names, shapes, types, offsets; never tensor data). Every GGUF source
-    # gives them however the file was reached (path, Hub cache, HTTP).
-    tensor_infos: bool = True
     # Makes a progress callback for one model (its label); None: no progress shown.
     # Drawing belongs to the caller (the CLI), never to a source.
     progress: Callable[[str], Progress | None] | None = None

@@ -53,6 +53,12 @@ USER_AGENT = "paircheck (metadata-only GGUF reader)"
 # The reader's chunk for remote sources: small, so that its last read never asks for
 # much past the end of the metadata.
 READER_CHUNK = 16 << 10
+# After the key/value section come the tensor infos (llama.cpp checks them before it loads
+# anything): a name of ~30 bytes, the type, up to four dimensions and the offset, about
+# 80 bytes each. They are fetched with the last kv bytes, in one request; the count the
+# header claims is capped so that a hostile header cannot make paircheck download data.
+TENSOR_INFO_GUESS = 96
+MAX_PLANNED_TENSORS = 16384
 
 
 def http_timeout() -> float:
@@ -96,6 +102,7 @@ class _Planner:
         self.array: tuple[str, int, int, int] | None = None
         self.token_lengths: array[int] = array("I")  # text length of each token seen
         self.stream_end = 0  # absolute end of the bytes fed so far
+        self.tensor_count = 0  # from the header: how many tensor infos follow the kv section
 
     def feed(self, data: bytes) -> None:
         """Take the next bytes of the file (sources fetch contiguous ranges)."""
@@ -143,6 +150,7 @@ class _Planner:
                 return
             if struct.unpack_from("<I", self.buf, 4)[0] not in (2, 3):
                 self.bo = ">"
+            self.tensor_count = struct.unpack_from(self.bo + "Q", self.buf, 8)[0]
             self.pos = 16
             self.kv_left = self._u("Q", 8)
         while self.kv_left and not self.lost:
@@ -233,7 +241,7 @@ class _Planner:
     def estimate_end(self) -> int | None:
         """Where the metadata probably ends (absolute), None when unknown."""
         if self.done_at is not None:
-            return self.done_at
+            return self.done_at + min(self.tensor_count, MAX_PLANNED_TENSORS) * TENSOR_INFO_GUESS
         if self.lost or self.kv_left is None:
             return None
         if self.array is None:
@@ -542,13 +550,15 @@ def describe_remote_gguf(
     hub: bool = False,
 ) -> ModelDescription:
     """Read only the metadata of the GGUF at ``url`` and describe it."""
-    from paircheck._source.gguf_file import description_from_metadata, read_gguf
+    from paircheck._source.gguf_file import description_from_metadata, read_model_metadata
 
     progress = options.progress_for(location)
     source = RemoteSource(url, location, headers, progress)
     try:
         try:
-            meta = read_gguf(source, location, options.tensor_infos, chunk=READER_CHUNK)
+            # The tensor infos too: llama.cpp checks them, and each tensor's data against
+            # the file's size (the Content-Range total), before it loads anything.
+            meta = read_model_metadata(source, location, chunk=READER_CHUNK)
         except InputError as exc:
             if hub and exc.message.startswith("access denied"):
                 raise status_error(location, 401, "", hub=True) from None

@@ -56,7 +56,8 @@ def find_engine(name: str) -> tuple[Engine, str | None]:
     engine = known[canonical]
     if version:
         if not engine.versions:
-            raise InputError("--engine", f"{engine.name} has one rule set (its pinned reference version): drop @{version}")
+            message = f"{engine.name} has one rule set (its pinned reference version): drop @{version}"
+            raise InputError("--engine", message)
         try:
             pick(engine.versions, version)
         except ValueError as exc:

@@ -1,7 +1,8 @@
 """What an engine's rule set looks like.
 
 Each engine module exposes one object with this shape: its name, its methods in its own
-spelling, its rules (printed by ``paircheck explain``), its version ranges, and ``evaluate``, a pure function from two ModelDescriptions to a Report.
+spelling, its rules (printed by ``paircheck explain``), its version ranges, and
+``evaluate``, a pure function from two ModelDescriptions to a Report.
 Engines know nothing of files or output: they import only the bottom layer.
 """
 

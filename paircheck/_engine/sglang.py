@@ -134,7 +134,7 @@ def _mapping_check(target: ModelDescription, draft: ModelDescription) -> Finding
         return result(R_MAPPING, PASS, f"{len(tv)} tokens map to the same ids", compared=len(tv))
     if len(tv) != len(dv):
         return result(R_MAPPING, FAIL, f"the tokenizers have {len(tv)} and {len(dv)} tokens", engine_says=MAPPING_ERROR)
-    first = next(i for i, (a, b) in enumerate(zip(tv, dv)) if a != b)
+    first = next(i for i, (a, b) in enumerate(zip(tv, dv, strict=True)) if a != b)
     return result(R_MAPPING, FAIL, f"token {first} differs: target {tv[first]!r}, draft {dv[first]!r}",
                   first_id=first, engine_says=MAPPING_ERROR)
 

@@ -34,7 +34,8 @@ def first_shard(path: Path) -> Path:
         return path
     first = path.with_name(f"{match['stem']}-00001-of-{match['count']}.gguf")
     if not first.is_file():
-        raise InputError(str(path), f"this is shard {int(match['no'])} of a split model; the metadata is in {first.name}, which is missing")
+        shard = int(match["no"])
+        raise InputError(str(path), f"this is shard {shard} of a split model; the metadata is in {first.name}, which is missing")
     return first
 
 

@@ -218,7 +218,9 @@ class _Reader:
             try:
                 if out is not None:
                     append = out.append
-                    for k in range(k, count):
+                    # The loop variable is the resume index on purpose: after a break or
+                    # a struct.error it says which string the slow path reads next.
+                    for k in range(k, count):  # noqa: B007, B020
                         stop = i + 8 + unpack(buf, i)[0]
                         if stop > end:
                             break
@@ -227,7 +229,7 @@ class _Reader:
                     else:
                         k = count
                 else:
-                    for k in range(k, count):
+                    for k in range(k, count):  # noqa: B007, B020 (as above)
                         stop = i + 8 + unpack(buf, i)[0]
                         if stop > end:
                             break

@@ -35,7 +35,8 @@ def first_shard(path: Path) -> Path:
     first = path.with_name(f"{match['stem']}-00001-of-{match['count']}.gguf")
     if not first.is_file():
         shard = int(match["no"])
-        raise InputError(str(path), f"this is shard {shard} of a split model; the metadata is in {first.name}, which is missing")
+        message = f"this is shard {shard} of a split model; the metadata is in {first.name}, which is missing"
+        raise InputError(str(path), message)
     return first
 
 

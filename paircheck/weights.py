@@ -78,14 +78,6 @@ def weight_bytes(
     )
 
 
-def _expert_counts(desc: ModelDescription) -> tuple[int | None, int | None]:
-    arch = desc.metadata.get("general.architecture")
-    if not isinstance(arch, str):
-        return None, None
-    count = desc.metadata.get(f"{arch}.expert_count")
-    used = desc.metadata.get(f"{arch}.expert_used_count")
-    return (count if isinstance(count, int) else None, used if isinstance(used, int) else None)
-
 
 def expert_counts(desc: ModelDescription) -> tuple[int | None, int | None]:
     """``{arch}.expert_count`` and ``{arch}.expert_used_count`` when the model has experts."""

@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("paircheck.cli_preflight", "run"),
     "lint-cmd": ("paircheck.cli_preflight", "lint_cmd"),
     "lint-modelfile": ("paircheck.cli_preflight", "lint_modelfile_cmd"),
+    "fit": ("paircheck.cli_fit", "fit_cmd"),
 }
 
 

@@ -1,0 +1,170 @@
+"""Target + draft against a VRAM budget: the verdict, the largest context, the advice."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from paircheck.fit.memory import MiB, FitOptions, ModelMemory, model_memory
+
+SCHEMA = "paircheck.fit/1"
+# llama.cpp's --fit keeps this much device memory free (common/arg.cpp, fit_params_target)
+FIT_MARGIN = 1024 * MiB
+
+
+@dataclass(frozen=True)
+class DraftOptions:
+    """The draft's own flags (llama-server: -ngld, -ctkd, -ctvd); its context follows the
+    target's (common/speculative.cpp: ``cparams.n_ctx = llama_n_ctx(ctx_tgt)``)."""
+
+    ngl: int = -1
+    ctx: int | None = None  # None: the target's padded n_ctx
+    cache_type_k: str = "f16"
+    cache_type_v: str = "f16"
+
+
+@dataclass
+class FitResult:
+    target: ModelMemory
+    draft: ModelMemory | None
+    vram_bytes: int | None
+    max_ctx_that_fits: int | None
+    advice: list[str] = field(default_factory=list)
+
+    @property
+    def total_device_bytes(self) -> int:
+        return self.target.device_bytes + (self.draft.device_bytes if self.draft else 0)
+
+    @property
+    def total_host_bytes(self) -> int:
+        return self.target.host_bytes + (self.draft.host_bytes if self.draft else 0)
+
+    @property
+    def fits(self) -> bool | None:
+        return None if self.vram_bytes is None else self.total_device_bytes <= self.vram_bytes
+
+    @property
+    def margin_bytes(self) -> int | None:
+        return None if self.vram_bytes is None else self.vram_bytes - self.total_device_bytes
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "target": self.target.to_json(),
+            "draft": self.draft.to_json() if self.draft else None,
+            "total_device_bytes": self.total_device_bytes,
+            "total_host_bytes": self.total_host_bytes,
+            "vram_bytes": self.vram_bytes,
+            "fits": self.fits,
+            "margin_bytes": self.margin_bytes,
+            "max_ctx_that_fits": self.max_ctx_that_fits,
+            "advice": list(self.advice),
+        }
+
+
+def _pair(
+    target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions, names: tuple[str, str]
+) -> tuple[ModelMemory, ModelMemory | None]:
+    target = model_memory(target_meta, opts, names[0])
+    draft = None
+    if draft_meta is not None:
+        d = dataclasses.replace(
+            opts,
+            ctx=dopts.ctx or target.n_ctx,
+            ngl=dopts.ngl,
+            cache_type_k=dopts.cache_type_k,
+            cache_type_v=dopts.cache_type_v,
+        )
+        draft = model_memory(draft_meta, d, names[1])
+    return target, draft
+
+
+def _device(target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions) -> int:
+    t, d = _pair(target_meta, draft_meta, opts, dopts, ("", ""))
+    return t.device_bytes + (d.device_bytes if d else 0)
+
+
+def max_ctx(target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions, vram: int, limit: int) -> int:
+    """The largest context (a multiple of 256, up to ``limit``) whose device total fits."""
+    step = 256
+    lo, hi = 0, max(limit, step) // step  # in steps; lo fits (0 = nothing fits)
+    if _device(target_meta, draft_meta, dataclasses.replace(opts, ctx=step), dopts) > vram:
+        return 0
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if _device(target_meta, draft_meta, dataclasses.replace(opts, ctx=mid * step), dopts) <= vram:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo * step
+
+
+def _mib(n: int) -> str:
+    return f"{n / MiB:,.0f} MiB"
+
+
+def _advice(
+    result: FitResult, target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions
+) -> list[str]:
+    vram = result.vram_bytes
+    if vram is None:
+        return []
+    out: list[str] = []
+    if result.fits:
+        if result.margin_bytes is not None and result.margin_bytes < FIT_MARGIN:
+            out.append(
+                f"fits with {_mib(result.margin_bytes)} to spare; llama-server's --fit (on by default) aims to leave "
+                f"{_mib(FIT_MARGIN)} free and may shrink the context or offload fewer layers"
+            )
+        return out
+    over = -(result.margin_bytes or 0)
+    out.append(f"needs {_mib(over)} more than --vram")
+    if result.max_ctx_that_fits:
+        out.append(f"-c {result.max_ctx_that_fits} fits (context is {result.target.n_ctx})")
+    if opts.cache_type_k == "f16" and opts.cache_type_v == "f16":
+        q = dataclasses.replace(opts, cache_type_k="q8_0", cache_type_v="q8_0")
+        qd = dataclasses.replace(dopts, cache_type_k="q8_0", cache_type_v="q8_0")
+        if _device(target_meta, draft_meta, q, dopts) <= vram:
+            out.append("-ctk q8_0 -ctv q8_0 (a quantized KV cache) fits")
+        elif draft_meta is not None and _device(target_meta, draft_meta, q, qd) <= vram:
+            out.append("-ctk q8_0 -ctv q8_0 -ctkd q8_0 -ctvd q8_0 (quantized KV caches) fits")
+    if result.draft is not None and result.draft.device_bytes:
+        n_layer = result.draft.n_layer
+        for ngld in range(n_layer, -1, -1):
+            d = dataclasses.replace(dopts, ngl=ngld)
+            if _device(target_meta, draft_meta, opts, d) <= vram:
+                out.append(f"-ngld {ngld} (draft layers on the GPU: {ngld} of {n_layer + 1}) fits")
+                break
+        without = result.total_device_bytes - result.draft.device_bytes
+        if without <= vram:
+            out.append(f"without the draft the target fits ({_mib(without)}): a smaller draft may")
+    n_layer = result.target.n_layer
+    for ngl in range(n_layer, -1, -1):
+        if _device(target_meta, draft_meta, dataclasses.replace(opts, ngl=ngl), dopts) <= vram:
+            out.append(f"-ngl {ngl} fits (the rest of the target runs on the CPU, slower)")
+            break
+    return out
+
+
+def fit(
+    target_meta: Any,
+    draft_meta: Any | None,
+    opts: FitOptions,
+    dopts: DraftOptions | None = None,
+    vram: int | None = None,
+    names: tuple[str, str] = ("target", "draft"),
+) -> FitResult:
+    """Memory of TARGET (+ DRAFT) with these options; against ``vram`` when given."""
+    dopts = dopts or DraftOptions()
+    target, draft = _pair(target_meta, draft_meta, opts, dopts, names)
+    largest = None
+    if vram is not None:
+        from paircheck.fit.hparams import read_hparams
+
+        limit = max(read_hparams(target_meta).n_ctx_train, opts.ctx)
+        largest = max_ctx(target_meta, draft_meta, opts, dopts, vram, limit)
+    result = FitResult(target, draft, vram, largest)
+    result.advice = _advice(result, target_meta, draft_meta, opts, dopts)
+    return result

@@ -264,6 +264,41 @@ def deepseek_v2_lite() -> Shape:
     return s
 
 
+def granite4_h_micro() -> Shape:
+    """A Granite-4.0-H-Micro-sized hybrid (granitehybrid): 40 layers, 2048 wide, Mamba2
+    mixers (d_inner 4096, d_state 128, 64 SSM heads, 1 group, conv 4) in 36 layers and
+    attention (32 heads, 8 KV heads) in 4 (positions illustrative), dense FFN 8192, 100352
+    tokens, tied embeddings. A layer is recurrent iff its head_count_kv is 0."""
+    n_embd, n_layer, n_head, n_kv, n_ff = 2048, 40, 32, 8, 8192
+    d_conv, d_inner, d_state, n_ssm_head, n_group = 4, 4096, 128, 64, 1
+    attn_layers = {9, 19, 29, 39}
+    head_kv = [n_kv if i in attn_layers else 0 for i in range(n_layer)]
+    s = Shape("granite-4.0-h-micro", "granitehybrid", 100352, {
+        "block_count": n_layer, "context_length": 131072, "embedding_length": n_embd,
+        "feed_forward_length": n_ff, "attention.head_count": n_head, "attention.head_count_kv": head_kv,
+        "ssm.conv_kernel": d_conv, "ssm.inner_size": d_inner, "ssm.state_size": d_state,
+        "ssm.time_step_rank": n_ssm_head, "ssm.group_count": n_group,
+        "rope.freq_base": 10000.0, "attention.layer_norm_rms_epsilon": 1e-5,
+    })  # fmt: skip
+    _io(s, n_embd, tied=True)
+    d_in_proj = 2 * d_inner + 2 * n_group * d_state + n_ssm_head
+    for i in range(n_layer):
+        if i in attn_layers:
+            _attn(s, i, n_embd, n_head * 64, n_kv * 64)
+        else:
+            s.add(_name(T.ATTN_NORM, i), (n_embd,))
+            s.add(_name(T.SSM_IN, i), (n_embd, d_in_proj))
+            s.add(_name(T.SSM_CONV1D, i), (d_conv, d_inner + 2 * n_group * d_state), "f32")
+            s.add(_name(T.SSM_CONV1D, i, "bias"), (d_inner + 2 * n_group * d_state,))
+            s.add(_name(T.SSM_DT, i, "bias"), (n_ssm_head,))
+            s.add(gguf.TENSOR_NAMES[T.SSM_A].format(bid=i), (1, n_ssm_head), "f32")
+            s.add(gguf.TENSOR_NAMES[T.SSM_D].format(bid=i), (1, n_ssm_head), "f32")
+            s.add(_name(T.SSM_NORM, i), (d_inner // n_group, n_group), "f32")
+            s.add(_name(T.SSM_OUT, i), (d_inner, n_embd))
+        _ffn(s, i, n_embd, n_ff)
+    return s
+
+
 SHAPES: dict[str, Callable[[], Shape]] = {
     "llama3-8b": llama3_8b,
     "qwen2.5-7b": lambda: qwen25("7B"),
@@ -271,6 +306,7 @@ SHAPES: dict[str, Callable[[], Shape]] = {
     "gemma3-1b": gemma3_1b,
     "qwen3-30b-a3b": qwen3_30b_a3b,
     "deepseek-v2-lite": deepseek_v2_lite,
+    "granite4-h-micro": granite4_h_micro,
 }
 
 

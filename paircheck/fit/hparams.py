@@ -94,8 +94,18 @@ class Hparams:
         return self.arch in HYBRID_ARCHS
 
 
+def _unwrap(value: Any) -> Any:
+    """A GGUF array as its list of values (the reader keeps short arrays in full)."""
+    if hasattr(value, "elem_type") and hasattr(value, "values"):
+        if value.values is None:
+            raise InputError("metadata", f"a per-layer array of {value.count} values is too long")
+        return list(value.values)
+    return value
+
+
 def _per_layer(value: Any, n: int, default: int) -> tuple[int, ...]:
     """``get_key_or_arr``: a scalar broadcast to every layer, or one value per layer."""
+    value = _unwrap(value)
     if value is None:
         return (default,) * n
     if isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
@@ -108,7 +118,7 @@ def _per_layer(value: Any, n: int, default: int) -> tuple[int, ...]:
 
 def _swa_flags(meta: Any, arch: str, n_layer: int, n_layer_all: int) -> tuple[bool, ...]:
     """``load_swa_pattern``: a per-layer bool array, or a period (the arch default if absent)."""
-    raw = meta.get(f"{arch}.attention.sliding_window_pattern")
+    raw = _unwrap(meta.get(f"{arch}.attention.sliding_window_pattern"))
     if isinstance(raw, Sequence) and not isinstance(raw, (str, bytes)):
         flags = [bool(v) for v in raw][:n_layer_all]
         return tuple(flags + [False] * (n_layer_all - len(flags)))
@@ -134,6 +144,9 @@ def _vocab_rows(meta: Any, arch: str) -> int:
     if size is not None:
         return int(size)
     tokens = meta.get("tokenizer.ggml.tokens")
+    count = getattr(tokens, "count", None)
+    if isinstance(count, int):
+        return count
     return len(tokens) if isinstance(tokens, Sequence) else 0
 
 
@@ -171,7 +184,7 @@ def read_hparams(meta: Any) -> Hparams:
 
     is_mla = bool(key("attention.key_length_mla")) and bool(key("attention.value_length_mla"))
 
-    recr_layers = key("attention.recurrent_layers")
+    recr_layers = _unwrap(key("attention.recurrent_layers"))
     if isinstance(recr_layers, Sequence) and not isinstance(recr_layers, (str, bytes)):
         flags = [bool(v) for v in recr_layers][:n_layer_all]
         is_recr = tuple(flags + [False] * (n_layer_all - len(flags)))

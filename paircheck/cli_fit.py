@@ -9,7 +9,16 @@ import click
 from tabulate import tabulate
 
 from paircheck.errors import InputError
-from paircheck.fit import DraftOptions, FitOptions, FitResult, ModelMemory, fit, format_size, parse_size, with_tensor_infos
+from paircheck.fit import (
+    DraftOptions,
+    FitOptions,
+    FitResult,
+    ModelMemory,
+    fit,
+    format_size,
+    parse_size,
+    with_tensor_infos,
+)
 
 EXIT_OK, EXIT_DOES_NOT_FIT = 0, 1
 

@@ -92,7 +92,7 @@ def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
     handle = writer.fout[0]
     data_start = gguf.GGUFWriter.ggml_pad(handle.tell(), writer.data_alignment)
     total = data_start
-    for _name_, ti in writer.tensors[0].items():
+    for ti in writer.tensors[0].values():
         total += gguf.GGUFWriter.ggml_pad(ti.nbytes, writer.data_alignment)
     writer.close()
     with open(path, "r+b") as out:

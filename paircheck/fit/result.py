@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from paircheck.fit.memory import MiB, FitOptions, ModelMemory, model_memory
+from paircheck.fit.memory import FitOptions, MiB, ModelMemory, model_memory
 
 SCHEMA = "paircheck.fit/1"
 # llama.cpp's --fit keeps this much device memory free (common/arg.cpp, fit_params_target)

@@ -6,12 +6,19 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from paircheck._source.gguf_reader import FileSource, GGUFFormatError, GGUFMetadata, TensorInfo, read_metadata, read_tensor_infos_after
+from paircheck._source.gguf_reader import (
+    FileSource,
+    GGUFFormatError,
+    GGUFMetadata,
+    TensorInfo,
+    read_metadata,
+    read_tensor_infos_after,
+)
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
-RANGE_CHUNK = 256 << 10
+RANGE_CHUNK = 128 << 10  # tensor infos are ~80 bytes a tensor: one or two requests
 
 
 class RangeSource:
@@ -103,7 +110,7 @@ def _remote(url: str, location: str, meta: GGUFMetadata) -> tuple[list[TensorInf
     """Tensor infos by range reads from ``meta.kv_end``: (infos, requests, bytes)."""
     source = RangeSource(url, location)
     try:
-        infos = read_tensor_infos_after(source, meta, chunk=RANGE_CHUNK)
+        infos = read_tensor_infos_after(source, meta, chunk=RANGE_CHUNK // 2)
         if _shard_names(url, meta):
             raise InputError(location, "remote split GGUFs are not sized yet: give the shards' folder locally")
     except GGUFFormatError as exc:

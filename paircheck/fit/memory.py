@@ -239,13 +239,37 @@ def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> tuple[int
     return kv_dev, kv_host, state, n_ctx
 
 
+class Sizer:
+    """One model's memory at any options; hyperparameters and weights computed once
+    (the largest-context search and the advice ask many times)."""
+
+    def __init__(self, meta: Any, name: str = "") -> None:
+        self.meta = meta
+        self.name = name
+        self.hp = read_hparams(meta)
+        self._weights: dict[int, Weights] = {}
+
+    def weights(self, place: Placement) -> Weights:
+        key = place.i_gpu_start if place.ngl != 0 else -1
+        if key not in self._weights:
+            self._weights[key] = weights(self.meta, self.hp, place)
+        return self._weights[key]
+
+    def memory(self, opts: FitOptions) -> ModelMemory:
+        return _memory(self, opts)
+
+
 def model_memory(meta: Any, opts: FitOptions, name: str = "") -> ModelMemory:
     """The memory llama.cpp allocates for one model with these options."""
+    return Sizer(meta, name).memory(opts)
+
+
+def _memory(sizer: Sizer, opts: FitOptions) -> ModelMemory:
     if opts.ctx <= 0:
         raise InputError("--ctx", f"context must be positive, got {opts.ctx}")
-    hp = read_hparams(meta)
+    hp, name = sizer.hp, sizer.name
     place = Placement(hp.n_layer_all, opts.ngl)
-    w = weights(meta, hp, place)
+    w = sizer.weights(place)
     kv_dev, kv_host, state, n_ctx = context_memory(hp, opts, place)
     compute = compute_bytes(hp, opts, n_ctx if opts.unified else n_ctx // opts.n_seq_max)
     any_device = place.on_device(hp.n_layer_all)

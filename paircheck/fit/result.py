@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from paircheck.fit.memory import FitOptions, MiB, ModelMemory, model_memory
+from paircheck.fit.memory import FitOptions, MiB, ModelMemory, Sizer
 
 SCHEMA = "paircheck.fit/1"
 # llama.cpp's --fit keeps this much device memory free (common/arg.cpp, fit_params_target)
@@ -64,9 +65,9 @@ class FitResult:
 
 
 def _pair(
-    target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions, names: tuple[str, str]
+    target_meta: Sizer, draft_meta: Sizer | None, opts: FitOptions, dopts: DraftOptions
 ) -> tuple[ModelMemory, ModelMemory | None]:
-    target = model_memory(target_meta, opts, names[0])
+    target = target_meta.memory(opts)
     draft = None
     if draft_meta is not None:
         d = dataclasses.replace(
@@ -76,16 +77,16 @@ def _pair(
             cache_type_k=dopts.cache_type_k,
             cache_type_v=dopts.cache_type_v,
         )
-        draft = model_memory(draft_meta, d, names[1])
+        draft = draft_meta.memory(d)
     return target, draft
 
 
-def _device(target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions) -> int:
-    t, d = _pair(target_meta, draft_meta, opts, dopts, ("", ""))
+def _device(target_meta: Sizer, draft_meta: Sizer | None, opts: FitOptions, dopts: DraftOptions) -> int:
+    t, d = _pair(target_meta, draft_meta, opts, dopts)
     return t.device_bytes + (d.device_bytes if d else 0)
 
 
-def max_ctx(target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions, vram: int, limit: int) -> int:
+def max_ctx(target_meta: Sizer, draft_meta: Sizer | None, opts: FitOptions, dopts: DraftOptions, vram: int, limit: int) -> int:
     """The largest context (a multiple of 256, up to ``limit``) whose device total fits."""
     step = 256
     lo, hi = 0, max(limit, step) // step  # in steps; lo fits (0 = nothing fits)
@@ -105,8 +106,22 @@ def _mib(n: int) -> str:
     return f"{n / MiB:,.0f} MiB"
 
 
+def _largest(n: int, fits: Callable[[int], bool]) -> int | None:
+    """The largest k in 0..n with fits(k), for a fits() that is true below some k."""
+    if not fits(0):
+        return None
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 def _advice(
-    result: FitResult, target_meta: Any, draft_meta: Any | None, opts: FitOptions, dopts: DraftOptions
+    result: FitResult, target_meta: Sizer, draft_meta: Sizer | None, opts: FitOptions, dopts: DraftOptions
 ) -> list[str]:
     vram = result.vram_bytes
     if vram is None:
@@ -132,19 +147,18 @@ def _advice(
             out.append("-ctk q8_0 -ctv q8_0 -ctkd q8_0 -ctvd q8_0 (quantized KV caches) fits")
     if result.draft is not None and result.draft.device_bytes:
         n_layer = result.draft.n_layer
-        for ngld in range(n_layer, -1, -1):
-            d = dataclasses.replace(dopts, ngl=ngld)
-            if _device(target_meta, draft_meta, opts, d) <= vram:
-                out.append(f"-ngld {ngld} (draft layers on the GPU: {ngld} of {n_layer + 1}) fits")
-                break
+        ngld = _largest(
+            n_layer + 1, lambda k: _device(target_meta, draft_meta, opts, dataclasses.replace(dopts, ngl=k)) <= vram
+        )
+        if ngld is not None:
+            out.append(f"-ngld {ngld} (draft layers on the GPU: {ngld} of {n_layer + 1}) fits")
         without = result.total_device_bytes - result.draft.device_bytes
         if without <= vram:
             out.append(f"without the draft the target fits ({_mib(without)}): a smaller draft may")
     n_layer = result.target.n_layer
-    for ngl in range(n_layer, -1, -1):
-        if _device(target_meta, draft_meta, dataclasses.replace(opts, ngl=ngl), dopts) <= vram:
-            out.append(f"-ngl {ngl} fits (the rest of the target runs on the CPU, slower)")
-            break
+    ngl = _largest(n_layer + 1, lambda k: _device(target_meta, draft_meta, dataclasses.replace(opts, ngl=k), dopts) <= vram)
+    if ngl is not None:
+        out.append(f"-ngl {ngl} fits (the rest of the target runs on the CPU, slower)")
     return out
 
 
@@ -158,13 +172,13 @@ def fit(
 ) -> FitResult:
     """Memory of TARGET (+ DRAFT) with these options; against ``vram`` when given."""
     dopts = dopts or DraftOptions()
-    target, draft = _pair(target_meta, draft_meta, opts, dopts, names)
+    t_sizer = Sizer(target_meta, names[0])
+    d_sizer = Sizer(draft_meta, names[1]) if draft_meta is not None else None
+    target, draft = _pair(t_sizer, d_sizer, opts, dopts)
     largest = None
     if vram is not None:
-        from paircheck.fit.hparams import read_hparams
-
-        limit = max(read_hparams(target_meta).n_ctx_train, opts.ctx)
-        largest = max_ctx(target_meta, draft_meta, opts, dopts, vram, limit)
+        limit = max(t_sizer.hp.n_ctx_train, opts.ctx)
+        largest = max_ctx(t_sizer, d_sizer, opts, dopts, vram, limit)
     result = FitResult(target, draft, vram, largest)
-    result.advice = _advice(result, target_meta, draft_meta, opts, dopts)
+    result.advice = _advice(result, t_sizer, d_sizer, opts, dopts)
     return result

@@ -120,6 +120,8 @@ def parse_override(text: str) -> tuple[str, Override]:
     is_flag=True,
     help="Do not look the pair up in the registry of documented pairs.",
 )
+@click.option("-c", "--ctx", "ctx", type=int, default=None, help="Also size memory at this context (see `paircheck fit`).")
+@click.option("--vram", default=None, help="Also check memory against this device budget, e.g. 24GiB.")
 def check(
     target: str,
     draft: str,
@@ -130,6 +132,8 @@ def check(
     verbose: bool,
     override_kv: tuple[str, ...],
     no_registry: bool,
+    ctx: int | None,
+    vram: str | None,
 ) -> None:
     """Check DRAFT against TARGET (GGUF files)."""
     overrides = dict(parse_override(item) for item in override_kv)
@@ -143,6 +147,10 @@ def check(
         _check_all(target, draft, method, overrides, as_json, quiet, extras, progress)
         return
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
+    if (ctx is not None or vram is not None) and shown:
+        from paircheck.cli_fit import pair_memory
+
+        report.memory = pair_memory(report.target, report.draft, ctx, vram)
     if as_json:
         click.echo(render_json(report))
     elif not quiet:

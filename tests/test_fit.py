@@ -257,3 +257,33 @@ def test_remote_fit_refuses_a_server_without_ranges(shapes: Path) -> None:
         received = server.counters.body_bytes
     assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
     assert received < 64 << 20  # never the whole file
+
+
+# --- the pair check with --ctx/--vram -----------------------------------------------------
+
+
+def test_check_prints_one_memory_line_and_the_table_with_v(shapes: Path) -> None:
+    t, d = fit_shapes.write("qwen2.5-7b", shapes), fit_shapes.write("qwen2.5-0.5b", shapes)
+    plain = run("--ctx", "32768", "--vram", "24GiB", t, d)
+    assert plain.returncode == 0, plain.stderr
+    lines = plain.stdout.splitlines()
+    assert lines[0].startswith("COMPATIBLE")
+    assert lines[1].startswith("memory: target + draft at -c 32768 fits in 24,576 MiB")
+    assert sum(line.startswith("memory:") for line in lines) == 1 and "target device" not in plain.stdout
+    verbose = run("-v", "--ctx", "32768", "--vram", "24GiB", t, d)
+    assert "target device" in verbose.stdout and "KV cache + state" in verbose.stdout
+    small = run("--ctx", "32768", "--vram", "6GiB", t, d)
+    assert small.returncode == 0  # memory never changes the compatibility verdict
+    assert "does not fit in 6,144 MiB" in small.stdout.splitlines()[1]
+    assert "memory:" not in run(t, d).stdout
+
+
+def test_check_json_has_the_memory_object(shapes: Path) -> None:
+    t, d = fit_shapes.write("qwen2.5-7b", shapes), fit_shapes.write("qwen2.5-0.5b", shapes)
+    doc = json.loads(run("--json", "--ctx", "8192", "--vram", "16GiB", t, d).stdout)
+    memory = doc["memory"]
+    assert memory["schema"] == "paircheck.fit/1" and memory["fits"] is True
+    assert memory["target"]["n_ctx"] == 8192 and memory["draft"]["n_ctx"] == 8192
+    fit_doc = json.loads(run("fit", t, d, "-c", "8192", "--vram", "16GiB", "--json").stdout)
+    assert memory == fit_doc
+    assert "memory" not in json.loads(run("--json", t, d).stdout)

@@ -98,7 +98,14 @@ def _wrap(text: str, indent: str) -> list[str]:
 
 
 def render_human(report: Report, verbose: bool = False) -> str:
-    lines = [verdict_line(report), "", side_table(report), ""]
+    lines = [verdict_line(report)]
+    if report.memory is not None:
+        from paircheck.fit.render import memory_line, render_table
+
+        lines.append(memory_line(report.memory))
+    lines += ["", side_table(report), ""]
+    if report.memory is not None and verbose:
+        lines += [render_table(report.memory), ""]
     lines.append(f"Checks ({report.engine} order):")
     fixes_shown: set[str] = set()
     for check in report.checks:

@@ -102,4 +102,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
 
 
 def render_json(report: Report) -> str:
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)
+    doc = report_to_dict(report)
+    if report.memory is not None:
+        doc["memory"] = report.memory.to_json()  # schema paircheck.fit/1, as `paircheck fit --json`
+    return json.dumps(doc, indent=2, ensure_ascii=False)

@@ -67,7 +67,9 @@ def render_human(result: FitResult) -> str:
             lines.append(_describe_side(mem))
             lines += [f"  note: {n}" for n in mem.notes]
     if result.vram_bytes is not None:
-        lines.append(f"largest context that fits: {result.max_ctx_that_fits or 'none'}")
+        best = result.max_ctx_that_fits
+        capped = " (the model's training context: searched no further)" if best and best >= (result.ctx_search_limit or 0) else ""
+        lines.append(f"largest context that fits: {best or 'none'}{capped}")
     for advice in result.advice:
         lines.append(f"  - {advice}")
     return "\n".join(lines)

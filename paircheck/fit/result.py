@@ -32,6 +32,7 @@ class FitResult:
     vram_bytes: int | None
     max_ctx_that_fits: int | None
     advice: list[str] = field(default_factory=list)
+    ctx_search_limit: int | None = None  # the search stops at the training context (or --ctx if larger)
 
     @property
     def total_device_bytes(self) -> int:
@@ -60,6 +61,7 @@ class FitResult:
             "fits": self.fits,
             "margin_bytes": self.margin_bytes,
             "max_ctx_that_fits": self.max_ctx_that_fits,
+            "ctx_search_limit": self.ctx_search_limit,
             "advice": list(self.advice),
         }
 
@@ -175,10 +177,10 @@ def fit(
     t_sizer = Sizer(target_meta, names[0])
     d_sizer = Sizer(draft_meta, names[1]) if draft_meta is not None else None
     target, draft = _pair(t_sizer, d_sizer, opts, dopts)
-    largest = None
+    largest = limit = None
     if vram is not None:
         limit = max(t_sizer.hp.n_ctx_train, opts.ctx)
         largest = max_ctx(t_sizer, d_sizer, opts, dopts, vram, limit)
-    result = FitResult(target, draft, vram, largest)
+    result = FitResult(target, draft, vram, largest, ctx_search_limit=limit)
     result.advice = _advice(result, t_sizer, d_sizer, opts, dopts)
     return result

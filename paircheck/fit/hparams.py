@@ -74,6 +74,8 @@ class Hparams:
     n_embd_s: int  # recurrent ssm/wkv state per sequence per layer (f32 values)
     n_ff: tuple[int, ...]
     n_expert: int
+    n_expert_used: int
+    n_ff_exp: int  # one expert's FFN width
 
     def n_embd_k_gqa(self, il: int) -> int:
         return (self.head_k_swa if self.is_swa[il] else self.head_k) * self.n_head_kv[il]
@@ -225,6 +227,8 @@ def read_hparams(meta: Any) -> Hparams:
         n_embd_s=n_embd_s,
         n_ff=n_ff,
         n_expert=int(key("expert_count", 0) or 0),
+        n_expert_used=int(key("expert_used_count", 0) or 0),
+        n_ff_exp=int(key("expert_feed_forward_length", 0) or 0),
     )
 
 

@@ -43,6 +43,10 @@ class FitOptions:
     batch: int = 2048  # -b
     flash_attn: bool = True  # -fa auto resolves to on where the backend supports it (CPU, CUDA, Metal)
     swa_full: bool = False  # --swa-full
+    # the context's n_outputs_max: None is llama-server's (one per slot, plus the draft
+    # length when a draft verifies: tools/server/server-context.cpp server_output_limits);
+    # 0 is llama.cpp's context default (n_batch), which llama-fit-params uses
+    n_outputs: int | None = None
 
     @property
     def n_seq_max(self) -> int:
@@ -190,8 +194,18 @@ def weights(meta: Any, hp: Hparams, place: Placement) -> Weights:
     return Weights(device, host, tuple(notes))
 
 
-def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> tuple[int, int, int, int]:
-    """(kv_device, kv_host, state_bytes, n_ctx): KV cache and recurrent state.
+@dataclass(frozen=True)
+class Context:
+    kv_device: int
+    kv_host: int
+    state: int  # recurrent state bytes, included in kv_*
+    n_ctx: int
+    kv_cells: int  # per stream, full-attention cache (0: no attention cache)
+    swa_cells: int  # per stream, sliding-window cache (0: none)
+
+
+def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> Context:
+    """KV cache and recurrent state, by device and host.
 
     llama-context.cpp pads n_ctx to 256 and splits it per sequence unless the cache is
     unified; llama-kv-cache.cpp allocates per layer ``type_k`` rows of ``n_embd_k_gqa``
@@ -218,6 +232,7 @@ def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> tuple[int
 
     kv_dev = kv_host = state = 0
     attends = not hp.recurrent
+    has_full = has_swa = False
     for il in range(hp.n_layer):
         if hp.is_recr[il]:
             nbytes = 4 * (hp.n_embd_r + hp.n_embd_s) * max(1, n_seq)
@@ -226,6 +241,8 @@ def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> tuple[int
             if hp.n_layer_kv_from_start >= 0 and il >= hp.n_layer_kv_from_start:
                 continue  # reuses an earlier layer's cache
             cells = size_swa if hp.is_swa[il] else kv_size
+            has_swa |= hp.is_swa[il]
+            has_full |= not hp.is_swa[il]
             k = row_size(type_k, hp.n_embd_k_gqa(il))
             v = 0 if hp.is_mla else row_size(type_v, v_max if v_trans else hp.n_embd_v_gqa(il))
             nbytes = (k + v) * cells * n_stream
@@ -236,7 +253,7 @@ def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> tuple[int
             kv_dev += nbytes
         else:
             kv_host += nbytes
-    return kv_dev, kv_host, state, n_ctx
+    return Context(kv_dev, kv_host, state, n_ctx, kv_size if has_full else 0, size_swa if has_swa else 0)
 
 
 class Sizer:
@@ -270,8 +287,9 @@ def _memory(sizer: Sizer, opts: FitOptions) -> ModelMemory:
     hp, name = sizer.hp, sizer.name
     place = Placement(hp.n_layer_all, opts.ngl)
     w = sizer.weights(place)
-    kv_dev, kv_host, state, n_ctx = context_memory(hp, opts, place)
-    compute = compute_bytes(hp, opts, n_ctx if opts.unified else n_ctx // opts.n_seq_max)
+    ctx = context_memory(hp, opts, place)
+    n_outputs = opts.n_seq_max if opts.n_outputs is None else (opts.n_outputs or opts.batch)
+    compute = compute_bytes(hp, opts, ctx.kv_cells, ctx.swa_cells, n_outputs)
     any_device = place.on_device(hp.n_layer_all)
     mem = ModelMemory(
         name=name,
@@ -279,14 +297,14 @@ def _memory(sizer: Sizer, opts: FitOptions) -> ModelMemory:
         n_layer=hp.n_layer,
         layers_on_device=sum(1 for il in range(hp.n_layer) if place.on_device(il)),
         output_on_device=any_device,
-        n_ctx=n_ctx,
+        n_ctx=ctx.n_ctx,
         n_seq_max=opts.n_seq_max,
         kv_unified=opts.unified,
         weights_device=w.device,
         weights_host=w.host,
-        kv_device=kv_dev,
-        kv_host=kv_host,
-        state_bytes=state,
+        kv_device=ctx.kv_device,
+        kv_host=ctx.kv_host,
+        state_bytes=ctx.state,
         # the scheduler's graph buffer sits on the device that runs the layers (an estimate:
         # with a device, llama.cpp also keeps a small host compute buffer, not modelled)
         compute_device=compute if any_device else 0,

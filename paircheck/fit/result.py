@@ -23,6 +23,7 @@ class DraftOptions:
     ctx: int | None = None  # None: the target's padded n_ctx
     cache_type_k: str = "f16"
     cache_type_v: str = "f16"
+    n_max: int = 3  # --spec-draft-n-max (common/common.h: n_max = 3): tokens drafted per step
 
 
 @dataclass
@@ -69,7 +70,11 @@ class FitResult:
 def _pair(
     target_meta: Sizer, draft_meta: Sizer | None, opts: FitOptions, dopts: DraftOptions
 ) -> tuple[ModelMemory, ModelMemory | None]:
-    target = target_meta.memory(opts)
+    t_opts = opts
+    if opts.n_outputs is None and draft_meta is not None:
+        # llama-server: the target verifies one token plus the draft's per slot
+        t_opts = dataclasses.replace(opts, n_outputs=opts.n_seq_max * (1 + max(0, dopts.n_max)))
+    target = target_meta.memory(t_opts)
     draft = None
     if draft_meta is not None:
         d = dataclasses.replace(

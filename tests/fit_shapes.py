@@ -59,9 +59,8 @@ def _pick_type(ne: tuple[int, ...], role: str, scheme: str) -> Q:
     return Q.F16
 
 
-def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
-    """Write ``shape`` as a GGUF whose tensor data is a hole; returns ``path``."""
-    writer = gguf.GGUFWriter(str(path), shape.arch)
+def _fill(writer: gguf.GGUFWriter, shape: Shape, scheme: str) -> None:
+    """Keys, vocabulary and tensor infos (no data) of ``shape``."""
     for key, value in shape.keys.items():
         full = key if key.startswith(("general.", "tokenizer.")) else f"{shape.arch}.{key}"
         if isinstance(value, bool):
@@ -85,6 +84,12 @@ def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
         rows = int(np.prod(ne[1:])) if len(ne) > 1 else 1
         nbytes = ne[0] // block * size * rows
         writer.add_tensor_info(name, list(reversed(ne)), np.dtype(np.float32), nbytes, raw_dtype=qtype)
+
+
+def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
+    """Write ``shape`` as a GGUF whose tensor data is a hole; returns ``path``."""
+    writer = gguf.GGUFWriter(str(path), shape.arch)
+    _fill(writer, shape, scheme)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_ti_data_to_file()
@@ -98,6 +103,27 @@ def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
     with open(path, "r+b") as out:
         out.truncate(total)  # a hole: nothing is stored
     return path
+
+
+def write_split(label: str, folder: Path, max_tensors: int, scheme: str = "q4_k_m") -> list[Path]:
+    """The named shape as a gguf-split set (``name-0000k-of-0000n.gguf``), data holes too."""
+    shape = SHAPES[label]()
+    base = folder / f"{label}-{scheme}-split.gguf"
+    writer = gguf.GGUFWriter(str(base), shape.arch, split_max_tensors=max_tensors)
+    _fill(writer, shape, scheme)
+    writer.write_header_to_file(base)
+    writer.write_kv_data_to_file()
+    writer.write_ti_data_to_file()
+    totals = []
+    for handle, tensors in zip(writer.fout or [], writer.tensors):
+        total = gguf.GGUFWriter.ggml_pad(handle.tell(), writer.data_alignment)
+        total += sum(gguf.GGUFWriter.ggml_pad(ti.nbytes, writer.data_alignment) for ti in tensors.values())
+        totals.append((Path(handle.name), total))
+    writer.close()
+    for path, total in totals:
+        with open(path, "r+b") as out:
+            out.truncate(total)
+    return [path for path, _ in totals]
 
 
 def _add_spm_vocab(writer: gguf.GGUFWriter, n_vocab: int) -> None:

@@ -287,3 +287,26 @@ def test_check_json_has_the_memory_object(shapes: Path) -> None:
     fit_doc = json.loads(run("fit", t, d, "-c", "8192", "--vram", "16GiB", "--json").stdout)
     assert memory == fit_doc
     assert "memory" not in json.loads(run("--json", t, d).stdout)
+
+
+def test_split_gguf_counts_every_shard(shapes: Path, tmp_path: Path) -> None:
+    whole = model_memory(_meta(shapes, "qwen2.5-0.5b"), FitOptions(ctx=4096))
+    shards = fit_shapes.write_split("qwen2.5-0.5b", tmp_path, max_tensors=100)
+    assert len(shards) >= 3
+    for shard in (shards[0], shards[-1]):  # any shard names the model, as with llama.cpp
+        split = model_memory(with_tensor_infos(describe(str(shard))).metadata, FitOptions(ctx=4096))
+        assert (split.weights_device, split.weights_host, split.kv_bytes) == (
+            whole.weights_device,
+            whole.weights_host,
+            whole.kv_bytes,
+        )
+    shards[1].unlink()
+    out = run("fit", shards[0], "-c", "4096")
+    assert out.returncode == 2 and "missing" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_quantized_v_cache_without_flash_attention_is_refused_as_llamacpp_does(shapes: Path) -> None:
+    out = run("fit", fit_shapes.write("qwen2.5-0.5b", shapes), "-c", "4096", "-ctv", "q8_0", "-fa", "off")
+    assert out.returncode == 2 and "quantized V cache requires flash_attn" in out.stderr, out.stderr
+    ok = run("fit", fit_shapes.write("qwen2.5-0.5b", shapes), "-c", "4096", "-ctk", "q8_0", "-fa", "off")
+    assert ok.returncode == 0, ok.stderr

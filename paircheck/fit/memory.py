@@ -14,7 +14,7 @@ from typing import Any
 
 from paircheck.errors import InputError
 from paircheck.fit.compute import compute_bytes
-from paircheck.fit.ggml_types import cache_type, row_size, tensor_bytes
+from paircheck.fit.ggml_types import block_and_size, cache_type, row_size, tensor_bytes
 from paircheck.fit.hparams import Hparams, read_hparams
 
 MiB = 1024 * 1024
@@ -217,6 +217,13 @@ def context_memory(hp: Hparams, opts: FitOptions, place: Placement) -> Context:
     """
     type_k = cache_type(opts.cache_type_k)
     type_v = cache_type(opts.cache_type_v)
+    if not opts.flash_attn and block_and_size(type_v)[0] > 1:
+        # src/llama-context.cpp, llama_init_from_model: refused before any allocation
+        raise InputError(
+            "--cache-type-v",
+            f"llama.cpp refuses {opts.cache_type_v} with -fa off: \"quantized V cache requires flash_attn to be "
+            "enabled\" (use -fa on or auto, or an f16 V cache)",
+        )
     n_seq = opts.n_seq_max
     n_ctx = pad(max(opts.ctx, 1), 256)
     if opts.unified:

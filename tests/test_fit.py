@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
 
 import fit_shapes
+import numpy as np
 import pytest
 from httpserver import TestServer
 
@@ -310,3 +312,44 @@ def test_quantized_v_cache_without_flash_attention_is_refused_as_llamacpp_does(s
     assert out.returncode == 2 and "quantized V cache requires flash_attn" in out.stderr, out.stderr
     ok = run("fit", fit_shapes.write("qwen2.5-0.5b", shapes), "-c", "4096", "-ctk", "q8_0", "-fa", "off")
     assert ok.returncode == 0, ok.stderr
+
+
+def _hf_name(name: str) -> str:
+    for gguf_prefix, hf_prefix in (("token_embd.", "model.embed_tokens."), ("output_norm.", "model.norm."), ("output.", "lm_head.")):
+        if name.startswith(gguf_prefix):
+            return hf_prefix + name[len(gguf_prefix) :]
+    return "model.layers." + name[len("blk.") :] if name.startswith("blk.") else name
+
+
+def test_hf_folder_is_sized_from_config_and_safetensors_headers(real_vocab, shapes: Path, tmp_path: Path) -> None:
+    """A Qwen2.5-0.5B folder (config.json, tokenizer, one safetensors file whose data is a
+    hole) sizes as the GGUF of the same shape and dtypes."""
+    import hf_build
+
+    folder = hf_build.build_qwen2_folder(real_vocab("qwen2"), tmp_path / "Qwen2.5-0.5B", 151936)
+    config = json.loads((folder / "config.json").read_text())
+    config.update(
+        num_hidden_layers=24, hidden_size=896, intermediate_size=4864, num_attention_heads=14,
+        num_key_value_heads=2, max_position_embeddings=32768, tie_word_embeddings=True,
+    )  # fmt: skip
+    (folder / "config.json").write_text(json.dumps(config))
+    gguf_path = fit_shapes.write("qwen2.5-0.5b", shapes, scheme="f16")
+    gguf_meta = with_tensor_infos(describe(str(gguf_path))).metadata
+    header: dict[str, object] = {}
+    offset = 0
+    for t in gguf_meta.tensors:
+        dtype, width = ("F32", 4) if t.ggml_type == 0 else ("F16", 2)
+        nbytes = width * int(np.prod(t.shape))
+        header[_hf_name(t.name)] = {"dtype": dtype, "shape": list(reversed(t.shape)), "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    raw = json.dumps(header).encode()
+    weights = folder / "model.safetensors"
+    weights.write_bytes(struct.pack("<Q", len(raw)) + raw)
+    with open(weights, "r+b") as out:
+        out.truncate(8 + len(raw) + offset)
+    opts = FitOptions(ctx=8192)
+    ours = model_memory(with_tensor_infos(describe(str(folder))).metadata, opts)
+    ref = model_memory(gguf_meta, opts)
+    assert (ours.weights_device, ours.weights_host, ours.kv_bytes) == (ref.weights_device, ref.weights_host, ref.kv_bytes)
+    out = run("fit", folder, "-c", "8192", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["target"]["kv_bytes"] == ref.kv_bytes, out.stderr

@@ -3,6 +3,7 @@ GGUF) or over HTTP by range reads of the tensor-info section only (never tensor 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -133,6 +134,10 @@ def with_tensor_infos(desc: ModelDescription) -> ModelDescription:
         if desc.fetch is not None:
             desc.fetch.requests += requests
             desc.fetch.bytes_received += received
+    elif desc.source_kind == "hf-folder" and desc.resolved_path:
+        from paircheck.fit.hf import hf_metadata
+
+        return dataclasses.replace(desc, metadata=hf_metadata(Path(desc.resolved_path), meta))
     else:
-        raise InputError(desc.location, f"a {desc.source_kind} source has no GGUF tensor infos: paircheck fit sizes GGUF files")
+        raise InputError(desc.location, f"a {desc.source_kind} source has no tensor infos: paircheck fit sizes GGUF files and local HF folders")
     return desc

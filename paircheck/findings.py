@@ -73,6 +73,9 @@ class Report:
     registry: list[Finding] = field(default_factory=list)
     # Vocabulary fingerprints (paircheck.fingerprint) by side: "target", "draft".
     fingerprints: dict[str, Any] = field(default_factory=dict)
+    # Memory of the pair at a context (a paircheck.fit.FitResult) when --ctx/--vram were
+    # given; never part of the verdict.
+    memory: Any = None
 
     @property
     def compatible(self) -> bool:

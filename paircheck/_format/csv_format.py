@@ -13,6 +13,7 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
+from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
 
 CSV_FIELDS = (
@@ -82,3 +83,6 @@ class CSVFormat:
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         raise unsupported(self.name, "lint results")
+
+    def fit(self, result: FitResult, options: RenderOptions) -> str:
+        raise unsupported(self.name, "fit")

@@ -17,6 +17,7 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
+from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
 
 DEFAULT_WIDTH = 100
@@ -62,4 +63,8 @@ class Format(Protocol):
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         """A linted launch line, Python file or Modelfile (``run``, ``lint-*``)."""
+        ...
+
+    def fit(self, result: FitResult, options: RenderOptions) -> str:
+        """Memory of a target and its draft at a context (``paircheck fit``)."""
         ...

@@ -19,6 +19,7 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
+from paircheck.fit.result import FitResult
 from paircheck.model import ModelDescription
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
@@ -117,6 +118,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "checks": [_check(c) for c in report.checks],
         "warnings": [_finding(w) for w in report.warnings],
         "next_steps": list(report.next_steps),
+        # Only with --ctx/--vram: memory of the pair (schema paircheck.fit/1, as `paircheck fit`).
+        **({"memory": report.memory.to_json()} if report.memory is not None else {}),
         # What the registry of documented pairs says (never part of the verdict).
         "registry": [_finding(f) for f in report.registry],
     }
@@ -210,6 +213,9 @@ class JSONFormat:
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         return dumps(lint_to_dict(result, pair_check))
+
+    def fit(self, result: FitResult, options: RenderOptions) -> str:
+        return dumps(result.to_json())
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         return dumps(estimate_to_dict(est))

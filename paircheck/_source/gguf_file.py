@@ -148,6 +148,8 @@ def check_other_shards(first: Path, meta: GGUFMetadata) -> TensorSectionError | 
         try:
             with open(shard, "rb") as handle:
                 shard_meta = read_gguf(FileSource(shard, handle))
+        except FileNotFoundError:
+            return refused(f"failed to load GGUF split from {shard} (the shard is missing)", str(shard))
         except (OSError, GGUFFormatError):
             return refused(f"failed to load GGUF split from {shard}", str(shard))
         if shard_meta.tensor_error is not None:

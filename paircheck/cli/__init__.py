@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "lint-py": ("paircheck.cli.preflight", "lint_py"),
     "bench": ("paircheck.cli.bench", "bench"),
     "estimate": ("paircheck.cli.bench", "estimate"),
+    "fit": ("paircheck.cli.fit", "fit_cmd"),
 }
 
 

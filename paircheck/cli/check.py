@@ -47,6 +47,9 @@ accepts), 1 not compatible, 2 an input could not be read or the command was misu
               help="As llama.cpp's --override-kv: applied to both models.")
 @click.option("--no-registry", "no_registry", is_flag=True,
               help="Do not look the pair up in the registry of documented pairs.")
+@click.option("-c", "--ctx", "ctx", type=int, default=None,
+              help="Also size the pair's memory at this context, as llama-server would (see `paircheck fit`).")
+@click.option("--vram", default=None, help="Also check that memory against this device budget, e.g. 24GiB.")
 def check(
     target: str,
     draft: str | None,
@@ -57,6 +60,8 @@ def check(
     verbose: bool,
     override_kv: tuple[str, ...],
     no_registry: bool,
+    ctx: int | None,
+    vram: str | None,
 ) -> None:
     """Is DRAFT usable with TARGET for speculative decoding?
 
@@ -84,6 +89,10 @@ def check(
             click.echo(fmt.matrix(reports, options))
         sys.exit(EXIT_OK if any(r.verdict == ACCEPTED for r in reports) else EXIT_INCOMPATIBLE)
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
+    if (ctx is not None or vram is not None) and shown:
+        from paircheck.fit import pair_memory
+
+        report.memory = pair_memory(report.target, report.draft, ctx, vram)
     if not quiet:
         click.echo(fmt.report(report, options))
     sys.exit(EXIT_OK if report.compatible else EXIT_INCOMPATIBLE)

@@ -1,0 +1,40 @@
+"""Will it fit: the memory of a target and its draft at a context, as llama.cpp allocates it.
+
+Pure functions of a model's GGUF metadata and tensor infos (``fit``, ``model_memory``);
+``with_tensor_infos`` is the one reader step (local shards, or HTTP range reads of the
+tensor-info section).
+"""
+
+from paircheck.errors import InputError
+from paircheck.fit.memory import FitOptions, ModelMemory, model_memory
+from paircheck.fit.result import SCHEMA, DraftOptions, FitResult, fit
+from paircheck.fit.sizes import format_size, parse_size
+from paircheck.fit.tensors import with_tensor_infos
+from paircheck.model import ModelDescription
+
+
+def pair_memory(target: ModelDescription, draft: ModelDescription, ctx: int | None, vram: str | None) -> FitResult:
+    """The pair check's memory figures: llama-server's defaults, at ``ctx`` (default: the
+    target's training context, as llama-server's ``-c 0``)."""
+    if ctx is not None and ctx <= 0:
+        raise InputError("--ctx", f"must be positive, got {ctx}")
+    budget = parse_size(vram) if vram is not None else None
+    t, d = with_tensor_infos(target), with_tensor_infos(draft)
+    if ctx is None:
+        ctx = int(t.metadata.get(f"{t.metadata.get('general.architecture')}.context_length") or 4096)
+    return fit(t.metadata, d.metadata, FitOptions(ctx=ctx), DraftOptions(), budget, (t.display_name, d.display_name))
+
+
+__all__ = [
+    "SCHEMA",
+    "DraftOptions",
+    "FitOptions",
+    "FitResult",
+    "ModelMemory",
+    "fit",
+    "format_size",
+    "model_memory",
+    "parse_size",
+    "pair_memory",
+    "with_tensor_infos",
+]

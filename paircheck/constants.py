@@ -241,3 +241,29 @@ def canonical_engine(name: str) -> str | None:
     if key in KNOWN_ENGINES:
         return key
     return _ENGINE_ALIASES.get(key)
+
+
+# --- ggml tensor types ------------------------------------------------------------------
+# What the pinned ggml knows of tensor types (ggml/src/ggml.c type_traits, checked against
+# libggml's ggml_type_name/ggml_blck_size/ggml_type_size by tests/test_loadable.py):
+# type -> (name, elements per block, bytes per block). Removed types keep a block size of 0,
+# which gguf_init_from_reader refuses.
+GGML_TYPES: dict[int, tuple[str, int, int]] = {
+    0: ("f32", 1, 4), 1: ("f16", 1, 2), 2: ("q4_0", 32, 18), 3: ("q4_1", 32, 20),
+    4: ("DEPRECATED", 0, 0), 5: ("DEPRECATED", 0, 0), 6: ("q5_0", 32, 22), 7: ("q5_1", 32, 24),
+    8: ("q8_0", 32, 34), 9: ("q8_1", 32, 36), 10: ("q2_K", 256, 84), 11: ("q3_K", 256, 110),
+    12: ("q4_K", 256, 144), 13: ("q5_K", 256, 176), 14: ("q6_K", 256, 210), 15: ("q8_K", 256, 292),
+    16: ("iq2_xxs", 256, 66), 17: ("iq2_xs", 256, 74), 18: ("iq3_xxs", 256, 98), 19: ("iq1_s", 256, 50),
+    20: ("iq4_nl", 32, 18), 21: ("iq3_s", 256, 110), 22: ("iq2_s", 256, 82), 23: ("iq4_xs", 256, 136),
+    24: ("i8", 1, 1), 25: ("i16", 1, 2), 26: ("i32", 1, 4), 27: ("i64", 1, 8), 28: ("f64", 1, 8),
+    29: ("iq1_m", 256, 56), 30: ("bf16", 1, 2),
+    31: ("TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking", 0, 0),
+    32: ("TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking", 0, 0),
+    33: ("TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking", 0, 0),
+    34: ("tq1_0", 256, 54), 35: ("tq2_0", 256, 66),
+    36: ("TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking", 0, 0),
+    37: ("TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking", 0, 0),
+    38: ("TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking", 0, 0),
+    39: ("mxfp4", 32, 17), 40: ("nvfp4", 64, 36), 41: ("q1_0", 128, 18), 42: ("q2_0", 64, 18),
+}
+GGML_TYPE_COUNT = 43

@@ -1,9 +1,9 @@
 """Bytes of weights from tensor infos: what a model holds, and what it reads per token.
 
 Pure functions of tensor infos (name, shape, ggml type), used by the size warning, the
-speedup model (``paircheck estimate``) and the memory fit. Sizes come from gguf's
-``GGML_QUANT_SIZES`` (elements / block size x bytes per block), so every quantization
-type is counted as llama.cpp stores it.
+speedup model (``paircheck estimate``) and the memory fit. Sizes come from the pinned
+ggml's own type table (constants.GGML_TYPES, checked against libggml by a test), so every
+quantization type is counted as llama.cpp stores it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from paircheck.constants import GGML_TYPES
 from paircheck.model import ModelDescription
 
 _EMBD = "token_embd.weight"
@@ -19,15 +20,25 @@ _OUTPUT = "output.weight"
 _EXPERT_TENSOR = re.compile(r"\.ffn_(gate|up|down|gate_up)_exps\.")
 
 
-def tensor_bytes(shape: Sequence[int], ggml_type: int) -> int:
-    """Bytes of one tensor's data: elements / block size * bytes per block."""
-    # Imported here: gguf pulls in numpy, which a plain pair check (vocab only) never needs.
-    from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+def block_and_size(ggml_type: int) -> tuple[int, int]:
+    """(elements per block, bytes per block) of a ggml type id, from the pinned ggml's table;
+    ValueError for an unknown or removed type."""
+    name, block, size = GGML_TYPES.get(ggml_type, ("", 0, 0))
+    if block == 0:
+        raise ValueError(f"unknown ggml type {ggml_type}{f' ({name})' if name else ''}")
+    return block, size
 
-    try:
-        block, type_size = GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
-    except (ValueError, KeyError):
-        raise ValueError(f"unknown ggml type {ggml_type}") from None
+
+def row_size(ggml_type: int, n_elements: int) -> int:
+    """Bytes of ``n_elements`` consecutive values (ggml_row_size): whole blocks only."""
+    block, size = block_and_size(ggml_type)
+    return size * (n_elements // block)
+
+
+def tensor_bytes(shape: Sequence[int], ggml_type: int) -> int:
+    """Bytes of one tensor's data (ggml_nbytes of a contiguous tensor): elements / block
+    size x bytes per block; the first dimension must be whole blocks, as ggml requires."""
+    block, type_size = block_and_size(ggml_type)
     n = 1
     for dim in shape:
         n *= int(dim)

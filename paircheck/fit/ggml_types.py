@@ -1,14 +1,9 @@
-"""Byte sizes of ggml tensor types, as llama.cpp computes them (``ggml_row_size``)."""
+"""ggml sizes as the memory model needs them (InputError on an unknown type) and the KV cache types."""
 
 from __future__ import annotations
 
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
-
+from paircheck import weights
 from paircheck.errors import InputError
-
-# ggml types newer than the installed gguf package knows (ggml/src/ggml.c type_traits at
-# the pinned llama.cpp): GGML_TYPE_Q2_0 = 42, blck_size QK2_0 = 64, sizeof(block_q2_0) = 2 + 64/4.
-_EXTRA_SIZES: dict[int, tuple[int, int]] = {42: (64, 18)}
 
 # llama.cpp's accepted KV cache types (common/arg.cpp, kv_cache_types), by their -ctk names.
 CACHE_TYPES: dict[str, int] = {
@@ -25,13 +20,11 @@ CACHE_TYPES: dict[str, int] = {
 
 
 def block_and_size(ggml_type: int) -> tuple[int, int]:
-    """(elements per block, bytes per block) of a ggml type id."""
-    if ggml_type in _EXTRA_SIZES:
-        return _EXTRA_SIZES[ggml_type]
+    """(elements per block, bytes per block) of a ggml type id, or an InputError."""
     try:
-        return GGML_QUANT_SIZES[GGMLQuantizationType(ggml_type)]
-    except (ValueError, KeyError):
-        raise InputError("tensor infos", f"unknown ggml tensor type {ggml_type}") from None
+        return weights.block_and_size(ggml_type)
+    except ValueError as exc:
+        raise InputError("tensor infos", str(exc)) from None
 
 
 def row_size(ggml_type: int, n_elements: int) -> int:

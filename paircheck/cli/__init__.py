@@ -34,6 +34,21 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# One line per command for `paircheck --help`: click would cut the docstrings with "...".
+SUMMARIES = {
+    "check": "Is DRAFT usable with TARGET? (the default: paircheck T D)",
+    "explain": "What a rule code checks, why, how to fix it, its source",
+    "pairs": "Documented target/draft pairs, or the drafts for one target",
+    "run": "Check a launch command, then start it",
+    "lint-cmd": "Lint a launch command (llama-server, llama-cli, vllm serve)",
+    "lint-py": "Lint a Python file's vLLM/transformers calls (never runs it)",
+    "lint-modelfile": "Lint an Ollama Modelfile's DRAFT lines",
+    "bench": "Measure a pair on a real llama-server (bench run, compare)",
+    "estimate": "Model the speedup of a pair (labelled as a model)",
+    "fit": "Memory of target + draft at a context, against a VRAM budget",
+}
+
+
 class UsageProblem(click.ClickException):
     """An InputError on its way out through click: printed as one line, exit code 2."""
 
@@ -56,6 +71,11 @@ class DefaultGroup(click.Group):
             module, attr = LAZY_COMMANDS[cmd_name]
             return getattr(importlib.import_module(module), attr)
         return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SUMMARIES.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def resolve_command(
         self, ctx: click.Context, args: list[str]

@@ -42,7 +42,13 @@ def _render(comp: Comparison, fmt: str) -> str:
     return formats()[FORMAT_NAMES[fmt]].comparison(comp, render_options())
 
 
-@click.group("bench", invoke_without_command=True)
+BENCH_EXIT = (
+    "Exit codes: 0 measured, 1 (bench run) the check refuses the pair, 2 the server could not be reached "
+    "or answered wrongly (what was measured is kept, complete: false)."
+)
+
+
+@click.group("bench", invoke_without_command=True, epilog=BENCH_EXIT)
 @click.option("--url", default=DEFAULT_URL, show_default=True, help="The llama-server to measure.")
 @click.option("--label", default=None, help="Name of this configuration, e.g. baseline or draft.")
 @click.option("--output", default=None, type=click.Path(dir_okay=False), help="The result file (JSON).")
@@ -97,7 +103,7 @@ def bench(
         click.echo(render_bench_result(result))
 
 
-@bench.command("compare")
+@bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")
 @click.argument("baseline")
 @click.argument("draft")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -199,7 +205,10 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
     return accepted / drafted, k
 
 
-@click.command("estimate")
+@click.command(
+    "estimate",
+    epilog="Exit codes: 0 modelled, 2 an input could not be read. A model, never a measurement: bench run measures.",
+)
 @click.argument("target")
 @click.argument("draft")
 @click.option("--acceptance", type=float, default=None, help="Per-token acceptance a (0..1); default: a band 0.5..0.9.")

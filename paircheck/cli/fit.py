@@ -21,7 +21,9 @@ def _flash_attn(value: str) -> bool:
     return value != "off"
 
 
-@click.command("fit")
+@click.command(
+    "fit", epilog="Exit codes: 0 fits (or no --vram given), 1 does not fit --vram, 2 an input could not be read."
+)
 @click.argument("target")
 @click.argument("draft", required=False)
 @click.option("-c", "--ctx", "--ctx-size", "ctx", type=int, required=True, help="Context size (llama-server -c).")

@@ -301,3 +301,20 @@ def test_an_impossible_tensor_count_is_a_load_failure_found_fast_with_bounded_me
         read_tensor_infos(meta, cursor)
         assert meta.tensor_error is not None
         assert meta.tensor_error.message == f"number of tensors is {shown} but must be in [0, {(2**64 - 1) // 344}]"
+
+
+def test_a_count_of_one_is_singular() -> None:
+    # A header that claims one key/value pair and ends there: "1 key/value pair needs ...".
+    import struct
+
+    from paircheck._source.gguf_reader import GGUFFormatError, read_metadata
+
+    class Bytes:
+        name = "one.gguf"
+        size = 24
+
+        def read_at(self, offset: int, length: int) -> bytes:
+            return (b"GGUF" + struct.pack("<IQQ", 3, 0, 1))[offset : offset + length]
+
+    with pytest.raises(GGUFFormatError, match=r"^1 key/value pair needs at least 13 bytes"):
+        read_metadata(Bytes())

@@ -296,7 +296,7 @@ def read_metadata(
     tensor_count = reader.u64("the tensor count")
     kv_count = reader.u64("the key/value count")
     # Each key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes.
-    cur.check_room(13 * kv_count, f"{kv_count} key/value pairs")
+    cur.check_room(13 * kv_count, f"{kv_count} key/value pair{'' if kv_count == 1 else 's'}")
     kv: dict[str, tuple[int, Any]] = {}
     duplicates: list[str] = []
     for index in range(kv_count):

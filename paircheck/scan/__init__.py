@@ -1,0 +1,233 @@
+"""``paircheck scan``: which models on this machine can draft for a target, ranked.
+
+Each candidate is described, checked and reduced to a small summary before the next one is
+read, so memory stays bounded by one file's metadata whatever the number of files. A file
+that cannot be read is listed with its one-line reason and never stops the scan.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
+from paircheck.errors import InputError
+from paircheck.findings import ACCEPTED, REFUSED, Report
+from paircheck.model import ModelDescription
+from paircheck.scan.discover import Candidate, Unlisted, discover
+from paircheck.weights import description_weight_bytes
+
+DOCUMENTED_CODE = "RG001"  # the registry's "documented pair" finding
+SIZE_CODE = "PW001"
+
+
+@dataclass
+class CandidateResult:
+    """The summary kept for one candidate (never its description)."""
+
+    location: str
+    name: str | None
+    where: str
+    usable: bool | None  # accepted / refused / undecided for the chosen engine
+    verdict: str
+    first_failure: str | None  # the failing check's code
+    reason: str | None  # its one-line message
+    documented: bool
+    file_bytes: int | None
+    cost_ratio: float | None  # draft per-token weight bytes / the target's (None: unknown)
+    size_warning: str | None
+    engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
+
+    def sort_key(self) -> tuple[int, int, float, float, str]:
+        usable = {True: 0, None: 1, False: 2}[self.usable]
+        ratio = self.cost_ratio if self.cost_ratio is not None else float("inf")
+        size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
+        return usable, 0 if self.documented else 1, ratio, size, self.location
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    location: str
+    error: str
+
+
+@dataclass
+class ScanResult:
+    target: ModelDescription  # the one description kept whole
+    engine: str
+    candidates: list[CandidateResult]
+    unreadable: list[Unreadable]
+    skipped_same_model: list[str]
+    searched: list[str]
+    cache_hits: int = 0
+    cache_misses: int = 0
+
+    @property
+    def usable(self) -> list[CandidateResult]:
+        return [c for c in self.candidates if c.usable]
+
+    @property
+    def best(self) -> CandidateResult | None:
+        usable = self.usable
+        return usable[0] if usable else None
+
+
+def _file_bytes(path: str | None) -> int | None:
+    if not path:
+        return None
+    try:
+        if os.path.isdir(path):
+            return sum(e.stat().st_size for e in os.scandir(path) if e.is_file())
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _usable(report: Report) -> bool | None:
+    return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
+
+
+def _same_model(target: ModelDescription, target_bytes: int | None, draft: ModelDescription,
+                draft_bytes: int | None, report: Report) -> bool:
+    """The target itself, or a copy of it: same real path, or same size, vocabulary fingerprint
+    and per-token weight bytes."""
+    tp, dp = target.resolved_path, draft.resolved_path
+    if tp and dp and os.path.realpath(tp) == os.path.realpath(dp):
+        return True
+    if target_bytes is None or target_bytes != draft_bytes:
+        return False
+    fps = report.fingerprints
+    t_fp, d_fp = getattr(fps.get("target"), "full", None), getattr(fps.get("draft"), "full", None)
+    if t_fp is None or t_fp != d_fp:
+        return False
+    tw, dw = description_weight_bytes(target), description_weight_bytes(draft)
+    return (tw.per_token if tw else None) == (dw.per_token if dw else None)
+
+
+def summarize(
+    target: ModelDescription,
+    draft: ModelDescription,
+    found: Candidate,
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    target_bytes: int | None = None,
+) -> CandidateResult | None:
+    """One candidate's summary, or None when it is the target itself (or a copy of it)."""
+    if engine == "all":
+        reports = check_all_engines(target, draft, method)
+        main = reports[0]
+        verdicts = {r.engine: r.verdict for r in reports}
+        accepted = [r for r in reports if r.verdict == ACCEPTED]
+        usable: bool | None = True if accepted else (False if all(r.verdict == REFUSED for r in reports) else None)
+    else:
+        main = check_descriptions(target, draft, engine, method)
+        reports, verdicts, usable = [main], {main.engine: main.verdict}, _usable(main)
+    draft_bytes = _file_bytes(draft.resolved_path)
+    if _same_model(target, target_bytes, draft, draft_bytes, main):
+        return None
+    failure = main.first_failure
+    tw, dw = description_weight_bytes(target), description_weight_bytes(draft)
+    ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
+    size = main.finding(SIZE_CODE)
+    return CandidateResult(
+        location=found.location,
+        name=found.name,
+        where=found.where,
+        usable=usable,
+        verdict=main.verdict if engine != "all" else ("accepted" if usable else main.verdict),
+        first_failure=failure.code if failure else None,
+        reason=failure.message if failure else None,
+        documented=any(f.code == DOCUMENTED_CODE for f in main.registry),
+        file_bytes=draft_bytes,
+        cost_ratio=ratio,
+        size_warning=size.message if size else None,
+        engines=verdicts if engine == "all" else {},
+    )
+
+
+Describer = Callable[[str], ModelDescription]
+Progress = Callable[[str], None]
+
+
+def rank(
+    target: ModelDescription,
+    candidates: Iterable[Candidate | Unlisted],
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    describer: Describer = describe,
+    progress: Progress | None = None,
+    searched: list[str] | None = None,
+) -> ScanResult:
+    """Describe, check and summarize each candidate in turn; rank the summaries."""
+    target_bytes = _file_bytes(target.resolved_path)
+    results: list[CandidateResult] = []
+    unreadable: list[Unreadable] = []
+    same: list[str] = []
+    for found in candidates:
+        if isinstance(found, Unlisted):
+            unreadable.append(Unreadable(found.location, found.error))
+            continue
+        if progress is not None:
+            progress(found.location)
+        try:
+            # The description goes out of scope here: only the summary is kept.
+            summary = summarize(target, describer(found.location), found, engine, method, target_bytes)
+        except InputError as exc:
+            unreadable.append(Unreadable(found.location, _one_line(str(exc), found.location)))
+            continue
+        except (OSError, ValueError, MemoryError) as exc:  # a hostile file must not stop the scan
+            unreadable.append(Unreadable(found.location, _one_line(f"{type(exc).__name__}: {exc}", found.location)))
+            continue
+        if summary is None:
+            same.append(found.location)
+        else:
+            results.append(summary)
+    results.sort(key=CandidateResult.sort_key)
+    return ScanResult(
+        target=target,
+        engine=engine,
+        candidates=results,
+        unreadable=unreadable,
+        skipped_same_model=same,
+        searched=list(searched or []),
+    )
+
+
+def _one_line(text: str, location: str) -> str:
+    """The error on one line, without the location it is listed under."""
+    text = " ".join(text.split())
+    return text[len(location) + 2:] if text.startswith(f"{location}: ") else text
+
+
+def scan(
+    target: str,
+    dirs: list[str] | None = None,
+    use_default_dirs: bool = True,
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    env: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+) -> ScanResult:
+    """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``."""
+    from paircheck.scan.discover import default_dirs
+
+    env = os.environ if env is None else env
+    desc = describe(target)
+    searched = list(dirs or []) + ([str(p) for _, p in default_dirs(env)] if use_default_dirs else [])
+    found = discover(list(dirs or []), use_default_dirs, env)
+    return rank(desc, found, engine, method, progress=progress, searched=searched)
+
+
+def compare(
+    target: str,
+    drafts: list[str],
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+) -> ScanResult:
+    """Candidates mode (``paircheck T D1 D2 ...``): the same ranking for the given drafts."""
+    desc = describe(target)
+    return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts))
+
+
+__all__ = ["CandidateResult", "ScanResult", "Unreadable", "compare", "rank", "scan", "summarize"]

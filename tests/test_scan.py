@@ -12,14 +12,15 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
 
 from paircheck import api
 from paircheck.findings import ACCEPTED
-from paircheck.scan import compare, scan
+from paircheck.scan import ScanResult, compare, scan
+from paircheck.scan.cache import cache_path
 from paircheck.scan.discover import Candidate, discover
 
 REPO = Path(__file__).resolve().parent.parent
@@ -197,7 +198,14 @@ def test_cli_scan_json_names_and_exit_code(fake_home: FakeHome) -> None:
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["target"]["path"] == str(fh.target)
-    assert data["cache"] == {"hits": 0, "misses": 0}
+    # A fresh home: every file read (candidates, the target's copy, the broken file), none cached.
+    assert data["cache"]["hits"] == 0 and data["cache"]["misses"] == (
+        len(data["candidates"]) + len(data["same_as_target"]) + len(data["unreadable"]))
+    again = json.loads(_run(["scan", "--json", str(fh.target), str(fh.given)], fh.env).stdout)
+    assert again["cache"] == {"hits": data["cache"]["misses"], "misses": 0}
+    assert again["candidates"] == data["candidates"]
+    bypass = json.loads(_run(["scan", "--json", "--no-cache", str(fh.target), str(fh.given)], fh.env).stdout)
+    assert bypass["cache"] == {"hits": 0, "misses": 0} and bypass["candidates"] == data["candidates"]
     expected = _expected_usable(fh.target, fh.placed)
     ranked = data["candidates"]
     assert {c["location"] for c in ranked if c["usable"] is True} == expected
@@ -244,3 +252,48 @@ def test_candidates_mode_ranks_the_given_drafts(fake_home: FakeHome, real_vocab:
     # One draft: the pair check exactly as before, not the ranking.
     proc = _run([str(fh.target), drafts[1]], fh.env)
     assert proc.stdout.startswith(("COMPATIBLE", "NOT COMPATIBLE")) and "usable draft" not in proc.stdout
+
+
+def _summaries(result: ScanResult) -> list[dict[str, object]]:
+    return [asdict(c) for c in result.candidates]
+
+
+def test_cache_hits_unchanged_files_and_misses_changed_ones(
+    fake_home: FakeHome, real_vocab: Callable[[str], Path]
+) -> None:
+    fh = fake_home
+    cold = scan(str(fh.target), [str(fh.given)], env=fh.env)
+    read = len(cold.candidates) + len(cold.skipped_same_model) + len(cold.unreadable)
+    assert (cold.cache_hits, cold.cache_misses) == (0, read)
+    warm = scan(str(fh.target), [str(fh.given)], env=fh.env)
+    assert (warm.cache_hits, warm.cache_misses) == (read, 0)
+    assert _summaries(warm) == _summaries(cold) and warm.unreadable == cold.unreadable
+    # Touched (same bytes, new time): read again, same answer.
+    touched = fh.given / "bge.gguf"
+    st = touched.stat()
+    os.utime(touched, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    after_touch = scan(str(fh.target), [str(fh.given)], env=fh.env)
+    assert (after_touch.cache_hits, after_touch.cache_misses) == (read - 1, 1)
+    assert _summaries(after_touch) == _summaries(cold)
+    # Rewritten with other bytes and another size: the new file's verdict, not the cached one.
+    changed = next(p for p in fh.placed if p.name.startswith("ggml-org_mpt"))
+    shutil.copyfile(real_vocab("phi-3"), changed)
+    after_change = scan(str(fh.target), [str(fh.given)], env=fh.env)
+    assert after_change.cache_misses == 1
+    fresh = _expected_usable(fh.target, [changed])
+    was = next(c for c in cold.candidates if c.location == str(changed))
+    now = next(c for c in after_change.candidates if c.location == str(changed))
+    assert (now.usable is True) == (str(changed) in fresh) and now.usable != was.usable
+
+
+def test_corrupt_cache_is_ignored_and_rebuilt(fake_home: FakeHome) -> None:
+    fh = fake_home
+    cold = scan(str(fh.target), [str(fh.given)], env=fh.env)
+    path = cache_path(fh.env)
+    for garbage in (b"\x00\xff not json", b'{"format": 1, "entries": [1, 2]}', b'{"format": 99, "entries": {}}'):
+        path.write_bytes(garbage)
+        result = scan(str(fh.target), [str(fh.given)], env=fh.env)
+        assert result.cache_hits == 0 and _summaries(result) == _summaries(cold)
+        assert json.loads(path.read_text())["format"] == 1  # rebuilt, readable again
+    assert scan(str(fh.target), [str(fh.given)], env=fh.env).cache_misses == 0
+    assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # no temporary file left

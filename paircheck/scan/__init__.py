@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.errors import InputError
 from paircheck.findings import ACCEPTED, REFUSED, Report
 from paircheck.model import ModelDescription
+from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Unlisted, discover
 from paircheck.weights import description_weight_bytes
 
@@ -158,9 +159,15 @@ def rank(
     describer: Describer = describe,
     progress: Progress | None = None,
     searched: list[str] | None = None,
+    cache: ScanCache | None = None,
 ) -> ScanResult:
-    """Describe, check and summarize each candidate in turn; rank the summaries."""
+    """Describe, check and summarize each candidate in turn; rank the summaries.
+
+    With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
+    scan with the same engine and method is not read again."""
     target_bytes = _file_bytes(target.resolved_path)
+    target_stamp = file_stamp(target.resolved_path or target.location)
+    context = context_key(engine, method) if cache is not None else ""
     results: list[CandidateResult] = []
     unreadable: list[Unreadable] = []
     same: list[str] = []
@@ -168,22 +175,34 @@ def rank(
         if isinstance(found, Unlisted):
             unreadable.append(Unreadable(found.location, found.error))
             continue
+        key = cache.key(found.location, target_stamp, context) if cache is not None else None
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            _from_cache(cached, found, results, unreadable, same)
+            continue
         if progress is not None:
             progress(found.location)
         try:
             # The description goes out of scope here: only the summary is kept.
             summary = summarize(target, describer(found.location), found, engine, method, target_bytes)
         except InputError as exc:
-            unreadable.append(Unreadable(found.location, _one_line(str(exc), found.location)))
+            error = _one_line(str(exc), found.location)
+            unreadable.append(Unreadable(found.location, error))
+            if cache is not None:
+                cache.put(key, {"kind": "error", "error": error})
             continue
         except (OSError, ValueError, MemoryError) as exc:  # a hostile file must not stop the scan
             unreadable.append(Unreadable(found.location, _one_line(f"{type(exc).__name__}: {exc}", found.location)))
             continue
+        if cache is not None:
+            cache.put(key, {"kind": "same"} if summary is None else {"kind": "result", **asdict(summary)})
         if summary is None:
             same.append(found.location)
         else:
             results.append(summary)
     results.sort(key=CandidateResult.sort_key)
+    if cache is not None:
+        cache.save()
     return ScanResult(
         target=target,
         engine=engine,
@@ -191,7 +210,24 @@ def rank(
         unreadable=unreadable,
         skipped_same_model=same,
         searched=list(searched or []),
+        cache_hits=cache.hits if cache is not None else 0,
+        cache_misses=cache.misses if cache is not None else 0,
     )
+
+
+def _from_cache(
+    value: dict[str, object], found: Candidate, results: list[CandidateResult], unreadable: list[Unreadable],
+    same: list[str],
+) -> None:
+    kind = value.pop("kind", None)
+    if kind == "same":
+        same.append(found.location)
+    elif kind == "error":
+        unreadable.append(Unreadable(found.location, str(value.get("error"))))
+    else:
+        # The path as found this time (a symlink, an Ollama blob): the key is the real path.
+        value.update(location=found.location, name=found.name, where=found.where)
+        results.append(CandidateResult(**value))  # type: ignore[arg-type]
 
 
 def _one_line(text: str, location: str) -> str:
@@ -208,15 +244,18 @@ def scan(
     method: str | None = None,
     env: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    use_cache: bool = True,
 ) -> ScanResult:
-    """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``."""
+    """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
+    ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache)."""
     from paircheck.scan.discover import default_dirs
 
     env = os.environ if env is None else env
     desc = describe(target)
     searched = list(dirs or []) + ([str(p) for _, p in default_dirs(env)] if use_default_dirs else [])
     found = discover(list(dirs or []), use_default_dirs, env)
-    return rank(desc, found, engine, method, progress=progress, searched=searched)
+    cache = ScanCache.load(cache_path(env)) if use_cache else None
+    return rank(desc, found, engine, method, progress=progress, searched=searched, cache=cache)
 
 
 def compare(

@@ -28,8 +28,18 @@ def _ratio(c: CandidateResult) -> str:
     return f"{c.cost_ratio:.2f}" if c.cost_ratio is not None else "-"
 
 
+def _home_short(path: str) -> str:
+    home = os.path.expanduser("~")
+    return "~" + path[len(home):] if home not in ("", "/") and path.startswith(home + os.sep) else path
+
+
 def _label(c: CandidateResult) -> str:
-    return f"{c.name} ({c.location})" if c.name else c.location
+    """What a person recognises: Ollama's name:tag, a Hub repo and its file, else the path."""
+    if c.where == "ollama" and c.name:
+        return f"{c.name} (ollama)"
+    if c.name:
+        return f"{c.name}: {os.path.basename(c.location)}"
+    return _home_short(c.location)
 
 
 def _left_short(text: str, limit: int) -> str:
@@ -76,11 +86,11 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         lines.append("no candidate models found")
     if result.skipped_same_model:
         n = len(result.skipped_same_model)
-        lines.append(f"skipped {n} cop{'ies' if n > 1 else 'y'} of the target itself")
+        lines += ["", f"left out: {n} cop{'ies' if n > 1 else 'y'} of the target itself"]
     if result.unreadable:
-        lines.append("")
-        lines.append("unreadable:")
-        lines += [f"  {u.location}: {u.error}" for u in result.unreadable]
+        lines += ["", "unreadable (left out):"]
+        for u in result.unreadable:
+            lines += wrap(f"{_home_short(u.location)}: {u.error}", options.width, indent="  ", hanging="    ")
     line = launch_line(result)
     if line:
         lines += ["", "best draft, ready to run:", line]  # a command: never wrapped

@@ -90,7 +90,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     if result.unreadable:
         lines += ["", "unreadable (left out):"]
         for u in result.unreadable:
-            lines += wrap(f"{_home_short(u.location)}: {u.error}", options.width, indent="  ", hanging="    ")
+            lines.append(f"  {_home_short(u.location)}")  # a path: whole on its line, never wrapped
+            lines += wrap(u.error, options.width, indent="    ", hanging="  ")
     line = launch_line(result)
     if line:
         lines += ["", "best draft, ready to run:", line]  # a command: never wrapped

@@ -225,7 +225,7 @@ def test_cli_scan_text_has_a_runnable_launch_line(fake_home: FakeHome) -> None:
     assert argv[argv.index("-m") + 1] == str(fh.target)
     assert best in _expected_usable(fh.target, fh.placed) and Path(best).is_file()
     assert argv[-2:] == ["--spec-type", "draft-simple"]
-    assert "unreadable:" in proc.stdout and str(fh.broken) in proc.stdout
+    assert "unreadable (left out):" in proc.stdout and f"  {fh.broken}\n" in proc.stdout
 
 
 def test_cli_scan_none_usable_exits_1_and_bad_target_exits_2(fake_home: FakeHome, tmp_path: Path) -> None:

@@ -297,3 +297,18 @@ def test_corrupt_cache_is_ignored_and_rebuilt(fake_home: FakeHome) -> None:
         assert json.loads(path.read_text())["format"] == 1  # rebuilt, readable again
     assert scan(str(fh.target), [str(fh.given)], env=fh.env).cache_misses == 0
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
+
+
+def test_engine_all_usable_when_one_engine_accepts(fake_home: FakeHome) -> None:
+    fh = fake_home
+    result = scan(str(fh.target), [str(fh.given)], engine="all", env=fh.env, use_cache=False)
+    assert len(result.candidates) == len(fh.placed)
+    t = api.describe(str(fh.target))
+    for c in result.candidates:
+        reports = api.check_all_engines(t, api.describe(c.location), registry=False)
+        assert c.engines == {r.engine: r.verdict for r in reports}
+        assert c.usable == any(r.verdict == ACCEPTED for r in reports)
+    # The launch line only ever names a draft llama.cpp itself accepts.
+    best = result.best_for_llamacpp
+    assert best is not None and best.engines["llama.cpp"] == ACCEPTED
+    assert best.location in _expected_usable(fh.target, fh.placed)

@@ -24,6 +24,12 @@ def _usable_word(c: CandidateResult) -> str:
     return {True: "yes", False: "no", None: "unknown"}[c.usable]
 
 
+def _accepted_by(c: CandidateResult) -> str:
+    names = c.accepted_by
+    shown = f" ({names[0]})" if len(names) == 1 else ""
+    return f"{len(names)}/{len(c.engines)}{shown}"
+
+
 def _ratio(c: CandidateResult) -> str:
     return f"{c.cost_ratio:.2f}" if c.cost_ratio is not None else "-"
 
@@ -48,7 +54,7 @@ def _left_short(text: str, limit: int) -> str:
 
 def launch_line(result: ScanResult) -> str | None:
     """``llama-server -m TARGET -md BEST --spec-type draft-simple`` when both are GGUF files."""
-    best = result.best
+    best = result.best_for_llamacpp
     target = result.target.resolved_path or result.target.location
     if best is None or os.path.isdir(best.location) or os.path.isdir(target):
         return None  # llama-server loads GGUF files, not Hugging Face folders
@@ -66,12 +72,14 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         # Short columns only, so the table fits; each refusal's whole reason follows it.
         labels = [_label(c) for c in result.candidates]
         label_max = min(max(map(len, labels)), max(20, options.width - _FIXED))
+        every = result.engine == "all"
         rows = [
-            (i, _left_short(label, label_max), _usable_word(c), c.first_failure or "",
+            (i, _left_short(label, label_max), _accepted_by(c) if every else _usable_word(c), c.first_failure or "",
              "yes" if c.documented else "", _ratio(c))
             for i, (c, label) in enumerate(zip(result.candidates, labels, strict=True), 1)
         ]
-        headers = ("#", "draft", "usable", "fails", "documented", "cost")
+        # With --engine all the failing code is llama.cpp's (the first engine's).
+        headers = ("#", "draft", "engines" if every else "usable", "fails", "documented", "cost")
         lines.append(str(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)))
         lines.append("")
         lines += wrap("cost: the draft's weight bytes read per token / the target's (lower is faster; "
@@ -81,6 +89,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             lines += ["", "why:"]
             for i, c in reasons:
                 text = f"{c.first_failure}: {c.reason}" if c.reason else f"warning: {c.size_warning}"
+                if every and c.reason:
+                    text = f"{next(iter(c.engines))}: {text}"  # the first engine's failure
                 lines += wrap(f"{i:>3}  {text}", options.width, hanging="     ")
     else:
         lines.append("no candidate models found")
@@ -94,7 +104,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             lines += wrap(u.error, options.width, indent="    ", hanging="  ")
     line = launch_line(result)
     if line:
-        lines += ["", "best draft, ready to run:", line]  # a command: never wrapped
+        lines += ["", "best draft for llama.cpp, ready to run:", line]  # a command: never wrapped
     return "\n".join(lines)
 
 

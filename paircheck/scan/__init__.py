@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
+from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
 from paircheck.findings import ACCEPTED, REFUSED, Report
 from paircheck.model import ModelDescription
@@ -40,11 +41,17 @@ class CandidateResult:
     size_warning: str | None
     engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
 
-    def sort_key(self) -> tuple[int, int, float, float, str]:
+    @property
+    def accepted_by(self) -> list[str]:
+        """With ``--engine all``: the engines that accept the pair."""
+        return [name for name, verdict in self.engines.items() if verdict == ACCEPTED]
+
+    def sort_key(self) -> tuple[int, int, int, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
         ratio = self.cost_ratio if self.cost_ratio is not None else float("inf")
         size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
-        return usable, 0 if self.documented else 1, ratio, size, self.location
+        # --engine all: a draft more engines accept first (0 for a single engine).
+        return usable, -len(self.accepted_by), 0 if self.documented else 1, ratio, size, self.location
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,15 @@ class ScanResult:
     def best(self) -> CandidateResult | None:
         usable = self.usable
         return usable[0] if usable else None
+
+    @property
+    def best_for_llamacpp(self) -> CandidateResult | None:
+        """The best draft llama.cpp itself accepts (for the ready ``llama-server`` line)."""
+        for c in self.usable:
+            accepted = c.engines.get(LLAMACPP) == ACCEPTED if c.engines else self.engine == LLAMACPP
+            if accepted:
+                return c
+        return None
 
 
 def _file_bytes(path: str | None) -> int | None:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from paircheck import api
+from paircheck._format.scan_render import launch_line
 from paircheck.findings import ACCEPTED
 from paircheck.scan import ScanResult, compare, scan
 from paircheck.scan.cache import cache_path
@@ -312,3 +313,25 @@ def test_engine_all_usable_when_one_engine_accepts(fake_home: FakeHome) -> None:
     best = result.best_for_llamacpp
     assert best is not None and best.engines["llama.cpp"] == ACCEPTED
     assert best.location in _expected_usable(fh.target, fh.placed)
+
+
+def test_hf_model_folders_in_the_hub_cache_are_candidates(
+    fake_home: FakeHome, real_vocab: Callable[[str], Path]
+) -> None:
+    """A Hugging Face snapshot holding a model folder (config + tokenizer, as `hf download`
+    leaves it) is one candidate, named by its repo; the check decides it like any other."""
+    from hf_build import build_llama_spm_folder, build_qwen2_folder
+
+    hub = Path(fake_home.env["HF_HOME"]) / "hub"
+    spm = build_llama_spm_folder(real_vocab("llama-spm"), hub / "models--meta-llama--Llama-2-7b-hf" / "snapshots"
+                                 / ("c" * 40))
+    qwen = build_qwen2_folder(real_vocab("qwen2"), hub / "models--Qwen--Qwen2.5-0.5B-Instruct" / "snapshots"
+                              / ("d" * 40), 151936)
+    result = scan(str(fake_home.target), [], env=fake_home.env, use_cache=False)
+    found = {c.location: c for c in result.candidates}
+    assert found[str(spm)].name == "meta-llama/Llama-2-7b-hf" and found[str(qwen)].name == "Qwen/Qwen2.5-0.5B-Instruct"
+    expected = _expected_usable(fake_home.target, [spm, qwen])
+    assert {loc for loc in (str(spm), str(qwen)) if found[loc].usable} == expected
+    # A folder cannot be given to llama-server -md: the launch line names a GGUF file.
+    line = launch_line(result)
+    assert line is not None and Path(shlex.split(line)[4]).is_file()

@@ -40,6 +40,7 @@ class CandidateResult:
     cost_ratio: float | None  # draft per-token weight bytes / the target's (None: unknown)
     size_warning: str | None
     engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
+    source_kind: str = "gguf"  # "gguf" or "hf-folder" (which llama-server cannot load)
 
     @property
     def accepted_by(self) -> list[str]:
@@ -82,10 +83,10 @@ class ScanResult:
 
     @property
     def best_for_llamacpp(self) -> CandidateResult | None:
-        """The best draft llama.cpp itself accepts (for the ready ``llama-server`` line)."""
+        """The best GGUF draft llama.cpp itself accepts (for the ready ``llama-server`` line)."""
         for c in self.usable:
             accepted = c.engines.get(LLAMACPP) == ACCEPTED if c.engines else self.engine == LLAMACPP
-            if accepted:
+            if accepted and c.source_kind == "gguf":
                 return c
         return None
 
@@ -160,6 +161,7 @@ def summarize(
         cost_ratio=ratio,
         size_warning=size.message if size else None,
         engines=verdicts if engine == "all" else {},
+        source_kind="hf-folder" if draft.source_kind == "hf-folder" else "gguf",
     )
 
 
@@ -194,8 +196,9 @@ def rank(
         key = cache.key(found.location, target_stamp, context) if cache is not None else None
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
-            _from_cache(cached, found, results, unreadable, same)
-            continue
+            if _from_cache(cached, found, results, unreadable, same):
+                continue
+            cache.hits, cache.misses = cache.hits - 1, cache.misses + 1  # type: ignore[union-attr]
         if progress is not None:
             progress(found.location)
         try:
@@ -234,16 +237,23 @@ def rank(
 def _from_cache(
     value: dict[str, object], found: Candidate, results: list[CandidateResult], unreadable: list[Unreadable],
     same: list[str],
-) -> None:
+) -> bool:
+    """Use a cached summary; False when it does not fit today's fields (read the file again)."""
     kind = value.pop("kind", None)
     if kind == "same":
         same.append(found.location)
     elif kind == "error":
         unreadable.append(Unreadable(found.location, str(value.get("error"))))
-    else:
+    elif kind == "result":
         # The path as found this time (a symlink, an Ollama blob): the key is the real path.
         value.update(location=found.location, name=found.name, where=found.where)
-        results.append(CandidateResult(**value))  # type: ignore[arg-type]
+        try:
+            results.append(CandidateResult(**value))  # type: ignore[arg-type]
+        except TypeError:
+            return False
+    else:
+        return False
+    return True
 
 
 def _one_line(text: str, location: str) -> str:

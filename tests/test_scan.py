@@ -335,3 +335,33 @@ def test_hf_model_folders_in_the_hub_cache_are_candidates(
     # A folder cannot be given to llama-server -md: the launch line names a GGUF file.
     line = launch_line(result)
     assert line is not None and Path(shlex.split(line)[4]).is_file()
+
+
+def test_documented_and_size_warning_agree_with_the_pair_check(fake_home: FakeHome) -> None:
+    """The scan computes the target's facts once; each candidate's registry and size findings
+    must still be what `paircheck T D` reports for that pair."""
+    fh = fake_home
+    result = scan(str(fh.target), [str(fh.given)], env=fh.env, use_cache=False)
+    t = api.describe(str(fh.target))
+    for c in result.candidates:
+        report = api.check_descriptions(t, api.describe(c.location))
+        assert c.documented == (report.finding("RG001") is not None)
+        size = report.finding("PW001")
+        assert c.size_warning == (size.message if size else None)
+        assert c.first_failure == (report.first_failure.code if report.first_failure else None)
+
+
+def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:
+    """Two copies of the same usable draft: the one the registry documents (known by its Hub
+    cache path, Qwen/Qwen2.5-0.5B-Instruct for Qwen/Qwen2.5-7B-Instruct) ranks first."""
+    hub = tmp_path / "hub"
+    target = _hf_cache_file(hub, "Qwen/Qwen2.5-7B-Instruct", "e" * 40, "qwen2.5-7b-instruct-q4_k_m.gguf",
+                            real_vocab("qwen2"))
+    documented = _hf_cache_file(hub, "Qwen/Qwen2.5-0.5B-Instruct", "f" * 40, "qwen2.5-0.5b-instruct-q8_0.gguf",
+                                real_vocab("qwen35"))
+    plain = _copy(real_vocab("qwen35"), tmp_path / "a-models" / "aaa-draft.gguf")  # sorts first by path
+    result = compare(str(target), [str(plain), str(documented)])
+    t = api.describe(str(target))
+    report = api.check_descriptions(t, api.describe(str(documented)))
+    assert report.finding("RG001") is not None and report.verdict == ACCEPTED
+    assert [(c.location, c.documented) for c in result.candidates] == [(str(documented), True), (str(plain), False)]

@@ -10,18 +10,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
 from paircheck.findings import ACCEPTED, REFUSED, Report
+from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Unlisted, discover
-from paircheck.weights import description_weight_bytes
-
-DOCUMENTED_CODE = "RG001"  # the registry's "documented pair" finding
-SIZE_CODE = "PW001"
+from paircheck.weights import WeightBytes, description_weight_bytes
 
 
 @dataclass
@@ -106,21 +105,42 @@ def _usable(report: Report) -> bool | None:
     return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
 
 
-def _same_model(target: ModelDescription, target_bytes: int | None, draft: ModelDescription,
-                draft_bytes: int | None, report: Report) -> bool:
+@dataclass(frozen=True)
+class TargetFacts:
+    """What every candidate is compared with, computed once per scan (not once per file)."""
+
+    fingerprint: str | None
+    identities: tuple[Any, ...]
+    weights: WeightBytes | None
+    file_bytes: int | None
+    registry: Any  # a loaded registry, or None when it cannot be read
+
+    @classmethod
+    def of(cls, target: ModelDescription) -> TargetFacts:
+        from paircheck._registry.consult import identities
+        from paircheck._registry.load import default_registry
+        from paircheck._registry.schema import RegistryError
+
+        try:
+            registry = default_registry()
+        except RegistryError:
+            registry = None  # "documented" is then false for all; the verdicts do not depend on it
+        return cls(fingerprints(target.vocab).full, identities(target), description_weight_bytes(target),
+                   _file_bytes(target.resolved_path), registry)
+
+
+def _same_model(target: ModelDescription, facts: TargetFacts, draft: ModelDescription, draft_bytes: int | None,
+                draft_fp: str | None, draft_weights: WeightBytes | None) -> bool:
     """The target itself, or a copy of it: same real path, or same size, vocabulary fingerprint
     and per-token weight bytes."""
     tp, dp = target.resolved_path, draft.resolved_path
     if tp and dp and os.path.realpath(tp) == os.path.realpath(dp):
         return True
-    if target_bytes is None or target_bytes != draft_bytes:
+    if facts.file_bytes is None or facts.file_bytes != draft_bytes:
         return False
-    fps = report.fingerprints
-    t_fp, d_fp = getattr(fps.get("target"), "full", None), getattr(fps.get("draft"), "full", None)
-    if t_fp is None or t_fp != d_fp:
+    if facts.fingerprint is None or facts.fingerprint != draft_fp:
         return False
-    tw, dw = description_weight_bytes(target), description_weight_bytes(draft)
-    return (tw.per_token if tw else None) == (dw.per_token if dw else None)
+    return (facts.weights.per_token if facts.weights else None) == (draft_weights.per_token if draft_weights else None)
 
 
 def summarize(
@@ -129,25 +149,38 @@ def summarize(
     found: Candidate,
     engine: str = DEFAULT_ENGINE,
     method: str | None = None,
-    target_bytes: int | None = None,
+    facts: TargetFacts | None = None,
 ) -> CandidateResult | None:
-    """One candidate's summary, or None when it is the target itself (or a copy of it)."""
+    """One candidate's summary, or None when it is the target itself (or a copy of it).
+
+    The verdicts are the api's (``check_descriptions``, ``check_all_engines``); the registry
+    look-up and the size warning are made here as ``api.annotate`` makes them, with the
+    target's fingerprint, identities and weight bytes computed once per scan."""
+    from paircheck._engine.pair_size import same_file, size_finding
+    from paircheck._registry.consult import find_documented, identities
+
+    facts = facts or TargetFacts.of(target)
     if engine == "all":
-        reports = check_all_engines(target, draft, method)
+        reports = check_all_engines(target, draft, method, registry=False, fingerprint=False)
         main = reports[0]
         verdicts = {r.engine: r.verdict for r in reports}
         accepted = [r for r in reports if r.verdict == ACCEPTED]
         usable: bool | None = True if accepted else (False if all(r.verdict == REFUSED for r in reports) else None)
     else:
-        main = check_descriptions(target, draft, engine, method)
-        reports, verdicts, usable = [main], {main.engine: main.verdict}, _usable(main)
+        main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
+        verdicts, usable = {main.engine: main.verdict}, _usable(main)
     draft_bytes = _file_bytes(draft.resolved_path)
-    if _same_model(target, target_bytes, draft, draft_bytes, main):
+    draft_fp = fingerprints(draft.vocab).full
+    dw = description_weight_bytes(draft)
+    if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
         return None
     failure = main.first_failure
-    tw, dw = description_weight_bytes(target), description_weight_bytes(draft)
+    tw = facts.weights
     ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
-    size = main.finding(SIZE_CODE)
+    size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
+    documented = facts.registry is not None and bool(
+        find_documented(facts.registry, facts.identities, identities(draft), facts.fingerprint, draft_fp)
+    )
     return CandidateResult(
         location=found.location,
         name=found.name,
@@ -156,7 +189,7 @@ def summarize(
         verdict=main.verdict if engine != "all" else ("accepted" if usable else main.verdict),
         first_failure=failure.code if failure else None,
         reason=failure.message if failure else None,
-        documented=any(f.code == DOCUMENTED_CODE for f in main.registry),
+        documented=documented,
         file_bytes=draft_bytes,
         cost_ratio=ratio,
         size_warning=size.message if size else None,
@@ -183,7 +216,7 @@ def rank(
 
     With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
     scan with the same engine and method is not read again."""
-    target_bytes = _file_bytes(target.resolved_path)
+    facts = TargetFacts.of(target)
     target_stamp = file_stamp(target.resolved_path or target.location)
     context = context_key(engine, method) if cache is not None else ""
     results: list[CandidateResult] = []
@@ -203,7 +236,7 @@ def rank(
             progress(found.location)
         try:
             # The description goes out of scope here: only the summary is kept.
-            summary = summarize(target, describer(found.location), found, engine, method, target_bytes)
+            summary = summarize(target, describer(found.location), found, engine, method, facts)
         except InputError as exc:
             error = _one_line(str(exc), found.location)
             unreadable.append(Unreadable(found.location, error))

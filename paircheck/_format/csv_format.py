@@ -15,6 +15,7 @@ from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
+from paircheck.scan import ScanResult
 
 CSV_FIELDS = (
     "id", "family", "target_name", "target_repo", "draft_name", "draft_repo", "draft_builtin", "method",
@@ -86,3 +87,6 @@ class CSVFormat:
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         raise unsupported(self.name, "fit")
+
+    def scan(self, result: ScanResult, options: RenderOptions) -> str:
+        raise unsupported(self.name, "scan")

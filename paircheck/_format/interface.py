@@ -19,6 +19,7 @@ from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
+from paircheck.scan import ScanResult
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40
@@ -67,4 +68,8 @@ class Format(Protocol):
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         """Memory of a target and its draft at a context (``paircheck fit``)."""
+        ...
+
+    def scan(self, result: ScanResult, options: RenderOptions) -> str:
+        """Candidate drafts for one target, ranked (``paircheck scan``, ``paircheck T D1 D2 ...``)."""
         ...

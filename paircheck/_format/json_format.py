@@ -22,6 +22,7 @@ from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.fit.result import FitResult
 from paircheck.model import ModelDescription
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
+from paircheck.scan import ScanResult
 
 SCHEMA_VERSION = 1
 
@@ -216,6 +217,11 @@ class JSONFormat:
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return dumps(result.to_json())
+
+    def scan(self, result: ScanResult, options: RenderOptions) -> str:
+        from paircheck._format.scan_render import scan_to_dict
+
+        return dumps(scan_to_dict(result))
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         return dumps(estimate_to_dict(est))

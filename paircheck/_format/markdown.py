@@ -14,6 +14,7 @@ from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
+from paircheck.scan import ScanResult
 
 
 def _md(text: str) -> str:
@@ -75,3 +76,6 @@ class MarkdownFormat:
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         raise unsupported(self.name, "fit")
+
+    def scan(self, result: ScanResult, options: RenderOptions) -> str:
+        raise unsupported(self.name, "scan")

@@ -26,6 +26,7 @@ from paircheck.model import ModelDescription
 from paircheck.preflight.codes import ERROR, SEVERITY_WORD
 from paircheck.preflight.lint import FAIL as LINT_FAIL
 from paircheck.preflight.lint import UNCHECKED, LintResult
+from paircheck.scan import ScanResult
 from paircheck.textshow import show
 
 # ANSI SGR codes; used only when RenderOptions.color is set.
@@ -729,6 +730,11 @@ class TextFormat:
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return render_fit(result, options)
+
+    def scan(self, result: ScanResult, options: RenderOptions) -> str:
+        from paircheck._format.scan_render import render_scan_text
+
+        return render_scan_text(result, options)
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         return render_lint(result, pair_check, options)

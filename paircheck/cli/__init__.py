@@ -31,6 +31,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("paircheck.cli.bench", "bench"),
     "estimate": ("paircheck.cli.bench", "estimate"),
     "fit": ("paircheck.cli.fit", "fit_cmd"),
+    "scan": ("paircheck.cli.scan", "scan_cmd"),
 }
 
 
@@ -46,6 +47,7 @@ SUMMARIES = {
     "bench": "Measure a pair on a real llama-server (bench run, compare)",
     "estimate": "Model the speedup of a pair (labelled as a model)",
     "fit": "Memory of target + draft at a context, against a VRAM budget",
+    "scan": "Rank every model on this machine as a draft for TARGET",
 }
 
 

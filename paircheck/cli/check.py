@@ -25,15 +25,17 @@ Examples:
   paircheck target.gguf draft.gguf
   paircheck --engine all Qwen/Qwen2.5-14B-Instruct Qwen/Qwen2.5-0.5B-Instruct
   paircheck --json --method draft-eagle3 target.gguf eagle3-head.gguf
+  paircheck target.gguf draft-a.gguf draft-b.gguf draft-c.gguf   (candidates, ranked)
 
 \b
 Exit codes: 0 compatible (warnings allowed; with --engine all: at least one engine
-accepts), 1 not compatible, 2 an input could not be read or the command was misused."""
+accepts; with several drafts: at least one is usable), 1 not compatible, 2 an input
+could not be read or the command was misused."""
 
 
 @click.command(epilog=EPILOG)
 @click.argument("target", type=MODEL_PATH)
-@click.argument("draft", type=MODEL_PATH, required=False)
+@click.argument("drafts", metavar="DRAFT [DRAFT ...]", nargs=-1, type=MODEL_PATH)
 @click.option("--engine", type=ENGINE, default=DEFAULT_ENGINE, show_default=True,
               help="Whose rule applies: llama.cpp, lmstudio, vllm, transformers, sglang, koboldcpp, ollama, "
               "tensorrt-llm, or all (one row per engine).")
@@ -52,7 +54,7 @@ accepts), 1 not compatible, 2 an input could not be read or the command was misu
 @click.option("--vram", default=None, help="Also check that memory against this device budget, e.g. 24GiB.")
 def check(
     target: str,
-    draft: str | None,
+    drafts: tuple[str, ...],
     engine: str,
     method: str | None,
     as_json: bool,
@@ -69,7 +71,13 @@ def check(
     folders, Hub repo ids (org/name, org/name:Q4_K_M, org/name/file.gguf) or http(s) URLs
     of GGUF files (only the metadata is read, with range requests). Methods without a
     draft model (ngram-*, suffix) take TARGET alone.
+
+    More than one DRAFT: candidates mode, the drafts ranked as `paircheck scan` ranks them
+    (usable first; exit code 0 when at least one is usable).
     """
+    if len(drafts) > 1:
+        _candidates(target, list(drafts), engine, method, as_json, quiet)
+    draft = drafts[0] if drafts else None
     if draft is None and needs_draft(method):
         raise click.UsageError("Missing argument 'DRAFT' (only ngram-* and suffix methods take TARGET alone).")
     overrides = dict(parse_override(item) for item in override_kv)
@@ -96,3 +104,11 @@ def check(
     if not quiet:
         click.echo(fmt.report(report, options))
     sys.exit(EXIT_OK if report.compatible else EXIT_INCOMPATIBLE)
+
+
+def _candidates(target: str, drafts: list[str], engine: str, method: str | None, as_json: bool, quiet: bool) -> None:
+    """``paircheck T D1 D2 ...``: the scan's ranking for the given drafts; exits."""
+    from paircheck.cli.scan import emit
+    from paircheck.scan import compare
+
+    emit(compare(target, drafts, engine, method), as_json, quiet)

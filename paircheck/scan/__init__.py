@@ -1,0 +1,331 @@
+"""``paircheck scan``: which models on this machine can draft for a target, ranked.
+
+Each candidate is described, checked and reduced to a small summary before the next one is
+read, so memory stays bounded by one file's metadata whatever the number of files. A file
+that cannot be read is listed with its one-line reason and never stops the scan.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
+from paircheck.constants import LLAMACPP
+from paircheck.errors import InputError
+from paircheck.findings import ACCEPTED, REFUSED, Report
+from paircheck.fingerprint import fingerprints
+from paircheck.model import ModelDescription
+from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
+from paircheck.scan.discover import Candidate, Unlisted, discover
+from paircheck.weights import WeightBytes, description_weight_bytes
+
+
+@dataclass
+class CandidateResult:
+    """The summary kept for one candidate (never its description)."""
+
+    location: str
+    name: str | None
+    where: str
+    usable: bool | None  # accepted / refused / undecided for the chosen engine
+    verdict: str
+    first_failure: str | None  # the failing check's code
+    reason: str | None  # its one-line message
+    documented: bool
+    file_bytes: int | None
+    cost_ratio: float | None  # draft per-token weight bytes / the target's (None: unknown)
+    size_warning: str | None
+    engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
+    source_kind: str = "gguf"  # "gguf" or "hf-folder" (which llama-server cannot load)
+
+    @property
+    def accepted_by(self) -> list[str]:
+        """With ``--engine all``: the engines that accept the pair."""
+        return [name for name, verdict in self.engines.items() if verdict == ACCEPTED]
+
+    def sort_key(self) -> tuple[int, int, int, float, float, str]:
+        usable = {True: 0, None: 1, False: 2}[self.usable]
+        ratio = self.cost_ratio if self.cost_ratio is not None else float("inf")
+        size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
+        # --engine all: a draft more engines accept first (0 for a single engine).
+        return usable, -len(self.accepted_by), 0 if self.documented else 1, ratio, size, self.location
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    location: str
+    error: str
+
+
+@dataclass
+class ScanResult:
+    target: ModelDescription  # the one description kept whole
+    engine: str
+    candidates: list[CandidateResult]
+    unreadable: list[Unreadable]
+    skipped_same_model: list[str]
+    searched: list[str]
+    cache_hits: int = 0
+    cache_misses: int = 0
+
+    @property
+    def usable(self) -> list[CandidateResult]:
+        return [c for c in self.candidates if c.usable]
+
+    @property
+    def best(self) -> CandidateResult | None:
+        usable = self.usable
+        return usable[0] if usable else None
+
+    @property
+    def best_for_llamacpp(self) -> CandidateResult | None:
+        """The best GGUF draft llama.cpp itself accepts (for the ready ``llama-server`` line)."""
+        for c in self.usable:
+            accepted = c.engines.get(LLAMACPP) == ACCEPTED if c.engines else self.engine == LLAMACPP
+            if accepted and c.source_kind == "gguf":
+                return c
+        return None
+
+
+def _file_bytes(path: str | None) -> int | None:
+    if not path:
+        return None
+    try:
+        if os.path.isdir(path):
+            return sum(e.stat().st_size for e in os.scandir(path) if e.is_file())
+        return os.path.getsize(path)
+    except OSError:
+        return None
+
+
+def _usable(report: Report) -> bool | None:
+    return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
+
+
+@dataclass(frozen=True)
+class TargetFacts:
+    """What every candidate is compared with, computed once per scan (not once per file)."""
+
+    fingerprint: str | None
+    identities: tuple[Any, ...]
+    weights: WeightBytes | None
+    file_bytes: int | None
+    registry: Any  # a loaded registry, or None when it cannot be read
+
+    @classmethod
+    def of(cls, target: ModelDescription) -> TargetFacts:
+        from paircheck._registry.consult import identities
+        from paircheck._registry.load import default_registry
+        from paircheck._registry.schema import RegistryError
+
+        try:
+            registry = default_registry()
+        except RegistryError:
+            registry = None  # "documented" is then false for all; the verdicts do not depend on it
+        return cls(fingerprints(target.vocab).full, identities(target), description_weight_bytes(target),
+                   _file_bytes(target.resolved_path), registry)
+
+
+def _same_model(target: ModelDescription, facts: TargetFacts, draft: ModelDescription, draft_bytes: int | None,
+                draft_fp: str | None, draft_weights: WeightBytes | None) -> bool:
+    """The target itself, or a copy of it: same real path, or same size, vocabulary fingerprint
+    and per-token weight bytes."""
+    tp, dp = target.resolved_path, draft.resolved_path
+    if tp and dp and os.path.realpath(tp) == os.path.realpath(dp):
+        return True
+    if facts.file_bytes is None or facts.file_bytes != draft_bytes:
+        return False
+    if facts.fingerprint is None or facts.fingerprint != draft_fp:
+        return False
+    return (facts.weights.per_token if facts.weights else None) == (draft_weights.per_token if draft_weights else None)
+
+
+def summarize(
+    target: ModelDescription,
+    draft: ModelDescription,
+    found: Candidate,
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    facts: TargetFacts | None = None,
+) -> CandidateResult | None:
+    """One candidate's summary, or None when it is the target itself (or a copy of it).
+
+    The verdicts are the api's (``check_descriptions``, ``check_all_engines``); the registry
+    look-up and the size warning are made here as ``api.annotate`` makes them, with the
+    target's fingerprint, identities and weight bytes computed once per scan."""
+    from paircheck._engine.pair_size import same_file, size_finding
+    from paircheck._registry.consult import find_documented, identities
+
+    facts = facts or TargetFacts.of(target)
+    if engine == "all":
+        reports = check_all_engines(target, draft, method, registry=False, fingerprint=False)
+        main = reports[0]
+        verdicts = {r.engine: r.verdict for r in reports}
+        accepted = [r for r in reports if r.verdict == ACCEPTED]
+        usable: bool | None = True if accepted else (False if all(r.verdict == REFUSED for r in reports) else None)
+    else:
+        main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
+        verdicts, usable = {main.engine: main.verdict}, _usable(main)
+    draft_bytes = _file_bytes(draft.resolved_path)
+    draft_fp = fingerprints(draft.vocab).full
+    dw = description_weight_bytes(draft)
+    if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
+        return None
+    failure = main.first_failure
+    tw = facts.weights
+    ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
+    size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
+    documented = facts.registry is not None and bool(
+        find_documented(facts.registry, facts.identities, identities(draft), facts.fingerprint, draft_fp)
+    )
+    return CandidateResult(
+        location=found.location,
+        name=found.name,
+        where=found.where,
+        usable=usable,
+        verdict=main.verdict if engine != "all" else ("accepted" if usable else main.verdict),
+        first_failure=failure.code if failure else None,
+        reason=failure.message if failure else None,
+        documented=documented,
+        file_bytes=draft_bytes,
+        cost_ratio=ratio,
+        size_warning=size.message if size else None,
+        engines=verdicts if engine == "all" else {},
+        source_kind="hf-folder" if draft.source_kind == "hf-folder" else "gguf",
+    )
+
+
+Describer = Callable[[str], ModelDescription]
+Progress = Callable[[str], None]
+
+
+def rank(
+    target: ModelDescription,
+    candidates: Iterable[Candidate | Unlisted],
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    describer: Describer = describe,
+    progress: Progress | None = None,
+    searched: list[str] | None = None,
+    cache: ScanCache | None = None,
+) -> ScanResult:
+    """Describe, check and summarize each candidate in turn; rank the summaries.
+
+    With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
+    scan with the same engine and method is not read again."""
+    facts = TargetFacts.of(target)
+    target_stamp = file_stamp(target.resolved_path or target.location)
+    context = context_key(engine, method) if cache is not None else ""
+    results: list[CandidateResult] = []
+    unreadable: list[Unreadable] = []
+    same: list[str] = []
+    for found in candidates:
+        if isinstance(found, Unlisted):
+            unreadable.append(Unreadable(found.location, found.error))
+            continue
+        key = cache.key(found.location, target_stamp, context) if cache is not None else None
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            if _from_cache(cached, found, results, unreadable, same):
+                continue
+            cache.hits, cache.misses = cache.hits - 1, cache.misses + 1  # type: ignore[union-attr]
+        if progress is not None:
+            progress(found.location)
+        try:
+            # The description goes out of scope here: only the summary is kept.
+            summary = summarize(target, describer(found.location), found, engine, method, facts)
+        except InputError as exc:
+            error = _one_line(str(exc), found.location)
+            unreadable.append(Unreadable(found.location, error))
+            if cache is not None:
+                cache.put(key, {"kind": "error", "error": error})
+            continue
+        except (OSError, ValueError, MemoryError) as exc:  # a hostile file must not stop the scan
+            unreadable.append(Unreadable(found.location, _one_line(f"{type(exc).__name__}: {exc}", found.location)))
+            continue
+        if cache is not None:
+            cache.put(key, {"kind": "same"} if summary is None else {"kind": "result", **asdict(summary)})
+        if summary is None:
+            same.append(found.location)
+        else:
+            results.append(summary)
+    results.sort(key=CandidateResult.sort_key)
+    if cache is not None:
+        cache.save()
+    return ScanResult(
+        target=target,
+        engine=engine,
+        candidates=results,
+        unreadable=unreadable,
+        skipped_same_model=same,
+        searched=list(searched or []),
+        cache_hits=cache.hits if cache is not None else 0,
+        cache_misses=cache.misses if cache is not None else 0,
+    )
+
+
+def _from_cache(
+    value: dict[str, object], found: Candidate, results: list[CandidateResult], unreadable: list[Unreadable],
+    same: list[str],
+) -> bool:
+    """Use a cached summary; False when it does not fit today's fields (read the file again)."""
+    kind = value.pop("kind", None)
+    if kind == "same":
+        same.append(found.location)
+    elif kind == "error":
+        unreadable.append(Unreadable(found.location, str(value.get("error"))))
+    elif kind == "result":
+        # The path as found this time (a symlink, an Ollama blob): the key is the real path.
+        value.update(location=found.location, name=found.name, where=found.where)
+        try:
+            results.append(CandidateResult(**value))  # type: ignore[arg-type]
+        except TypeError:
+            return False
+    else:
+        return False
+    return True
+
+
+def _one_line(text: str, location: str) -> str:
+    """The error on one line, without the location it is listed under."""
+    text = " ".join(text.split())
+    return text[len(location) + 2:] if text.startswith(f"{location}: ") else text
+
+
+def scan(
+    target: str,
+    dirs: list[str] | None = None,
+    use_default_dirs: bool = True,
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+    env: Mapping[str, str] | None = None,
+    progress: Progress | None = None,
+    use_cache: bool = True,
+) -> ScanResult:
+    """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
+    ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache)."""
+    from paircheck.scan.discover import default_dirs
+
+    env = os.environ if env is None else env
+    desc = describe(target)
+    searched = list(dirs or []) + ([str(p) for _, p in default_dirs(env)] if use_default_dirs else [])
+    found = discover(list(dirs or []), use_default_dirs, env)
+    cache = ScanCache.load(cache_path(env)) if use_cache else None
+    return rank(desc, found, engine, method, progress=progress, searched=searched, cache=cache)
+
+
+def compare(
+    target: str,
+    drafts: list[str],
+    engine: str = DEFAULT_ENGINE,
+    method: str | None = None,
+) -> ScanResult:
+    """Candidates mode (``paircheck T D1 D2 ...``): the same ranking for the given drafts."""
+    desc = describe(target)
+    return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts))
+
+
+__all__ = ["CandidateResult", "ScanResult", "Unreadable", "compare", "rank", "scan", "summarize"]

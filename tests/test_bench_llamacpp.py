@@ -330,7 +330,7 @@ def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(
                 break
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=150)  # generous: a loaded CI machine stops slowly
     assert proc.returncode == 2
     assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
     result = load_result(str(baseline))

@@ -256,7 +256,7 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             if fault == "416" or (match and int(match[1]) >= size and size > 0) or (match and size == 0):
                 self._status(416, b"", {"Content-Range": f"bytes */{size}", **extra}, head)
                 return
-            if match and fault not in ("norange", "norange-shortlen"):
+            if match and fault not in ("norange", "norange-shortlen", "norange-longlen"):
                 start = int(match[1])
                 if fault == "badrange":
                     start = max(0, start - 100) if start else 100
@@ -272,7 +272,7 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             for key, value in headers.items():
                 self.send_header(key, value)
             lied = {"shortlen": max(0, length - 1000), "norange-shortlen": max(0, length - 1000),
-                    "longlen": length + 1000}.get(fault or "", length)
+                    "longlen": length + 1000, "norange-longlen": length + 1000}.get(fault or "", length)
             self.send_header("Content-Length", str(lied))
             self.end_headers()
             if head:
@@ -291,7 +291,7 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
                     time.sleep(server.trickle_seconds)
                 self.close_connection = True
                 return
-            if fault == "longlen":
+            if fault in ("longlen", "norange-longlen"):
                 self._write(_read(content, start, length))
                 time.sleep(server.stall_seconds)
                 self.close_connection = True

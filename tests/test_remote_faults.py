@@ -69,8 +69,11 @@ def _fault_run(model: Path, fault: str, configure=None, **env: str):
         ("stallbody", ["stalled for 1 s"], 2.5),
         # The answer never comes: one timeout.
         ("stall", ["no answer", "within 1 s"], 2.5),
-        # Content-Length promises 1000 bytes more than ever come: one read timeout.
-        ("longlen", ["stalled for 1 s"], 2.5),
+        # A 206 whose Content-Length promises 1000 bytes more than its range holds.
+        ("longlen", ["Content-Length", "disagrees"], 0),
+        # A 200 (Range ignored) promising 1000 bytes more than ever come, connection held
+        # open: the stream is read up to the promised end, so one read timeout.
+        ("norange-longlen", ["stalled for 1 s"], 2.5),
         # Always 500: three attempts (0.5 s + 1 s of backoff), then one line.
         ("500", ["HTTP 500", "3 attempts"], 3.5),
     ],

@@ -5,14 +5,18 @@ folder), then an http(s) URL, then a Hub reference (``org/name``, ``org/name:Q4_
 ``org/name/file.gguf``, ``hf://...``). A local path always wins over a Hub id of the
 same spelling, as with transformers' ``from_pretrained``; a missing path that looks
 local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no such
-file", never a Hub lookup.
+file", never a Hub lookup. A missing ``a/b/c.gguf`` is tried as a Hub file (that is a
+documented form), but when that fails too the error says "no such file" first.
+A path that exists but is not a regular file (a pipe such as ``<(cat D.gguf)``, a
+character device) is read once, front to back, as a stream.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
-from paircheck._source.gguf_file import describe_gguf_file
+from paircheck._source.gguf_file import describe_gguf_file, describe_source
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 from paircheck.vocab import Override
@@ -30,6 +34,8 @@ def describe(spec: str, overrides: dict[str, Override] | None = None, progress: 
             raise InputError(spec, "is a directory without config.json, tokenizer.json or tokenizer.model (expected a .gguf file or a Hugging Face model folder)")
         return describe_hf_folder(path, spec, "hf-folder", overrides)
     if path.exists():
+        if not path.is_file():
+            return _describe_stream(path, spec, overrides)
         return describe_gguf_file(str(path), overrides)
     if spec.startswith(("http://", "https://")):
         from paircheck._source.hub import HubSettings
@@ -45,9 +51,59 @@ def describe(spec: str, overrides: dict[str, Override] | None = None, progress: 
     from paircheck._source.hub import describe_hub, parse_hub_spec
 
     ref = parse_hub_spec(spec)
+    if ref is not None and ref.filename and not spec.startswith("hf://"):
+        # ``a/b/c.gguf`` is a Hub file or a mistyped local path: say the local part first.
+        try:
+            return describe_hub(spec, ref, overrides, progress)
+        except InputError as exc:
+            raise InputError(spec, f"no such file (and as a Hub file in {ref.repo_id}: {exc.message})") from None
     if ref is not None and (ref.filename or not spec.lower().endswith(".gguf")):
         return describe_hub(spec, ref, overrides, progress)
     raise InputError(spec, "no such file")
+
+
+class StreamSource:
+    """A pipe or other non-seekable file as a ByteSource: read once, front to back."""
+
+    def __init__(self, name: str, handle: BinaryIO) -> None:
+        self.name = name
+        self._handle = handle
+        self._pos = 0
+
+    @property
+    def size(self) -> int | None:
+        return None  # unknown: the reader checks every count against bytes that really arrive
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        if offset < self._pos:
+            raise InputError(self.name, "a pipe can be read only once, front to back")
+        while self._pos < offset:  # skipped bytes (never in practice: the reader reads on)
+            skipped = self._handle.read(min(offset - self._pos, 1 << 20))
+            if not skipped:
+                return b""
+            self._pos += len(skipped)
+        # In pieces: read(n) allocates n bytes up front, and n comes from a header the
+        # size of the input cannot check (a hostile pipe claims a 2^63-byte string).
+        parts: list[bytes] = []
+        have = 0
+        while have < length:
+            piece = self._handle.read(min(length - have, 1 << 20))
+            if not piece:
+                break
+            parts.append(piece)
+            have += len(piece)
+        self._pos += have
+        return b"".join(parts)
+
+
+def _describe_stream(path: Path, spec: str, overrides: dict[str, Override] | None) -> ModelDescription:
+    try:
+        with open(path, "rb") as handle:
+            return describe_source(StreamSource(spec, handle), spec, "gguf", overrides)
+    except PermissionError:
+        raise InputError(spec, "permission denied") from None
+    except OSError as exc:
+        raise InputError(spec, f"cannot read: {exc.strerror or exc}") from None
 
 
 def _looks_local(spec: str) -> bool:

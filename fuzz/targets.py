@@ -62,9 +62,15 @@ def gguf_mem(data: bytes) -> None:
     from paircheck._source.gguf_file import describe_source
     from paircheck._source.gguf_reader import GGUFFormatError, read_tensor_infos_after
 
+    import io
+
+    from paircheck._source.resolve import StreamSource
+
     for known in (True, False):
+        # Size unknown: the pipe reader over a buffered stream, as `<(cat D.gguf)` is read.
+        source = BytesSource(data) if known else StreamSource("pipe", io.BufferedReader(io.BytesIO(data)))  # type: ignore[arg-type]
         try:
-            desc = describe_source(BytesSource(data, known), "fuzz", "gguf")
+            desc = describe_source(source, "fuzz", "gguf")
         except InputError as exc:
             _one_line(exc)
             continue

@@ -354,7 +354,7 @@ def _not_gguf_message(head: bytes) -> str:
     if not head:
         return "empty file, not a GGUF model"
     if len(head) < len(GGUF_MAGIC) and GGUF_MAGIC.startswith(head):
-        return f"file ends at byte {len(head)} while reading the magic number (truncated)"
+        return f"file ends at byte {len(head)} while reading the magic number (truncated, or not a GGUF file)"
     if head.startswith(b"version https://git-lfs"):
         return "this is a Git LFS pointer, not the model: run `git lfs pull` or download the file"
     stripped = head.lstrip()

@@ -10,7 +10,7 @@ RUNS_OTHER="${RUNS_OTHER:-10000}"
 mkdir -p fuzz/work/logs
 summary=fuzz/work/summary.txt
 : > "$summary"
-for t in ${TARGETS:-gguf_mem gguf_split gguf_remote config_json tokenizer_json tokenizer_config_json tokenizer_model launch_cmd modelfile registry_toml}; do
+for t in ${TARGETS:-gguf_mem gguf_split gguf_remote hub_api config_json tokenizer_json tokenizer_config_json tokenizer_model launch_cmd modelfile registry_toml}; do
   case "$t" in gguf_*) runs=$RUNS_GGUF ;; *) runs=$RUNS_OTHER ;; esac
   start=$(date +%s)
   nice -n 15 python fuzz/run.py "$t" -runs="$runs" > "fuzz/work/logs/$t.log" 2>&1

@@ -24,6 +24,7 @@ with atheris.instrument_imports(include=["paircheck"]):
     import paircheck._source.gguf_file  # noqa: F401
     import paircheck._source.gguf_reader  # noqa: F401
     import paircheck._source.hf_folder  # noqa: F401
+    import paircheck._source.hub  # noqa: F401
     import paircheck._source.remote  # noqa: F401
     import paircheck._source.resolve  # noqa: F401
     import paircheck.cli_preflight  # noqa: F401

@@ -59,11 +59,10 @@ class BytesSource:
 def gguf_mem(data: bytes) -> None:
     """The GGUF header reader + vocab derivation over an in-memory source (size known),
     then again as a stream of unknown size (a pipe), then the tensor infos after it."""
-    from paircheck._source.gguf_file import describe_source
-    from paircheck._source.gguf_reader import GGUFFormatError, read_tensor_infos_after
-
     import io
 
+    from paircheck._source.gguf_file import describe_source
+    from paircheck._source.gguf_reader import GGUFFormatError, read_tensor_infos_after
     from paircheck._source.resolve import StreamSource
 
     for known in (True, False):
@@ -131,6 +130,29 @@ def gguf_remote(data: bytes) -> None:
         describe_remote_gguf(_remote.url, "fuzz")
     except InputError as exc:
         _one_line(exc)
+
+
+_hub: _Remote | None = None
+
+
+def hub_api(data: bytes) -> None:
+    """The Hub's model-info answer (file list, commit), served by a real server on
+    127.0.0.1, read by the same code as for huggingface.co."""
+    global _hub
+    if _hub is None:
+        os.environ.setdefault("PAIRCHECK_HTTP_TIMEOUT", "5")
+        _hub = _Remote()
+    _hub.server.files["/api/models/org/m/revision/main"] = data
+    from paircheck._source.hub import HubRef, HubSettings, _list_files
+
+    settings = HubSettings(endpoint=_hub.server.url, token=None, offline=False, cache_dir=Path("/nonexistent"))
+    try:
+        files, _commit = _list_files(HubRef("org/m"), settings, "fuzz")
+    except InputError as exc:
+        _one_line(exc)
+        return
+    if not all(isinstance(f, str) for f in files):
+        raise PropertyViolation(f"non-string file names: {files[:5]!r}")
 
 
 # -- Hugging Face folder files ---------------------------------------------------------
@@ -267,6 +289,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "gguf_mem": gguf_mem,
     "gguf_split": gguf_split,
     "gguf_remote": gguf_remote,
+    "hub_api": hub_api,
     "config_json": hf_config_json,
     "tokenizer_json": hf_tokenizer_json,
     "tokenizer_config_json": hf_tokenizer_config_json,
@@ -325,6 +348,12 @@ def seeds(name: str) -> list[bytes]:
             if path.is_file():
                 out.append(path.read_bytes()[: 16 << 10])
         return out
+    if name == "hub_api":
+        return [
+            json.dumps({"id": "org/m", "sha": "0123456789abcdef0123456789abcdef01234567",
+                        "siblings": [{"rfilename": "m-Q4_K_M.gguf"}, {"rfilename": "tokenizer.json"}]}).encode(),
+            b'{"siblings": []}',
+        ]
     if name == "config_json":
         nested = {**SMALL_CONFIG, "text_config": {"vocab_size": 50}}
         return [json.dumps(SMALL_CONFIG).encode(), json.dumps(nested).encode()]

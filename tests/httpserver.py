@@ -310,3 +310,55 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 pos += len(piece)
 
     return Handler
+
+
+class ForwardProxy:
+    """A plain-HTTP forward proxy on 127.0.0.1 (absolute-form GET), counting what it relays."""
+
+    __test__ = False
+
+    def __init__(self) -> None:
+        import http.client
+
+        self.seen: list[str] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                proxy.seen.append(self.path)
+                parts = urlsplit(self.path)
+                upstream = http.client.HTTPConnection(parts.netloc, timeout=10)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "proxy-connection")}
+                upstream.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""), headers=headers)
+                resp = upstream.getresponse()
+                body = resp.read()
+                self.send_response(resp.status)
+                for key, value in resp.getheaders():
+                    if key.lower() not in ("content-length", "connection", "transfer-encoding"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                upstream.close()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> ForwardProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

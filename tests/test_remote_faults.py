@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from httpserver import TestServer
+from httpserver import ForwardProxy, TestServer
 
 TIMEOUT = "1"  # PAIRCHECK_HTTP_TIMEOUT for these tests: a wait of more than 1 s is a fault
 STARTUP = 4.0  # interpreter + imports of a CLI run, on a busy machine
@@ -197,3 +197,12 @@ def test_hub_api_faults(model: Path, tmp_path: Path) -> None:
     _one_error_line(html, "not JSON")
     assert flaky.returncode == 0 and flaky.stderr == "", flaky.stderr
     _one_error_line(missing, "no such repository")
+
+
+def test_http_proxy_from_the_environment_is_used(model: Path) -> None:
+    # huggingface_hub honours http(s)_proxy; the Hub and range reads must too.
+    with TestServer() as server, ForwardProxy() as proxy:
+        url = server.add_file("m.gguf", model)
+        result, _ = _run([url, str(model)], http_proxy=proxy.url, no_proxy="", NO_PROXY="")
+    assert result.returncode == 0, result.stderr
+    assert proxy.seen and all(seen.startswith(url) for seen in proxy.seen)

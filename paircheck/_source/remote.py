@@ -40,7 +40,9 @@ import struct
 import sys
 import threading
 import time
+import urllib.request
 from array import array
+from base64 import b64encode
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
@@ -315,6 +317,8 @@ class HttpClient:
     stats: FetchStats = field(default_factory=FetchStats)
     deadline: float | None = None  # absolute time.monotonic(); default DEADLINE_FACTOR * timeout from now
     _conns: dict[tuple[str, str], http.client.HTTPConnection] = field(default_factory=dict)
+    # Plain-http hosts reached through a proxy, with the headers for that proxy.
+    _via_proxy: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -368,12 +372,21 @@ class HttpClient:
             conn = None
         if conn is None:
             budget = self.wait_budget()
-            if scheme == "https":
-                conn = http.client.HTTPSConnection(netloc, timeout=budget, context=ssl.create_default_context())
-            elif scheme == "http":
-                conn = http.client.HTTPConnection(netloc, timeout=budget)
-            else:
+            if scheme not in ("http", "https"):
                 raise InputError(self.location, f"unsupported URL scheme {scheme!r}")
+            proxy = _proxy_for(scheme, netloc)
+            if scheme == "https":
+                ctx = ssl.create_default_context()
+                if proxy is not None:  # a CONNECT tunnel through the proxy, TLS to the host
+                    conn = http.client.HTTPSConnection(proxy[0], timeout=budget, context=ctx)
+                    conn.set_tunnel(netloc, headers=proxy[1])
+                else:
+                    conn = http.client.HTTPSConnection(netloc, timeout=budget, context=ctx)
+            elif proxy is not None:  # plain http: absolute URLs sent to the proxy
+                conn = http.client.HTTPConnection(proxy[0], timeout=budget)
+                self._via_proxy[key] = proxy[1]
+            else:
+                conn = http.client.HTTPConnection(netloc, timeout=budget)
             self._resolve(conn.host, conn.port)
             self._conns[key] = conn
         return conn
@@ -436,11 +449,14 @@ class HttpClient:
     ) -> http.client.HTTPResponse:
         for attempt in (0, 1):
             conn = self._conn(scheme, netloc, fresh=attempt > 0)
+            target, sent = path, headers
+            if (scheme, netloc) in self._via_proxy:
+                target, sent = f"{scheme}://{netloc}{path}", {**headers, **self._via_proxy[(scheme, netloc)]}
             try:
                 conn.timeout = self.wait_budget()
                 if conn.sock is not None:
                     conn.sock.settimeout(conn.timeout)
-                conn.request(method, path, headers=headers)
+                conn.request(method, target, headers=sent)
                 self.stats.requests += 1
                 return conn.getresponse()
             except TimeoutError:
@@ -460,6 +476,25 @@ class HttpClient:
             except OSError as exc:
                 raise InputError(self.location, f"cannot connect to {netloc}: {exc.strerror or exc}") from None
         raise AssertionError("unreachable")
+
+
+def _proxy_for(scheme: str, netloc: str) -> tuple[str, dict[str, str]] | None:
+    """The proxy (``host:port``, headers for it) that ``http(s)_proxy``/``no_proxy`` name
+    for this host, as urllib and huggingface_hub honour them; None for a direct connection."""
+    host = urlsplit(f"//{netloc}").hostname or netloc
+    if urllib.request.proxy_bypass(host):
+        return None
+    url = urllib.request.getproxies().get(scheme)
+    if not url:
+        return None
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    if not parts.hostname:
+        return None
+    headers = {}
+    if parts.username:
+        token = b64encode(f"{parts.username}:{parts.password or ''}".encode()).decode()
+        headers["Proxy-Authorization"] = f"Basic {token}"
+    return f"{parts.hostname}:{parts.port or 80}", headers
 
 
 def _retry_after(resp: http.client.HTTPResponse) -> float | None:

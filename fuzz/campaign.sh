@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 RUNS_GGUF="${RUNS_GGUF:-100000}"
 RUNS_OTHER="${RUNS_OTHER:-10000}"
 mkdir -p fuzz/work/logs
-summary=fuzz/work/summary.txt
+summary="${SUMMARY:-fuzz/work/summary.txt}"
 : > "$summary"
 for t in ${TARGETS:-gguf_mem gguf_split gguf_remote hub_api config_json tokenizer_json tokenizer_config_json tokenizer_model launch_cmd modelfile registry_toml}; do
   case "$t" in gguf_*) runs=$RUNS_GGUF ;; *) runs=$RUNS_OTHER ;; esac

@@ -30,6 +30,7 @@ for _p in (ROOT / "tests", ROOT / "fixtures", ROOT / "fuzz"):
 from targets import BytesSource  # noqa: E402
 
 from paircheck._source.gguf_file import describe_source  # noqa: E402
+from paircheck._source.interface import ReadOptions  # noqa: E402
 from paircheck.errors import InputError  # noqa: E402
 
 NAMES_OFFSET = re.compile(r"(?:at byte|at offset) \d+")
@@ -101,7 +102,7 @@ def check_prefix(data: bytes, n: int) -> str | None:
     """None when the prefix of length ``n`` fails as it should, else what went wrong."""
     for known in (True, False):
         try:
-            describe_source(BytesSource(data[:n], known), "prefix", "gguf")
+            describe_source(BytesSource(data[:n], known), "prefix", "gguf", ReadOptions())
         except InputError as exc:
             text = str(exc)
             if "\n" in text:

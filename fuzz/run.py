@@ -21,15 +21,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 with atheris.instrument_imports(include=["paircheck"]):
+    import paircheck._registry.load  # noqa: F401
     import paircheck._source.gguf_file  # noqa: F401
     import paircheck._source.gguf_reader  # noqa: F401
     import paircheck._source.hf_folder  # noqa: F401
     import paircheck._source.hub  # noqa: F401
     import paircheck._source.remote  # noqa: F401
     import paircheck._source.resolve  # noqa: F401
-    import paircheck.cli_preflight  # noqa: F401
+    import paircheck.preflight.entry  # noqa: F401
     import paircheck.preflight.ollama  # noqa: F401
-    import paircheck.registry  # noqa: F401
     import paircheck.vocab  # noqa: F401
 
 import targets  # noqa: E402

@@ -63,13 +63,15 @@ def gguf_mem(data: bytes) -> None:
 
     from paircheck._source.gguf_file import describe_source
     from paircheck._source.gguf_reader import GGUFFormatError, read_tensor_infos_after
+    from paircheck._source.interface import ReadOptions
     from paircheck._source.resolve import StreamSource
 
     for known in (True, False):
         # Size unknown: the pipe reader over a buffered stream, as `<(cat D.gguf)` is read.
         source = BytesSource(data) if known else StreamSource("pipe", io.BufferedReader(io.BytesIO(data)))  # type: ignore[arg-type]
         try:
-            desc = describe_source(source, "fuzz", "gguf")
+            # Tensor infos read right after the key/value section, as every source does.
+            desc = describe_source(source, "fuzz", "gguf", ReadOptions())
         except InputError as exc:
             _one_line(exc)
             continue
@@ -124,10 +126,11 @@ def gguf_remote(data: bytes) -> None:
         os.environ.setdefault("PAIRCHECK_HTTP_TIMEOUT", "5")
         _remote = _Remote()
     _remote.server.files["/f.gguf"] = data
+    from paircheck._source.interface import ReadOptions
     from paircheck._source.remote import describe_remote_gguf
 
     try:
-        describe_remote_gguf(_remote.url, "fuzz")
+        describe_remote_gguf(_remote.url, "fuzz", ReadOptions())
     except InputError as exc:
         _one_line(exc)
 
@@ -244,7 +247,7 @@ hf_tokenizer_model = _hf_target("tokenizer.model")
 
 def launch_cmd(data: bytes) -> None:
     """`lint-cmd` without reading models: the command-line parsers of llama.cpp and vLLM."""
-    from paircheck.cli_preflight import lint_argv
+    from paircheck.preflight.entry import lint_argv
 
     text = data.decode("utf-8", "replace")
     try:
@@ -277,7 +280,7 @@ def registry_toml(data: bytes) -> None:
         _toml_dir = Path(tempfile.mkdtemp(prefix="paircheck-fuzz-toml-"))
     path = _toml_dir / "r.toml"
     path.write_bytes(data)
-    from paircheck.registry import load_registry
+    from paircheck._registry.load import load_registry
 
     try:
         load_registry(path)

@@ -1,43 +1,56 @@
-"""The library entry points: describe one model, check a pair."""
+"""The library entry points: describe one model, check a pair for one or every engine.
+
+Everything the CLI does goes through these functions, so a script can do the same:
+
+    from paircheck.api import check_pair
+    report = check_pair("target.gguf", "draft.gguf")
+    print(report.compatible, report.first_failure)
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 from paircheck._engine import engines, resolve_method
+from paircheck._engine.interface import Engine
+from paircheck._engine.pair_size import size_warning
+from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.resolve import describe as _describe
+from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
-from paircheck.findings import INFO, Finding, Report
-from paircheck.model import ModelDescription
-from paircheck.vocab import Override
+from paircheck.findings import Finding, Report
+from paircheck.model import ModelDescription, Override
 
-DEFAULT_ENGINE = "llama.cpp"
+if TYPE_CHECKING:
+    from paircheck._registry.identity import ModelIdentity
 
-
-def describe(spec: str, overrides: dict[str, Override] | None = None, progress: bool = False) -> ModelDescription:
-    """Read one model (path, folder, repo id or URL) into its normalized description."""
-    return _describe(spec, overrides, progress)
+DEFAULT_ENGINE = LLAMACPP
+ProgressFactory = Any  # Callable[[str], Progress | None]: one progress callback per model
 
 
-def _with_tensor_infos(desc: ModelDescription) -> ModelDescription:
-    """Read a local GGUF's tensor infos (names, shapes) when a rule needs them.
+def describe(
+    spec: str,
+    overrides: Mapping[str, Override] | None = None,
+    progress: ProgressFactory | None = None,
+    tensor_infos: bool = True,
+) -> ModelDescription:
+    """Read one model (path, folder, repo id or URL) into its normalized description.
 
-    Sources stop after the key/value section to stay fast; embedding rows (vLLM,
-    transformers) and head tensors (DSpark's markov_w1, DFlash2's selector) are only in
-    the tensor infos, so those engines and methods read them here, once, and only then.
+    ``progress(label)`` may return a callback ``(bytes_done, bytes_expected)`` for long
+    remote reads; ``tensor_infos=False`` stops after the key/value section.
     """
-    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_tensor_infos_after
-
-    if desc.metadata.tensors is not None or desc.source_kind != "gguf" or not desc.resolved_path:
-        return desc
-    try:
-        with open(desc.resolved_path, "rb") as handle:
-            read_tensor_infos_after(FileSource(desc.resolved_path, handle), desc.metadata)
-    except (OSError, GGUFFormatError):
-        pass  # rules then say the rows are unknown; the vocab verdict stands
-    return desc
+    return _describe(spec, ReadOptions(dict(overrides or {}), tensor_infos, progress))
 
 
-# Checks that read only the vocabulary: no tensor infos needed.
-_VOCAB_ONLY = {("llama.cpp", "draft-simple"), ("lmstudio", "draft"), ("koboldcpp", "draft")}
+def find_engine(name: str) -> Engine:
+    """The engine for an ``--engine`` value in any accepted spelling."""
+    known = engines()
+    canonical = canonical_engine(name)
+    if canonical is None or canonical not in known:
+        raise InputError("--engine", f"unknown engine {name!r} (known: {', '.join(known)}, all)")
+    return known[canonical]
 
 
 def annotate(
@@ -53,44 +66,41 @@ def annotate(
     and the verdict cannot depend on it. Computed once for any number of reports (one
     per engine with ``--engine all``).
     """
-    fps: dict = {}
+    draftless = all(r.draftless for r in reports)
+    fps: dict[str, Any] = {}
     if fingerprint:
         from paircheck.fingerprint import fingerprints
 
-        fps = {"target": fingerprints(target.vocab), "draft": fingerprints(draft.vocab)}
+        fps = {"target": fingerprints(target.vocab)}
+        if not draftless:
+            fps["draft"] = fingerprints(draft.vocab)
     findings: list[Finding] = []
-    if registry:
-        from paircheck.registry import RegistryError, default_registry
-        from paircheck.registry_consult import consult
+    if registry and not draftless:  # documented pairs say nothing about a method without a draft
+        from paircheck._registry.consult import R_UNAVAILABLE, consult
+        from paircheck._registry.load import default_registry
+        from paircheck._registry.schema import RegistryError
 
         try:
             loaded = default_registry()
         except RegistryError as exc:
-            findings = [Finding("RG000", "registry_unavailable", INFO, f"the registry of documented pairs could not be read: {exc}")]
+            findings = [R_UNAVAILABLE.note(f"the registry of documented pairs could not be read: {exc}")]
         else:
             findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
+    # The draft's size: a warning, never a verdict, from the tensor infos already read.
+    size = None if draftless else size_warning(target, draft)
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)
+        if size is not None and all(w.code != size.code for w in report.warnings):
+            report.warnings.append(size)
     return reports
 
 
-def _evaluate(
-    target: ModelDescription,
-    draft: ModelDescription,
-    engine: str = DEFAULT_ENGINE,
-    method: str | None = None,
-) -> Report:
-    chosen = engines().get(engine)
-    if chosen is None:
-        raise InputError("--engine", f"unknown engine {engine!r} (known: {', '.join(engines())}, all)")
-    resolved = resolve_method(chosen, method)
+def _evaluate(target: ModelDescription, draft: ModelDescription, engine: Engine, method: str | None) -> Report:
+    resolved = resolve_method(engine, method)
     if resolved is None:
-        raise InputError("--method", f"{engine} has no method {method!r} (known: {', '.join(chosen.methods)})")
-    if (engine, resolved) not in _VOCAB_ONLY and not resolved.startswith("ngram"):
-        _with_tensor_infos(target)
-        _with_tensor_infos(draft)
-    return chosen.evaluate(target, draft, resolved)
+        raise InputError("--method", f"{engine.name} has no method {method!r} (known: {', '.join(engine.methods)})")
+    return engine.evaluate(target, draft, resolved)
 
 
 def check_descriptions(
@@ -102,7 +112,7 @@ def check_descriptions(
     fingerprint: bool = True,
 ) -> Report:
     """One engine's report, with fingerprints and what the registry documents."""
-    report = _evaluate(target, draft, engine, method)
+    report = _evaluate(target, draft, find_engine(engine), method)
     annotate([report], target, draft, registry, fingerprint)
     return report
 
@@ -115,34 +125,89 @@ def check_all_engines(
     fingerprint: bool = True,
 ) -> list[Report]:
     """One report per engine that has ``method`` (each in its own terms); llama.cpp first."""
-    reports = []
-    for name, engine in engines().items():
-        if resolve_method(engine, method) is not None:
-            reports.append(_evaluate(target, draft, name, method))
+    reports = [
+        _evaluate(target, draft, engine, method)
+        for engine in engines().values()
+        if resolve_method(engine, method) is not None
+    ]
+    if not reports:
+        raise InputError("--method", f"no engine has method {method!r}")
     return annotate(reports, target, draft, registry, fingerprint)
+
+
+def _wants_tensor_infos(engine: str, method: str | None) -> bool:
+    if engine == "all":
+        return True
+    chosen = find_engine(engine)
+    resolved = resolve_method(chosen, method)
+    return True if resolved is None else chosen.needs(resolved).tensor_infos
+
+
+def needs_draft(method: str | None) -> bool:
+    """False for the methods that draft from the text itself (ngram-*, suffix)."""
+    return method is None or canonical_method(method) not in DRAFTLESS_METHODS
 
 
 def check_pair(
     target: str,
-    draft: str,
+    draft: str | None,
     engine: str = DEFAULT_ENGINE,
     method: str | None = None,
-    overrides: dict[str, Override] | None = None,
+    overrides: Mapping[str, Override] | None = None,
     registry: bool = True,
     fingerprint: bool = True,
-    progress: bool = False,
+    progress: ProgressFactory | None = None,
 ) -> Report:
     """Check TARGET and DRAFT for one engine and speculative method.
 
+    ``draft`` may be None for the methods without a draft model (ngram-*, suffix).
     ``registry=False`` skips the look-up of documented pairs, ``fingerprint=False``
-    the vocabulary fingerprints (neither changes the verdict). ``progress`` shows a
-    progress line on a terminal for long remote reads.
+    the vocabulary fingerprints (neither changes the verdict).
     """
-    return check_descriptions(
-        describe(target, overrides, progress),
-        describe(draft, overrides, progress),
-        engine,
-        method,
-        registry,
-        fingerprint,
-    )
+    if draft is None and needs_draft(method):
+        raise InputError("DRAFT", "missing: only the methods without a draft model (ngram-*, suffix) take TARGET alone")
+    tensors = _wants_tensor_infos(engine, method)
+    target_desc = describe(target, overrides, progress, tensors)
+    draft_desc = target_desc if draft is None else describe(draft, overrides, progress, tensors)
+    return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint)
+
+
+__all__ = [
+    "DEFAULT_ENGINE",
+    "Progress",
+    "annotate",
+    "check_all_engines",
+    "check_descriptions",
+    "check_pair",
+    "describe",
+    "find_engine",
+    "identities_for",
+    "needs_draft",
+]
+
+
+def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], str | None]:
+    """Every identity ``spec`` names for the registry, and its vocabulary fingerprint if read.
+
+    An existing GGUF file or Hugging Face folder is read (metadata only) so that its
+    ``general.name``, ``general.repo_url``, basename/size/finetune and its fingerprint are
+    used, not just its file name. A missing path is an error; anything else (a repo id, a
+    model name) is taken as text.
+    """
+    from paircheck._registry.consult import identities
+    from paircheck._registry.identity import identity_from_path, identity_from_string
+    from paircheck.fingerprint import fingerprint
+
+    path = Path(spec).expanduser()
+    if not path.exists():
+        # ./x.gguf, /models/x, ~/x: a path that is not there. A bare file or repo name
+        # (qwen2.5-14b-instruct-q4_k_m.gguf) is a name to look up.
+        if spec.startswith((".", "/", "~")) or "\\" in spec:
+            raise InputError(spec, "no such file or folder")
+        return (identity_from_string(spec),), None
+    try:
+        desc = describe(spec)
+    except InputError:
+        return (identity_from_path(path),), None  # unreadable: its name still identifies it
+    found = (*identities(desc), identity_from_path(path))
+    return tuple(dict.fromkeys(found)), fingerprint(desc.vocab)

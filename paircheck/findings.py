@@ -12,9 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from paircheck.constants import DRAFTLESS_METHODS, canonical_method
 from paircheck.model import ModelDescription
 
 PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
+# An engine's answer for a pair (Report.verdict).
+ACCEPTED, REFUSED, UNKNOWN = "accepted", "refused", "unknown"
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,25 @@ class Report:
     @property
     def compatible(self) -> bool:
         return all(check.status != FAIL for check in self.checks)
+
+    @property
+    def draftless(self) -> bool:
+        """The method drafts from the text itself (n-gram, suffix): there is no draft model,
+        and ``draft`` is the target again."""
+        return canonical_method(self.method) in DRAFTLESS_METHODS
+
+    @property
+    def unknowns(self) -> list[Finding]:
+        """Checks that could not be decided from what was read (status skip, with a reason)."""
+        return [check for check in self.checks if check.status == SKIP and "not used" not in check.message]
+
+    @property
+    def verdict(self) -> str:
+        """``refused`` (a check failed), ``unknown`` (none failed but a deciding check
+        could not be made), or ``accepted``."""
+        if not self.compatible:
+            return REFUSED
+        return UNKNOWN if self.unknowns else ACCEPTED
 
     @property
     def failures(self) -> list[Finding]:

@@ -12,6 +12,9 @@ from typing import Any
 
 from paircheck import llamacpp_tables as T
 
+# A value given with --override-kv: ("bool" | "int" | "float" | "str", value).
+Override = tuple[str, Any]
+
 
 @dataclass(frozen=True)
 class GGUFArray:
@@ -76,6 +79,9 @@ class LlamaVocab:
     bos_id: int = -1
     eos_id: int = -1
     eot_id: int = -1
+    # EOT ids found by text when no key names one; more than one means llama.cpp's choice
+    # among them depends on its hash map's order (see vocab._detect_eot_eom).
+    eot_candidates: tuple[int, ...] = ()
     eom_id: int = -1
     add_bos: bool = False
     add_eos: bool = False
@@ -84,6 +90,10 @@ class LlamaVocab:
     failure: LoadFailure | None = None
     # WARN-level lines the loader would log: what the file relies on silently.
     loader_warnings: list[str] = field(default_factory=list)
+
+    @property
+    def eot_ambiguous(self) -> bool:
+        return len(self.eot_candidates) > 1
 
     @property
     def loadable(self) -> bool:
@@ -119,7 +129,8 @@ class Identity:
 
 @dataclass(frozen=True)
 class HFFacts:
-    """Hugging Face numbers other engines compare (see ecosystem.md, section 0.1)."""
+    """The three numbers engines other than llama.cpp compare: embedding rows (config
+    ``vocab_size``), ``len(tokenizer)`` and ``tokenizer.vocab_size``."""
 
     config_vocab_size: int | None = None  # embedding rows
     tokenizer_len: int | None = None  # len(tokenizer): base plus added tokens

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
-from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure
+from paircheck.constants import LLAMA_TYPE_NAMES, TokenType, ValueType
+from paircheck.errors import InputError
+from paircheck.model import GGUFArray, GGUFMetadata, LlamaVocab, LoadFailure, Override
 
 # The special-id keys in the order the loader visits them.
 _SPECIAL_ID_KEYS = (
@@ -59,9 +60,6 @@ class _Refused(Exception):
         self.failure = LoadFailure(message, aborts)
 
 
-Override = tuple[str, Any]  # ("bool" | "int" | "float" | "str", value), as --override-kv
-
-
 @dataclass
 class _Keys:
     """Typed access to metadata the way llama_model_loader::get_key does it."""
@@ -69,7 +67,11 @@ class _Keys:
     kv: Mapping[str, tuple[int, Any]]
     overrides: Mapping[str, Override]
 
-    _KIND_FOR_TYPE = {ValueType.UINT32: "int", ValueType.BOOL: "bool", ValueType.STRING: "str"}
+    _KIND_FOR_TYPE: ClassVar[dict[int, str]] = {
+        ValueType.UINT32: "int",
+        ValueType.BOOL: "bool",
+        ValueType.STRING: "str",
+    }
 
     def get(self, key: str, expected: int) -> Any:
         """The value, None when absent; a wrong stored type fails the load."""
@@ -101,9 +103,7 @@ class _Keys:
         return value
 
 
-def derive_llama_vocab(
-    meta: GGUFMetadata, overrides: Mapping[str, Override] | None = None
-) -> LlamaVocab:
+def derive_llama_vocab(meta: GGUFMetadata, overrides: Mapping[str, Override] | None = None) -> LlamaVocab:
     """Mirror of ``llama_model_load`` up to the end of the vocab load (vocab_only)."""
     vocab = LlamaVocab()
     try:
@@ -203,7 +203,7 @@ def _load(meta: GGUFMetadata, keys: _Keys, v: LlamaVocab) -> None:
     if suppress is not None and suppress.elem_type != ValueType.INT32:
         raise _Refused("invalid gguf type for tokenizer.ggml.suppress_tokens")
 
-    v.eot_id, v.eom_id = _detect_eot_eom(v, token_to_id)
+    v.eot_id, v.eom_id, v.eot_candidates = _detect_eot_eom(v, token_to_id)
     _detect_fim(ids, token_to_id)
     v.eog_ids = _eog_ids(v, ids, token_to_id)
     _check_piece_cache(v, byte_ids)
@@ -228,9 +228,7 @@ def _check_gguf_level(meta: GGUFMetadata) -> None:
     if alignment is not None:
         vtype, value = alignment
         if vtype != ValueType.UINT32:
-            raise _Refused(
-                f"key 'general.alignment' must be of type u32 but is {LLAMA_TYPE_NAMES.get(vtype, vtype)}"
-            )
+            raise _Refused(f"key 'general.alignment' must be of type u32 but is {LLAMA_TYPE_NAMES.get(vtype, vtype)}")
         if value == 0 or value & (value - 1):
             raise _Refused(f"alignment {value} is not a power of 2")
 
@@ -274,7 +272,7 @@ def _texts(raw: list[bytes], v: LlamaVocab) -> tuple[list[bytes], dict[bytes, in
                 v.loader_warnings.append(f"empty token at index {i}")
                 t = f"[EMPTY_{i}]".encode()
             texts.append(t)
-    token_to_id = dict(zip(texts, range(len(texts))))
+    token_to_id = dict(zip(texts, range(len(texts)), strict=True))
     if len(token_to_id) != len(texts):
         first: dict[bytes, int] = {}
         for i, t in enumerate(texts):
@@ -328,31 +326,72 @@ def _special_ids(keys: _Keys, v: LlamaVocab) -> dict[str, int]:
 
 
 _EOT_TEXTS = (
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>",
-    "<EOT>", "_<EOT>", "[EOT]", "<\uff5cend\u2581of\u2581sentence\uff5c>", "<end_of_utterance>",
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<|end_of_text|>",
+    "<EOT>",
+    "_<EOT>",
+    "[EOT]",
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",
+    "<end_of_utterance>",
 )
 
 
-def _detect_eot_eom(v: LlamaVocab, token_to_id: dict[bytes, int]) -> tuple[int, int]:
-    """EOT/EOM found by text when no key set them (llama.cpp picks by hash order; we
-    take the lowest id, which is the same whenever only one such token exists)."""
+def _detect_eot_eom(v: LlamaVocab, token_to_id: dict[bytes, int]) -> tuple[int, int, tuple[int, ...]]:
+    """EOT/EOM found by text when no key set them, and the EOT candidates.
+
+    llama.cpp takes the first EOT-looking text in its std::unordered_map's iteration
+    order, which depends on the C++ library's string hash. When several texts qualify
+    (Llama 3: <|eot_id|> and <|end_of_text|>), which one it takes is not knowable from the
+    file, so the candidates are kept; ``eot_id`` is then the lowest, for internal use only
+    (formats show the candidates instead). The check never reads EOT; end-of-generation
+    uses every candidate, as llama.cpp's EOG set does.
+    """
     eot, eom = v.eot_id, v.eom_id
+    candidates: tuple[int, ...] = ()
     if eot < 0:
-        found = [token_to_id[t.encode()] for t in _EOT_TEXTS if t.encode() in token_to_id]
-        eot = min(found) if found else -1
+        candidates = tuple(sorted(token_to_id[t.encode()] for t in _EOT_TEXTS if t.encode() in token_to_id))
+        eot = candidates[0] if candidates else -1
     if eom < 0:
         eom = token_to_id.get(b"<|eom_id|>", -1)
-    return eot, eom
+    return eot, eom, candidates
 
 
 # FIM ids found by text when no key set them; fim_pad/rep/sep end generation.
 _FIM_TEXTS = {
-    "fim_pre": ("<|fim_prefix|>", "<fim-prefix>", "<fim_prefix>", "<\uff5cfim\u2581begin\uff5c>", "<PRE>",
-                "\u2581<PRE>", "<|code_prefix|>", "<|prefix|>"),
-    "fim_suf": ("<|fim_suffix|>", "<fim-suffix>", "<fim_suffix>", "<\uff5cfim\u2581hole\uff5c>", "<SUF>",
-                "\u2581<SUF>", "<|code_suffix|>", "<|suffix|>"),
-    "fim_mid": ("<|fim_middle|>", "<fim-middle>", "<fim_middle>", "<\uff5cfim\u2581end\uff5c>", "<MID>",
-                "\u2581<MID>", "<|code_middle|>", "<|middle|>"),
+    "fim_pre": (
+        "<|fim_prefix|>",
+        "<fim-prefix>",
+        "<fim_prefix>",
+        "<\uff5cfim\u2581begin\uff5c>",
+        "<PRE>",
+        "\u2581<PRE>",
+        "<|code_prefix|>",
+        "<|prefix|>",
+    ),
+    "fim_suf": (
+        "<|fim_suffix|>",
+        "<fim-suffix>",
+        "<fim_suffix>",
+        "<\uff5cfim\u2581hole\uff5c>",
+        "<SUF>",
+        "\u2581<SUF>",
+        "<|code_suffix|>",
+        "<|suffix|>",
+    ),
+    "fim_mid": (
+        "<|fim_middle|>",
+        "<fim-middle>",
+        "<fim_middle>",
+        "<\uff5cfim\u2581end\uff5c>",
+        "<MID>",
+        "\u2581<MID>",
+        "<|code_middle|>",
+        "<|middle|>",
+    ),
     "fim_pad": ("<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>", "[PAD]"),
     "fim_rep": ("<|fim_repo|>", "<|repo_name|>", "<fim-repo>", "<REPO>", "<reponame>"),
     "fim_sep": ("<|file_sep|>",),
@@ -383,9 +422,6 @@ def _eog_ids(v: LlamaVocab, ids: dict[str, int], token_to_id: dict[bytes, int]) 
     return frozenset(eog)
 
 
-_TOKEN_TYPE_BYTE = 6
-
-
 def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
     """Ids typed BYTE in tokenizer.ggml.token_type (found with C-speed scans)."""
     entry = keys.kv.get(K.TOKEN_TYPE)
@@ -396,7 +432,7 @@ def _byte_token_ids(keys: _Keys, n: int) -> list[int]:
     start = 0
     while True:
         try:
-            i = types.index(_TOKEN_TYPE_BYTE, start, n)
+            i = types.index(TokenType.BYTE, start, n)
         except ValueError:
             return found
         found.append(i)
@@ -453,3 +489,25 @@ def _check_name_lookups(keys: _Keys, arch: str, pre: str, token_to_id: dict[byte
                     f"general.name '{name}' makes llama.cpp look up token '{text}', which this "
                     "vocab lacks (unordered_map::at throws)"
                 )
+
+
+def parse_override(text: str) -> tuple[str, Override]:
+    """``KEY=TYPE:VALUE`` as llama.cpp's --override-kv takes it (int, float, bool, str)."""
+    key, sep, typed = text.partition("=")
+    kind, sep2, raw = typed.partition(":")
+    if not sep or not sep2 or not key:
+        raise InputError("--override-kv", f"expected KEY=TYPE:VALUE, got {text!r}")
+    try:
+        if kind == "int":
+            return key, ("int", int(raw))
+        if kind == "float":
+            return key, ("float", float(raw))
+        if kind == "bool":
+            if raw not in ("true", "false"):
+                raise ValueError
+            return key, ("bool", raw == "true")
+        if kind == "str":
+            return key, ("str", raw)
+    except ValueError:
+        raise InputError("--override-kv", f"invalid {kind} value in {text!r}") from None
+    raise InputError("--override-kv", f"unknown type {kind!r} in {text!r} (int, float, bool, str)")

@@ -23,7 +23,9 @@ QWEN2_SPLIT = (
 
 def _gguf_tokens_and_merges(gguf: Path) -> tuple[list[str], list[int], list[str]]:
     with open(gguf, "rb") as handle:
-        meta, _ = read_metadata(FileSource(gguf, handle), KEEP_ARRAYS | {"tokenizer.ggml.merges", "tokenizer.ggml.token_type"})
+        meta, _ = read_metadata(
+            FileSource(gguf, handle), KEEP_ARRAYS | {"tokenizer.ggml.merges", "tokenizer.ggml.token_type"}
+        )
     tokens = [t.decode("utf-8") for t in meta.get("tokenizer.ggml.tokens").values]
     types = meta.get("tokenizer.ggml.token_type").values
     merges = [m.decode("utf-8") for m in meta.get("tokenizer.ggml.merges").values]
@@ -35,7 +37,15 @@ def build_qwen2_folder(gguf: Path, out: Path, vocab_size: int, name: str = "Qwen
     tokens, types, merges = _gguf_tokens_and_merges(gguf)
     vocab = {t: i for i, t in enumerate(tokens) if types[i] == 1}
     added = [
-        {"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        {
+            "id": i,
+            "content": t,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": False,
+            "special": True,
+        }
         for i, t in enumerate(tokens)
         if types[i] == 3
     ]
@@ -55,31 +65,48 @@ def build_qwen2_folder(gguf: Path, out: Path, vocab_size: int, name: str = "Qwen
         "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
         "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
         "model": {
-            "type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
-            "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-            "vocab": vocab, "merges": merges,
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": "",
+            "end_of_word_suffix": "",
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": vocab,
+            "merges": merges,
         },
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
-    (out / "tokenizer_config.json").write_text(json.dumps({
-        "add_prefix_space": False,
-        "added_tokens_decoder": {str(a["id"]): {k: v for k, v in a.items() if k != "id"} for a in added},
-        "bos_token": None,
-        "eos_token": "<|endoftext|>",
-        "pad_token": "<|endoftext|>",
-        "errors": "replace",
-        "model_max_length": 32768,
-        "tokenizer_class": "Qwen2Tokenizer",
-    }), encoding="utf-8")
-    (out / "config.json").write_text(json.dumps({
-        "architectures": ["Qwen2ForCausalLM"],
-        "model_type": "qwen2",
-        "bos_token_id": 151643,
-        "eos_token_id": 151643,
-        "vocab_size": vocab_size,
-        "_name_or_path": name,
-    }), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "add_prefix_space": False,
+                "added_tokens_decoder": {str(a["id"]): {k: v for k, v in a.items() if k != "id"} for a in added},
+                "bos_token": None,
+                "eos_token": "<|endoftext|>",
+                "pad_token": "<|endoftext|>",
+                "errors": "replace",
+                "model_max_length": 32768,
+                "tokenizer_class": "Qwen2Tokenizer",
+            }
+        ),
+        encoding="utf-8",
+    )
+    (out / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["Qwen2ForCausalLM"],
+                "model_type": "qwen2",
+                "bos_token_id": 151643,
+                "eos_token_id": 151643,
+                "vocab_size": vocab_size,
+                "_name_or_path": name,
+            }
+        ),
+        encoding="utf-8",
+    )
     return out
 
 
@@ -148,42 +175,59 @@ def build_llama_spm_folder(
     texts, scores, types = gguf_vocab(gguf)
     assert scores is not None
     out.mkdir(parents=True, exist_ok=True)
-    (out / "tokenizer.model").write_bytes(sentencepiece_model(list(zip(texts, scores, types))))
+    (out / "tokenizer.model").write_bytes(sentencepiece_model(list(zip(texts, scores, types, strict=True))))
     decoder = {
         0: {"content": "<unk>", "special": True},
         1: {"content": "<s>", "special": True},
         2: {"content": "</s>", "special": True},
         **(added_tokens_decoder or {}),
     }
-    (out / "tokenizer_config.json").write_text(json.dumps({
-        "add_bos_token": True,
-        "add_eos_token": False,
-        "added_tokens_decoder": {
-            str(i): {"lstrip": False, "normalized": False, "rstrip": False, "single_word": False, **d}
-            for i, d in decoder.items()
-        },
-        "bos_token": "<s>",
-        "eos_token": "</s>",
-        "unk_token": "<unk>",
-        "pad_token": None,
-        "legacy": False,
-        "tokenizer_class": "LlamaTokenizer",
-    }), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "add_bos_token": True,
+                "add_eos_token": False,
+                "added_tokens_decoder": {
+                    str(i): {"lstrip": False, "normalized": False, "rstrip": False, "single_word": False, **d}
+                    for i, d in decoder.items()
+                },
+                "bos_token": "<s>",
+                "eos_token": "</s>",
+                "unk_token": "<unk>",
+                "pad_token": None,
+                "legacy": False,
+                "tokenizer_class": "LlamaTokenizer",
+            }
+        ),
+        encoding="utf-8",
+    )
     if added_tokens_json is not None:
         (out / "added_tokens.json").write_text(json.dumps(added_tokens_json), encoding="utf-8")
-    (out / "config.json").write_text(json.dumps({
-        "architectures": ["LlamaForCausalLM"],
-        "model_type": "llama",
-        "bos_token_id": 1,
-        "eos_token_id": 2,
-        "vocab_size": vocab_size,
-    }), encoding="utf-8")
+    (out / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["LlamaForCausalLM"],
+                "model_type": "llama",
+                "bos_token_id": 1,
+                "eos_token_id": 2,
+                "vocab_size": vocab_size,
+            }
+        ),
+        encoding="utf-8",
+    )
     return out
 
 
 def _added(i: int, content: str) -> dict[str, Any]:
-    return {"id": i, "content": content, "single_word": False, "lstrip": False, "rstrip": False,
-            "normalized": False, "special": True}
+    return {
+        "id": i,
+        "content": content,
+        "single_word": False,
+        "lstrip": False,
+        "rstrip": False,
+        "normalized": False,
+        "special": True,
+    }
 
 
 def build_bert_folder(gguf: Path, out: Path) -> Path:
@@ -196,7 +240,7 @@ def build_bert_folder(gguf: Path, out: Path) -> Path:
     texts, _, types = gguf_vocab(gguf)
     vocab: dict[str, int] = {}
     special: dict[str, int] = {}
-    for i, (raw, ttype) in enumerate(zip(texts, types)):
+    for i, (raw, ttype) in enumerate(zip(texts, types, strict=True)):
         text = raw.decode("utf-8")
         if ttype == CONTROL:
             special[text] = i
@@ -206,36 +250,77 @@ def build_bert_folder(gguf: Path, out: Path) -> Path:
     assert len(vocab) == len(texts), "phantom-space texts did not map back one to one"
     cls_sep = {name: {"id": name, "ids": [special[name]], "tokens": [name]} for name in ("[CLS]", "[SEP]")}
     tokenizer = {
-        "version": "1.0", "truncation": None, "padding": None,
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
         "added_tokens": [_added(i, t) for t, i in sorted(special.items(), key=lambda kv: kv[1])],
-        "normalizer": {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
-                       "strip_accents": None, "lowercase": True},
+        "normalizer": {
+            "type": "BertNormalizer",
+            "clean_text": True,
+            "handle_chinese_chars": True,
+            "strip_accents": None,
+            "lowercase": True,
+        },
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": {
             "type": "TemplateProcessing",
-            "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
-                       {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
-            "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 0}}, {"Sequence": {"id": "B", "type_id": 1}},
-                     {"SpecialToken": {"id": "[SEP]", "type_id": 1}}],
+            "single": [
+                {"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+            ],
+            "pair": [
+                {"SpecialToken": {"id": "[CLS]", "type_id": 0}},
+                {"Sequence": {"id": "A", "type_id": 0}},
+                {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+                {"Sequence": {"id": "B", "type_id": 1}},
+                {"SpecialToken": {"id": "[SEP]", "type_id": 1}},
+            ],
             "special_tokens": cls_sep,
         },
         "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": True},
-        "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-                  "max_input_chars_per_word": 100, "vocab": vocab},
+        "model": {
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": vocab,
+        },
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
-    (out / "tokenizer_config.json").write_text(json.dumps({
-        "clean_up_tokenization_spaces": True, "cls_token": "[CLS]", "do_basic_tokenize": True,
-        "do_lower_case": True, "mask_token": "[MASK]", "model_max_length": 512, "never_split": None,
-        "pad_token": "[PAD]", "sep_token": "[SEP]", "strip_accents": None, "tokenize_chinese_chars": True,
-        "tokenizer_class": "BertTokenizer", "unk_token": "[UNK]",
-    }), encoding="utf-8")
-    (out / "config.json").write_text(json.dumps({
-        "architectures": ["BertModel"], "model_type": "bert", "vocab_size": len(texts),
-        "pad_token_id": 0, "type_vocab_size": 2,
-    }), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "clean_up_tokenization_spaces": True,
+                "cls_token": "[CLS]",
+                "do_basic_tokenize": True,
+                "do_lower_case": True,
+                "mask_token": "[MASK]",
+                "model_max_length": 512,
+                "never_split": None,
+                "pad_token": "[PAD]",
+                "sep_token": "[SEP]",
+                "strip_accents": None,
+                "tokenize_chinese_chars": True,
+                "tokenizer_class": "BertTokenizer",
+                "unk_token": "[UNK]",
+            }
+        ),
+        encoding="utf-8",
+    )
+    (out / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["BertModel"],
+                "model_type": "bert",
+                "vocab_size": len(texts),
+                "pad_token_id": 0,
+                "type_vocab_size": 2,
+            }
+        ),
+        encoding="utf-8",
+    )
     return out
 
 
@@ -249,41 +334,94 @@ def build_xlmr_unigram_folder(gguf: Path, out: Path) -> Path:
     vocab = [[t.decode("utf-8"), 0.0 if types[i] == CONTROL else float(scores[i])] for i, t in enumerate(texts[:n_hf])]
     special = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3, "<mask>": n_hf - 1}
     tokenizer = {
-        "version": "1.0", "truncation": None, "padding": None,
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
         "added_tokens": [_added(i, t) for t, i in special.items()],
-        "normalizer": {"type": "Sequence", "normalizers": [
-            {"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}]},
+        "normalizer": {
+            "type": "Sequence",
+            "normalizers": [{"type": "Replace", "pattern": {"Regex": " {2,}"}, "content": " "}],
+        },
         "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
-        "post_processor": {"type": "RobertaProcessing", "sep": ["</s>", 2], "cls": ["<s>", 0],
-                           "trim_offsets": True, "add_prefix_space": True},
+        "post_processor": {
+            "type": "RobertaProcessing",
+            "sep": ["</s>", 2],
+            "cls": ["<s>", 0],
+            "trim_offsets": True,
+            "add_prefix_space": True,
+        },
         "decoder": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always", "split": True},
         "model": {"type": "Unigram", "unk_id": 3, "vocab": vocab, "byte_fallback": False},
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / "tokenizer.json").write_text(json.dumps(tokenizer, ensure_ascii=False), encoding="utf-8")
-    (out / "tokenizer_config.json").write_text(json.dumps({
-        "bos_token": "<s>", "cls_token": "<s>", "eos_token": "</s>", "mask_token": "<mask>",
-        "pad_token": "<pad>", "sep_token": "</s>", "unk_token": "<unk>", "model_max_length": 512,
-        "tokenizer_class": "XLMRobertaTokenizer",
-    }), encoding="utf-8")
-    (out / "config.json").write_text(json.dumps({
-        "architectures": ["NomicBertModel"], "model_type": "nomic_bert", "vocab_size": len(texts),
-        "bos_token_id": 0, "eos_token_id": 2, "pad_token_id": 1,
-    }), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(
+        json.dumps(
+            {
+                "bos_token": "<s>",
+                "cls_token": "<s>",
+                "eos_token": "</s>",
+                "mask_token": "<mask>",
+                "pad_token": "<pad>",
+                "sep_token": "</s>",
+                "unk_token": "<unk>",
+                "model_max_length": 512,
+                "tokenizer_class": "XLMRobertaTokenizer",
+            }
+        ),
+        encoding="utf-8",
+    )
+    (out / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["NomicBertModel"],
+                "model_type": "nomic_bert",
+                "vocab_size": len(texts),
+                "bos_token_id": 0,
+                "eos_token_id": 2,
+                "pad_token_id": 1,
+            }
+        ),
+        encoding="utf-8",
+    )
     return out
 
 
-def bpe_tokenizer_json(gguf: Path, pre_tokenizer: dict[str, Any] | None, normalizer: dict[str, Any] | None = None) -> str:
+def bpe_tokenizer_json(
+    gguf: Path, pre_tokenizer: dict[str, Any] | None, normalizer: dict[str, Any] | None = None
+) -> str:
     """A byte-level BPE tokenizer.json from a GGUF's texts and merges, with the given
     pre-tokenizer and normalizer: CONTROL/USER_DEFINED tokens become added tokens."""
     tokens, types, merges = _gguf_tokens_and_merges(gguf)
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [dict(_added(i, t), special=types[i] == CONTROL) for i, t in enumerate(tokens) if types[i] in (3, 4)],
-        "normalizer": normalizer, "pre_tokenizer": pre_tokenizer,
-        "post_processor": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-        "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
-        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": "",
-                  "end_of_word_suffix": "", "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
-                  "vocab": {t: i for i, t in enumerate(tokens) if types[i] not in (3, 4)}, "merges": merges},
-    }, ensure_ascii=False)
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [
+                dict(_added(i, t), special=types[i] == CONTROL) for i, t in enumerate(tokens) if types[i] in (3, 4)
+            ],
+            "normalizer": normalizer,
+            "pre_tokenizer": pre_tokenizer,
+            "post_processor": {
+                "type": "ByteLevel",
+                "add_prefix_space": False,
+                "trim_offsets": False,
+                "use_regex": False,
+            },
+            "decoder": {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": False, "use_regex": False},
+            "model": {
+                "type": "BPE",
+                "dropout": None,
+                "unk_token": None,
+                "continuing_subword_prefix": "",
+                "end_of_word_suffix": "",
+                "fuse_unk": False,
+                "byte_fallback": False,
+                "ignore_merges": False,
+                "vocab": {t: i for i, t in enumerate(tokens) if types[i] not in (3, 4)},
+                "merges": merges,
+            },
+        },
+        ensure_ascii=False,
+    )

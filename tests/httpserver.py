@@ -131,7 +131,9 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             self._handle(head=False)
 
         # -- plumbing
-        def _status(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None, head: bool = False) -> None:
+        def _status(
+            self, code: int, body: bytes = b"", headers: dict[str, str] | None = None, head: bool = False
+        ) -> None:
             self._record(code)
             self.send_response(code)
             for key, value in (headers or {}).items():

@@ -25,7 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "preflight": {"base", "derive", "registry", "engine", "api"},
     "capability": {"base", "derive", "engine", "registry", "source", "api"},
     "catalog": {"base", "derive", "engine", "registry", "preflight", "capability"},
-    "format": {"base", "derive", "catalog"},
+    "format": {"base", "derive", "registry", "preflight", "capability", "catalog"},
     "api": {"base", "derive", "source", "engine", "registry"},
     "cli": {"base", "derive", "source", "engine", "registry", "preflight", "capability", "catalog", "format", "api"},
 }
@@ -35,9 +35,9 @@ def layer_of(module: str) -> str:
     """The layer of a dotted module name inside the package."""
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
-    if head in ("constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "__version__"):
+    if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "__version__"):
         return "base"
-    if head in ("vocab", "fingerprint"):
+    if head in ("vocab", "fingerprint", "weights"):
         return "derive"
     if head == "_source":
         return "source"
@@ -55,7 +55,7 @@ def layer_of(module: str) -> str:
         return "format"
     if head == "api":
         return "api"
-    if head in ("cli", "__main__", "__init__"):
+    if head in ("cli", "__main__") or head.startswith("cli_"):
         return "cli"
     raise AssertionError(f"{module}: no layer assigned; add it to tests/test_architecture.py and the README")
 

@@ -106,7 +106,7 @@ def test_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
     _assert_one_line_error(run(SPM, text), "notes.gguf", "not a GGUF")
     _assert_one_line_error(run(SPM, truncated), "truncated.gguf", "truncated")
     _assert_one_line_error(run(SPM), "Missing argument")
-    _assert_one_line_error(run("--engine", "nope", SPM, PHI3), "unknown engine")
+    _assert_one_line_error(run("--engine", "nope", SPM, PHI3), "not an engine paircheck has rules for")
     _assert_one_line_error(run("--override-kv", "garbage", SPM, PHI3), "KEY=TYPE:VALUE")
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 from click.testing import CliRunner
 from test_methods import write_model
 
-from paircheck._engine import engines, find_rule
+from paircheck._engine import engines
 from paircheck.api import check_all_engines, check_descriptions, describe
+from paircheck.catalog import find_rule
 from paircheck.cli import cli
 from paircheck.findings import FAIL, PASS, SKIP
 from paircheck.model import HFFacts
@@ -118,9 +119,10 @@ def test_cli_engine_all_human_and_json(tmp_path: Path, real_vocab) -> None:  # t
     runner = CliRunner()
     t, d = str(real_vocab("llama-spm")), str(real_vocab("qwen2"))
     human = runner.invoke(cli, ["--engine", "all", t, d])
-    # Only transformers can run two tokenizer families (Universal Assisted Decoding).
-    assert human.exit_code == 0, human.output
-    assert "1 of 8 engines" in human.output
+    # Only transformers can run two tokenizer families (Universal Assisted Decoding), and
+    # for vocab-only files its row is unknown: an unknown is not an acceptance (exit 1).
+    assert human.exit_code == 1, human.output
+    assert "0 of 8 engines" in human.output and "yes?" in human.output
     head = str(write_model(tmp_path / "eagle3-head.gguf", "eagle3", {"eagle3.target_layers": [1, 2, 3]}))
     refused = runner.invoke(cli, ["--engine", "all", t, head])
     assert refused.exit_code == 1 and "0 of 8 engines" in refused.output
@@ -128,7 +130,8 @@ def test_cli_engine_all_human_and_json(tmp_path: Path, real_vocab) -> None:  # t
     js = runner.invoke(cli, ["--engine", "all", "--json", t, d])
     data = json.loads(js.output)
     assert [e["engine"] for e in data["engines"]][0] == "llama.cpp"
-    assert all({"engine", "compatible", "checks"} <= set(e) for e in data["engines"])
+    assert all({"engine", "compatible", "verdict", "unknown", "checks"} <= set(e) for e in data["engines"])
+    assert data["compatible_with"] == [] and data["unknown_for"] == ["transformers"]
     same = runner.invoke(cli, ["--engine", "all", "-q", t, t])
     assert same.exit_code == 0 and same.output == ""
     explain = runner.invoke(cli, ["explain", "VL002"])

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from paircheck import fingerprint as F
+from paircheck._registry.load import fingerprint_matches
 from paircheck.api import check_descriptions, describe
 from paircheck.cli import main
 from paircheck.model import LlamaVocab
-from paircheck.registry import fingerprint_matches
 
 
 def _fps(path: Path) -> F.Fingerprints:

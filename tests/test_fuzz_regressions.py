@@ -30,8 +30,8 @@ def test_crash_input_is_now_one_input_error_or_a_result(case: Path) -> None:
 
 
 def test_non_utf8_registry_is_one_line_naming_the_byte(tmp_path: Path) -> None:
+    from paircheck._registry.load import load_registry
     from paircheck.errors import InputError
-    from paircheck.registry import load_registry
 
     bad = tmp_path / "r.toml"
     bad.write_bytes((REGRESSIONS / "registry_toml" / "not-utf8.toml").read_bytes())

@@ -147,3 +147,22 @@ def test_gguf_v2_reads_like_v3(gguf_factory) -> None:
     assert v2.metadata.version == 2 and v3.metadata.version == 3
     assert v2.vocab.texts == v3.vocab.texts and v2.vocab.load_error is None
     assert check_pair(str(gguf_factory(version=2)), str(gguf_factory())).compatible
+
+
+def test_bos_override_is_suggested_only_when_it_makes_the_pair_pass(gguf_factory) -> None:
+    from paircheck.api import check_pair
+
+    # Only the add_bos flag differs: the override with the value that works is named...
+    t, d = gguf_factory(add_bos=True), gguf_factory(add_bos=False)
+    bos = check_pair(str(t), str(d), registry=False).finding("LC003")
+    assert bos is not None and bos.status == "fail"
+    assert bos.fix is not None and "add_bos_token=bool:" in bos.fix
+    value = bos.fix.split("bool:", 1)[1].split()[0]
+    fixed = check_pair(
+        str(t), str(d), registry=False, overrides={"tokenizer.ggml.add_bos_token": ("bool", value == "true")}
+    )
+    assert fixed.compatible  # ...and applying it really makes the pair pass
+    # The flag differs but so do the texts: no override is suggested (it would only move the failure).
+    other = gguf_factory(add_bos=False, replace={100: "something else"})
+    bos = check_pair(str(t), str(other), registry=False).finding("LC003")
+    assert bos is not None and bos.status == "fail" and bos.fix is not None and "override" not in bos.fix

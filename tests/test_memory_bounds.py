@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fuzz"))
 import targets  # noqa: E402
 
 from paircheck._source.gguf_file import describe_gguf_file, describe_source  # noqa: E402
+from paircheck._source.interface import ReadOptions  # noqa: E402
 from paircheck._source.resolve import StreamSource  # noqa: E402
 from paircheck.errors import InputError  # noqa: E402
 
@@ -40,7 +41,7 @@ def _peak(fn: Callable[[], Any]) -> tuple[Any, int]:
 
 def test_262k_token_vocabulary_within_twice_its_metadata_plus_60_mb(real_vocab) -> None:
     path = real_vocab("gemma-4")
-    desc, peak = _peak(lambda: describe_gguf_file(str(path)))
+    desc, peak = _peak(lambda: describe_gguf_file(str(path), ReadOptions()))
     assert desc.vocab.n_tokens >= 262_000
     assert peak <= 2 * desc.metadata_bytes + 60 * MB, (peak / MB, desc.metadata_bytes / MB)
 
@@ -72,7 +73,7 @@ def test_hostile_counts_cost_a_few_mb(what: str, data: bytes, known_size: bool) 
         else:
             source = StreamSource("pipe", io.BufferedReader(io.BytesIO(data)))  # type: ignore[arg-type]
         with pytest.raises(InputError):
-            describe_source(source, what, "gguf")
+            describe_source(source, what, "gguf", ReadOptions())
 
     _, peak = _peak(run)
     # The input itself is not counted (allocated before); a few MB of reading buffers are.

@@ -13,7 +13,7 @@ from paircheck.api import check_descriptions, describe
 from paircheck.findings import FAIL, PASS, SKIP
 
 
-def write_model(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tuple[int, int]] = {},
+def write_model(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tuple[int, int]] | None = None,
                 tokens: list[str] | None = None) -> Path:
     """A tiny GGUF with real tensor infos (and zero data): heads need tensor names and shapes."""
     writer = gguf.GGUFWriter(str(path), arch)
@@ -31,7 +31,7 @@ def write_model(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tu
     if tokens is not None:
         writer.add_tokenizer_model("llama")
         writer.add_token_list(tokens)
-    for name, (rows, cols) in tensors.items():
+    for name, (rows, cols) in (tensors or {}).items():
         writer.add_tensor(name, np.zeros((rows, cols), dtype=np.float32))
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

@@ -46,7 +46,8 @@ def test_env_vars_and_cli_precedence() -> None:
 
 
 def test_removed_invalid_and_equals_forms() -> None:
-    cmd = parse(["llama-server", "-m", "t.gguf", "--draft-min", "2", "--spec-replace", "a", "b", "--port=8080", "-cd", "4096"], env={})
+    cmd = parse(["llama-server", "-m", "t.gguf", "--draft-min", "2", "--spec-replace", "a", "b", "--port=8080", "-cd",
+                 "4096"], env={})
     messages = [e.message for e in cmd.errors]
     assert ('error while handling argument "--draft-min": the argument has been removed. use --spec-draft-n-min '
             "or --spec-ngram-mod-n-min") in messages
@@ -111,7 +112,8 @@ def test_modelfile(tmp_path: Path) -> None:
           "gemma4-assistant.embedding_length_out": 2560}
     write_model(tmp_path / "mtp.gguf", "gemma4-assistant", kv)
     write_model(tmp_path / "base.gguf", "gemma4", {"gemma4.block_count": 30, "gemma4.embedding_length": 2560})
-    good = lint_modelfile("FROM ./base.gguf\nDRAFT ./mtp.gguf\nPARAMETER draft_num_predict 3\n", str(tmp_path), describe)
+    good = lint_modelfile("FROM ./base.gguf\nDRAFT ./mtp.gguf\nPARAMETER draft_num_predict 3\n", str(tmp_path),
+                          describe)
     assert good.ok and good.reports and good.reports[0].compatible
     blog = lint_modelfile("FROM ./base.gguf\nPARAMETER draft_model ./small.gguf\nDRAFT ./missing.gguf\n"
                           "SPECULATE on\n", str(tmp_path), describe)
@@ -136,7 +138,8 @@ def _paircheck(args: list[str], tmp_path: Path, **env: str) -> subprocess.Comple
 
 
 @pytest.mark.skipif(os.name != "posix", reason="exec semantics")
-def test_run_execs_and_passes_exit_code(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
+def test_run_execs_and_passes_exit_code(  # type: ignore[no-untyped-def]
+        tmp_path: Path, real_vocab) -> None:
     _stand_in(tmp_path)
     t = str(real_vocab("qwen2"))
     line = ["llama-server", "-m", t, "-md", t, "--spec-type", "draft-simple", "--spec-draft-n-max", "4",

@@ -1,15 +1,16 @@
-"""The check consults the registry (paircheck.registry_consult) and cites its sources."""
+"""The check consults the registry (paircheck._registry.consult) and cites its sources."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from paircheck import registry_consult as RC
+from paircheck._registry import consult as RC
+from paircheck._registry.identity import identity_from_string
+from paircheck._registry.load import default_registry, load_registry
 from paircheck.api import check_all_engines, check_descriptions, check_pair, describe
 from paircheck.cli import main
 from paircheck.fingerprint import fingerprint
-from paircheck.registry import default_registry, identity_from_string, load_registry
 
 LMSTUDIO_DOCS = "https://lmstudio.ai/docs/advanced/speculative-decoding"
 
@@ -43,7 +44,8 @@ def test_general_name_identifies_a_documented_pair(gguf_factory, capsys) -> None
     d = gguf_factory("d.gguf", extra_kv=QWEN_05B)
     report = check_pair(str(t), str(d))
     assert _codes(report.registry) == ["RG001"]
-    f = report.registry[0]
+    f = report.finding("RG001")
+    assert f is not None
     assert f.details["id"] == "qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"
     assert f.details["source"]["url"] == LMSTUDIO_DOCS
     assert f.details["matched_by"] == {"target": "name", "draft": "name"}
@@ -55,12 +57,16 @@ def test_general_name_identifies_a_documented_pair(gguf_factory, capsys) -> None
     assert "RG001 documented_pair" in section and LMSTUDIO_DOCS in section
     # After the warnings, before the next step.
     assert out.index("Known pairs") > out.index("Checks (")
-    assert out.index("Known pairs") < out.index("Next: ")
+    assert out.index("Known pairs") < out.index("\nNext:")
 
 
 def test_basename_size_label_alone_are_enough(gguf_factory) -> None:
-    t = gguf_factory("t.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "14B", "general.finetune": "Instruct"})
-    d = gguf_factory("d.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "0.5B", "general.finetune": "Instruct"})
+    t = gguf_factory(
+        "t.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "14B", "general.finetune": "Instruct"}
+    )
+    d = gguf_factory(
+        "d.gguf", extra_kv={"general.basename": "Qwen2.5", "general.size_label": "0.5B", "general.finetune": "Instruct"}
+    )
     report = check_pair(str(t), str(d))
     assert [f.details["id"] for f in report.registry] == ["qwen2.5-14b-instruct--qwen2.5-0.5b-instruct"]
 
@@ -88,7 +94,7 @@ def test_json_carries_the_registry_list(gguf_factory, capsys) -> None:
     assert doc["schema_version"] == 1
     (entry,) = doc["registry"]
     assert entry["code"] == "RG001" and entry["name"] == "documented_pair"
-    assert entry["details"]["source"] == {"url": LMSTUDIO_DOCS, "kind": "official-docs", "checked": "2026-11-29"}
+    assert entry["details"]["source"] == {"url": LMSTUDIO_DOCS, "kind": "official-docs", "checked": "2026-11-30"}
 
 
 def test_registry_never_changes_the_verdict(gguf_factory, capsys) -> None:
@@ -128,11 +134,14 @@ def test_documented_failing_pair_gets_the_failing_note(gguf_factory, capsys) -> 
     d = gguf_factory("d.gguf", extra_kv={"general.name": "DeepSeek R1 Distill Qwen 1.5B"})
     report = check_pair(str(t), str(d))
     assert _codes(report.registry) == ["RG002"]
-    f = report.registry[0]
+    f = report.finding("RG002")
+    assert f is not None
     assert f.name == "documented_failing"
     assert f.details["id"] == "qwq-32b--deepseek-r1-distill-qwen-1.5b"
-    assert "vocab-size assertion" in f.message and "vllm" in f.message
-    assert "https://github.com/ruipeterpan/specreason/issues/10" in f.message
+    assert "vocab-size assertion" in f.message and "refused by the code of vllm" in f.message
+    # The exact-pair report could not be re-read: the message says so and cites what was read.
+    assert "could not be re-read: https://github.com/ruipeterpan/specreason/issues/10" in f.message
+    assert f.message.endswith("https://github.com/vllm-project/vllm/issues/5203")
     _, out = _run(capsys, str(t), str(d))
     assert "RG002 documented_failing" in out
 
@@ -141,7 +150,15 @@ def test_works_entry_with_fails_on_says_so(gguf_factory) -> None:
     t = gguf_factory("t.gguf", extra_kv={"general.name": "DeepSeek-R1-Distill-Qwen-32B"})
     d = gguf_factory("d.gguf", extra_kv={"general.name": "DeepSeek-R1-Distill-Qwen-1.5B"})
     (f,) = check_pair(str(t), str(d)).registry
-    assert f.code == "RG001" and "documented failing on vllm" in f.message
+    assert f.code == "RG001" and "fails on vllm (refused by code)" in f.message
+    # LM Studio's docs only list the pair: the message must not present it as working.
+    assert "recommended by the docs for lmstudio, llama.cpp (no run shown)" in f.message
+    assert "working" not in f.message and f.details["shown_running"] is False
+    assert f.details["engine_evidence"] == {
+        "lmstudio": "recommended",
+        "llama.cpp": "recommended",
+        "vllm": "code-refuses",
+    }
 
 
 # --------------------------------------------------------------------------- heads
@@ -165,7 +182,9 @@ def test_head_for_a_different_target_is_flagged(gguf_factory, capsys) -> None:
 
 
 def test_head_for_its_own_target_is_a_documented_pair(gguf_factory) -> None:
-    t = gguf_factory("t.gguf", extra_kv={"general.name": "Qwen3 8B", "general.repo_url": "https://huggingface.co/Qwen/Qwen3-8B"})
+    t = gguf_factory(
+        "t.gguf", extra_kv={"general.name": "Qwen3 8B", "general.repo_url": "https://huggingface.co/Qwen/Qwen3-8B"}
+    )
     head = gguf_factory(
         "head.gguf",
         arch="eagle3",
@@ -230,7 +249,7 @@ def test_identities_from_metadata_cache_folder_and_location(gguf_factory, tmp_pa
 
 
 def _registry_with_fingerprints(tmp_path: Path, target_fp: str, draft_fp: str) -> Path:
-    body = f'''schema_version = 1
+    body = f'''schema_version = 2
 
 [[pair]]
 id = "fp-target--fp-draft"
@@ -240,7 +259,10 @@ draft = {{ name = "Some Draft Nobody Names" }}
 method = "draft-model"
 engines = ["llama.cpp"]
 status = "works"
-source = {{ url = "https://example.org/fp", kind = "blog", checked = 2026-11-29 }}
+evidence = "ran"
+source = {{ url = "https://example.org/fp", kind = "blog" }}
+quote = "The target ran with this draft."
+checked = {{ on = 2026-11-30, read = ["https://example.org/fp"] }}
 notes = "test"
 target_fingerprint = "{target_fp}"
 draft_fingerprint = "{draft_fp}"
@@ -299,3 +321,49 @@ def test_fast_default_load_equals_the_validating_load() -> None:
     # The check skips validation for speed; the data it sees must be the same.
     assert default_registry() == load_registry()
     assert default_registry() is default_registry()  # loaded once per process
+
+
+# --------------------------------------------------------------------------- evidence and caveats
+
+
+def test_documented_pair_message_carries_the_measured_figure(gguf_factory) -> None:
+    t = gguf_factory("Qwen3-14B-Q4_K_M.gguf")
+    d = gguf_factory("Qwen3-0.6B-Q4_0.gguf")
+    (f,) = check_pair(str(t), str(d)).registry
+    assert f.details["id"] == "qwen3-14b--qwen3-0.6b"
+    assert "documented: measured +115% (159.1 tok/s) on llama.cpp" in f.message
+    assert f.details["evidence"] == "measured" and f.details["shown_running"] is True
+    assert f.details["quote"].startswith("Qwen3-14B Q4_K_M + Qwen3-0.6B Q4_0")
+
+
+def test_caveats_appear_for_a_matching_pair_of_real_vocab_files(real_vocab, tmp_path: Path, capsys) -> None:
+    # The real Qwen3.5 vocabulary under the names users download: the pair is only computed
+    # compatible (PR 22358) and the registry warns about hybrid-model slowdowns.
+    qwen35 = real_vocab("qwen35").read_bytes()
+    target, draft = tmp_path / "Qwen3.6-27B-Q8_0.gguf", tmp_path / "Qwen3.5-0.8B-Q8_0.gguf"
+    target.write_bytes(qwen35)
+    draft.write_bytes(qwen35)
+    report = check_pair(str(target), str(draft))
+    (f,) = [x for x in report.registry if x.code == "RG001"]
+    assert f.details["id"] == "qwen3.6-27b--qwen3.5-0.8b"
+    assert "only computed" in f.message and "nothing ran" in f.message
+    assert "Caveat: Hybrid (DeltaNet)" in f.message and "no net speedup" in f.message
+    assert any("PR 22358" in c for c in f.details["caveats"])
+    _code, out = _run(capsys, str(target), str(draft))
+    section = out.split("Known pairs", 1)[1]
+    assert "Caveat: Hybrid" in section.replace("\n    ", " ")
+
+
+def test_no_caveat_text_when_the_entry_has_none(gguf_factory) -> None:
+    t = gguf_factory("t.gguf", extra_kv={"general.name": "gemma-2-9b"})
+    d = gguf_factory("d.gguf", extra_kv={"general.name": "vicuna-68m"})
+    (f,) = check_pair(str(t), str(d)).registry
+    assert f.details["id"] == "gemma-2-9b--vicuna-68m" and f.details["caveats"] == []
+    assert "Caveat:" not in f.message and "measured 1.76x" in f.message
+
+
+def test_explain_states_the_evidence_levels(capsys) -> None:
+    code, out = _run(capsys, "explain", "RG001")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "recommended (suggested, no run shown)" in text and "Only the first two show the pair working" in text

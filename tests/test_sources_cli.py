@@ -13,7 +13,7 @@ import pytest
 from httpserver import TestServer
 
 from paircheck._source.hub import parse_hub_spec
-from paircheck._source.resolve import _looks_local
+from paircheck._source.resolve import looks_local
 
 
 def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -28,7 +28,16 @@ def _run(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subpr
 
 @pytest.mark.parametrize(
     "spec",
-    ["./x.gguf", "../x.gguf", "~/no/such/x.gguf", "/no/such/x.gguf", "x.gguf", "a/b.gguf", "models/a/b.gguf", "models/a/b/c.gguf"],
+    [
+        "./x.gguf",
+        "../x.gguf",
+        "~/no/such/x.gguf",
+        "/no/such/x.gguf",
+        "x.gguf",
+        "a/b.gguf",
+        "models/a/b.gguf",
+        "models/a/b/c.gguf",
+    ],
 )
 def test_missing_local_paths_say_no_such_file(spec: str, gguf_factory, tmp_path: Path) -> None:
     (tmp_path / "models").mkdir()  # models/... exists in part: a local path
@@ -40,12 +49,26 @@ def test_missing_local_paths_say_no_such_file(spec: str, gguf_factory, tmp_path:
     assert done.stderr.startswith(f"paircheck: error: {spec}: ")
 
 
-def test_looks_local_keeps_hub_forms() -> None:
-    for spec in ("org/name/file.gguf", "org/name/sub/file.gguf", "hf://org/name/file.gguf", "org/name", "org/name:Q4_K_M"):
-        assert not _looks_local(spec), spec
+def testlooks_local_keeps_hub_forms() -> None:
+    for spec in (
+        "org/name/file.gguf",
+        "org/name/sub/file.gguf",
+        "hf://org/name/file.gguf",
+        "org/name",
+        "org/name:Q4_K_M",
+    ):
+        assert not looks_local(spec), spec
         assert parse_hub_spec(spec) is not None
-    for spec in ("./org/name/file.gguf", "~/m.gguf", "C:\\m\\x.gguf", "C:/m/x.gguf", "dir\\x.gguf", "x.gguf", "a/b.gguf"):
-        assert _looks_local(spec), spec
+    for spec in (
+        "./org/name/file.gguf",
+        "~/m.gguf",
+        "C:\\m\\x.gguf",
+        "C:/m/x.gguf",
+        "dir\\x.gguf",
+        "x.gguf",
+        "a/b.gguf",
+    ):
+        assert looks_local(spec), spec
 
 
 def test_hub_file_form_still_goes_to_the_hub(gguf_factory, tmp_path: Path) -> None:

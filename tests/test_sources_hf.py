@@ -30,7 +30,17 @@ def test_hf_folder_matches_its_converted_gguf(real_vocab, tmp_path: Path) -> Non
     folder = build_qwen2_folder(qwen, tmp_path / "Qwen2.5-0.5B-Instruct", 151936)
     hf, gguf = describe(str(folder)), describe(str(qwen))
     assert hf.vocab.texts == gguf.vocab.texts
-    for attr in ("tokenizer_model", "pre", "vocab_type", "n_tokens", "bos_id", "eos_id", "add_bos", "add_eos", "eog_ids"):
+    for attr in (
+        "tokenizer_model",
+        "pre",
+        "vocab_type",
+        "n_tokens",
+        "bos_id",
+        "eos_id",
+        "add_bos",
+        "add_eos",
+        "eog_ids",
+    ):
         assert getattr(hf.vocab, attr) == getattr(gguf.vocab, attr), attr
     assert hf.hf.config_vocab_size == 151936 and hf.hf.tokenizer_len == 151646 and hf.hf.base_vocab_size == 151643
 

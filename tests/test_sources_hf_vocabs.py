@@ -49,7 +49,11 @@ def test_spm_folder_equals_the_llama_spm_gguf(real_vocab, tmp_path: Path) -> Non
     assert (hf.vocab.tokenizer_model, hf.vocab.n_tokens, hf.vocab.bos_id, hf.vocab.eos_id) == ("llama", 32000, 1, 2)
     assert (hf.vocab.add_bos, hf.vocab.add_eos) == (True, False)
     assert hf.hf.config_vocab_size == 32000 and hf.hf.tokenizer_len is None  # no tokenizer.json
-    assert _verdict(check_pair(str(tmp_path / "Llama-2-7b-hf"), str(gguf))) == _verdict(check_pair(str(gguf), str(gguf)))
+    copy = tmp_path / "copy.gguf"  # the same file twice would add the same-file warning
+    copy.write_bytes(gguf.read_bytes())
+    assert _verdict(check_pair(str(tmp_path / "Llama-2-7b-hf"), str(gguf))) == _verdict(
+        check_pair(str(copy), str(gguf))
+    )
 
 
 def test_spm_added_tokens_and_padding_as_the_converter(real_vocab, tmp_path: Path) -> None:
@@ -151,7 +155,12 @@ def test_unigram_folder_vs_the_nomic_bert_moe_gguf(real_vocab, tmp_path: Path) -
     for attr in SAME:
         assert getattr(hf.vocab, attr) == getattr(gg.vocab, attr), attr
     assert (hf.vocab.tokenizer_model, hf.vocab.n_tokens) == ("t5", 250048)
-    assert (hf.vocab.bos_id, hf.vocab.eos_id, hf.vocab.add_bos, hf.vocab.add_eos) == (0, 2, True, True)  # RobertaProcessing
+    assert (hf.vocab.bos_id, hf.vocab.eos_id, hf.vocab.add_bos, hf.vocab.add_eos) == (
+        0,
+        2,
+        True,
+        True,
+    )  # RobertaProcessing
     n_hf = 250002
     assert hf.vocab.texts[:n_hf] == gg.vocab.texts[:n_hf]
     assert hf.vocab.texts[n_hf:] == [f"[PAD{i}]".encode() for i in range(n_hf, 250048)]

@@ -31,7 +31,9 @@ def _padded(src: Path, dst: Path, n_tokens: int) -> Path:
 
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True, env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "paircheck", *args], capture_output=True, text=True, env={**os.environ, **env}
+    )
 
 
 def test_parse_hub_spec() -> None:

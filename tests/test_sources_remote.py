@@ -11,6 +11,7 @@ import pytest
 from httpserver import TestServer
 
 from paircheck._source.gguf_file import describe_gguf_file
+from paircheck._source.interface import ReadOptions
 from paircheck._source.remote import describe_remote_gguf
 from paircheck.errors import InputError
 
@@ -26,8 +27,8 @@ def test_range_reads_only_the_metadata_of_a_150k_vocab(real_vocab, tmp_path: Pat
     big = _with_tensor_tail(real_vocab("qwen2"), tmp_path / "qwen2.gguf")
     with TestServer() as server:
         url = server.add_file("m/qwen2.gguf", big)
-        desc = describe_remote_gguf(url, url)
-    local = describe_gguf_file(str(real_vocab("qwen2")))
+        desc = describe_remote_gguf(url, url, ReadOptions())
+    local = describe_gguf_file(str(real_vocab("qwen2")), ReadOptions())
     meta = desc.metadata_bytes
     assert meta == local.metadata_bytes and desc.vocab.texts == local.vocab.texts
     assert desc.vocab.n_tokens == 151936
@@ -42,7 +43,7 @@ def test_server_without_range_support_is_read_as_a_stream_and_dropped(real_vocab
     with TestServer() as server:
         url = server.add_file("q.gguf", big)
         server.fault("q.gguf", "norange")
-        desc = describe_remote_gguf(url, url)
+        desc = describe_remote_gguf(url, url, ReadOptions())
     assert desc.vocab.n_tokens == 151936
     assert not desc.fetch.ranged
     assert desc.fetch.bytes_received < desc.metadata_bytes + (2 << 20)
@@ -72,14 +73,14 @@ def test_faults_are_one_clear_error(fault: str, expected: str, gguf_factory, mon
         url = server.add_file("f.gguf", path)
         server.fault("f.gguf", fault)
         with pytest.raises(InputError) as info:
-            describe_remote_gguf(url, url)
+            describe_remote_gguf(url, url, ReadOptions())
     assert expected in str(info.value)
     assert "\n" not in str(info.value)
 
 
 def test_missing_file_on_plain_server(gguf_factory) -> None:
     with TestServer() as server, pytest.raises(InputError, match="not found"):
-        describe_remote_gguf(server.url + "/nope.gguf", "nope")
+        describe_remote_gguf(server.url + "/nope.gguf", "nope", ReadOptions())
 
 
 def test_cli_remote_pair_and_fault_exit_codes(gguf_factory, tmp_path: Path) -> None:
@@ -87,7 +88,9 @@ def test_cli_remote_pair_and_fault_exit_codes(gguf_factory, tmp_path: Path) -> N
     env = {**os.environ, "PAIRCHECK_HTTP_TIMEOUT": "1"}
     with TestServer() as server:
         url = server.add_file("a.gguf", path)
-        ok = subprocess.run([sys.executable, "-m", "paircheck", url, str(path)], capture_output=True, text=True, env=env)
+        ok = subprocess.run(
+            [sys.executable, "-m", "paircheck", url, str(path)], capture_output=True, text=True, env=env
+        )
         server.fault("b.gguf", "404")
         bad = subprocess.run(
             [sys.executable, "-m", "paircheck", url, server.url + "/b.gguf"], capture_output=True, text=True, env=env

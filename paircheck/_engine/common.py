@@ -1,14 +1,16 @@
 """Facts several engines' rules share: the three vocab sizes, the drafter's kind, helpers.
 
-Pure functions of ModelDescriptions (ecosystem.md, sections 0.1 and 0.2). A value that
-cannot be known from what was read is None, never a guess.
+Pure functions of ModelDescriptions. A value that cannot be known from what was read is
+None, never a guess.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from paircheck._engine.interface import Needs
 from paircheck.findings import FAIL, Finding, Rule
 from paircheck.model import ModelDescription
 from paircheck.textshow import show
@@ -21,6 +23,11 @@ def result(rule: Rule, status: str, message: str, **details: object) -> Finding:
 def finding(rule: Rule, message: str, **details: object) -> Finding:
     """A warning: it does not change the verdict."""
     return rule.warn(message, **details)
+
+
+def shell_path(desc: ModelDescription) -> str:
+    """The model as a launch line names it: its path (or URL/repo), quoted for a shell."""
+    return shlex.quote(desc.resolved_path if desc.source_kind == "gguf" and desc.resolved_path else desc.location)
 
 
 def architecture(desc: ModelDescription) -> str:
@@ -100,7 +107,7 @@ def compare_texts(target: ModelDescription, draft: ModelDescription) -> TextComp
     return TextComparison(None, end)  # pragma: no cover - slices differ so a loop hit exists
 
 
-# Drafter classes (ecosystem.md 0.2). "model" is an independent draft LM.
+# Drafter classes. "model" is an independent draft LM; the rest are heads trained for one target.
 MODEL, EAGLE, EAGLE3, DFLASH, DSPARK, MTP_HEAD, MEDUSA, MLP_SPECULATOR = (
     "model", "eagle", "eagle3", "dflash", "dspark", "mtp-head", "medusa", "mlp_speculator",
 )
@@ -163,6 +170,11 @@ class TableEngine:
     rules: tuple[Rule, ...]
     functions: Any  # Mapping[str, Callable[[ModelDescription, ModelDescription, str], Report]]
     aliases: Any = None  # Mapping[str, str] | None
+    # Methods whose checks read only the vocabulary (no tensor infos).
+    vocab_only: frozenset[str] = frozenset()
+
+    def needs(self, method: str) -> Needs:
+        return Needs(tensor_infos=method not in self.vocab_only)
 
     def resolve(self, method: str | None) -> str | None:
         if method is None:

@@ -1,8 +1,9 @@
 """What an engine's rule set looks like.
 
-Each engine module exposes an ``Engine``: its rules (stable code, name, title,
-explanation, fix; printed by ``paircheck explain``) and ``evaluate``, a pure function
-from two ModelDescriptions to a Report. Engines know nothing of files or output.
+Each engine module exposes one object with this shape: its name, its methods in its own
+spelling, its rules (printed by ``paircheck explain``), what it needs read from each model
+for a method, and ``evaluate``, a pure function from two ModelDescriptions to a Report.
+Engines know nothing of files or output: they import only the bottom layer.
 """
 
 from __future__ import annotations
@@ -10,24 +11,41 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from paircheck.findings import Report
+from paircheck.findings import Report, Rule
 from paircheck.model import ModelDescription
 
 
 @dataclass(frozen=True)
-class Rule:
-    code: str  # stable, e.g. "LC003"
-    name: str  # stable, e.g. "bos"
-    title: str  # one line
-    explanation: str  # what it checks and why it matters
-    fix: str  # what to do when it fails
-    kind: str = "check"  # "check" (changes the verdict) or "warning"
+class Needs:
+    """What an engine's checks for one method read from a model's description.
+
+    The vocabulary is always read. ``tensor_infos``: names, shapes and types of the
+    tensors (embedding rows, head tensors, loadability); every GGUF source can give them
+    however the file was reached (path, Hub cache, HTTP).
+    """
+
+    tensor_infos: bool = True
 
 
 class Engine(Protocol):
-    name: str
-    methods: tuple[str, ...]
-    default_method: str
-    rules: tuple[Rule, ...]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def methods(self) -> tuple[str, ...]:
+        """The methods in this engine's own spelling."""
+        ...
+
+    @property
+    def default_method(self) -> str: ...
+
+    @property
+    def rules(self) -> tuple[Rule, ...]: ...
+
+    def resolve(self, method: str | None) -> str | None:
+        """This engine's name for ``method`` (its own or a canonical spelling), or None."""
+        ...
+
+    def needs(self, method: str) -> Needs: ...
 
     def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report: ...

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import finding, result
+from paircheck._engine.common import finding, result, shell_path
+from paircheck._engine.interface import Needs
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription
 from paircheck.textshow import show
@@ -60,9 +61,10 @@ R_BOS = Rule(
     "add_bos_token key means true for SPM, WPM and some BPE pre-tokenizers (llama-bpe, "
     "tekken, ...), Gemma-4 is forced to true, and an out-of-range id falls back to the "
     "type default.",
-    "Use a draft from the same family. If only the add_bos flag differs, "
-    "--override-kv tokenizer.ggml.add_bos_token=bool:false (or true) applies to both "
-    "models and makes them agree, but then one model sees prompts it was not trained on.",
+    "Use a draft from the same family. When the add_bos flag is all that stands in the way, "
+    "paircheck names the --override-kv tokenizer.ggml.add_bos_token=bool:... value that makes "
+    "the pair pass (it applies to both models, so one of them then sees prompts it was not "
+    "trained on); it never suggests it when another check would still fail.",
 )
 R_EOS = Rule(
     "LC004",
@@ -230,7 +232,8 @@ def check_vocab_size(t: LlamaVocab, d: LlamaVocab) -> Finding:
     limit = T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE
     details = dict(target=t.n_tokens, draft=d.n_tokens, difference=diff, max_difference=limit)
     if diff <= limit:
-        return result(R_VOCAB_SIZE, PASS, f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})", **details)
+        message = f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= {limit})"
+        return result(R_VOCAB_SIZE, PASS, message, **details)
     return result(
         R_VOCAB_SIZE,
         FAIL,
@@ -300,10 +303,32 @@ def run_checks(t: LlamaVocab, d: LlamaVocab) -> list[Finding]:
     both_load = t.loadable and d.loadable
     for rule, check in PAIR_CHECKS:
         checks.append(check(t, d) if both_load else _skip(rule))
+    _bos_fix(t, d, checks)
     return checks
 
 
-_PADDING_PREFIXES = (b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved", b"<|extra_")
+def _bos_fix(t: LlamaVocab, d: LlamaVocab, checks: list[Finding]) -> None:
+    """Give a failed BOS check the --override-kv that makes the whole pair pass, if one does.
+
+    --override-kv applies to both models, so both get the same add_bos; the suggestion is
+    made only when every check then passes (else it would only move the failure).
+    """
+    bos = next((c for c in checks if c.code == R_BOS.code and c.status == FAIL), None)
+    if bos is None:
+        return
+    for value in (False, True):
+        t2, d2 = replace(t, add_bos=value), replace(d, add_bos=value)
+        if all(c.status != FAIL for rule, check in PAIR_CHECKS for c in [check(t2, d2)]):
+            bos.fix = (f"--override-kv tokenizer.ggml.add_bos_token=bool:{str(value).lower()} makes the pair pass "
+                       "(llama-server applies it to both models, so one of them then sees prompts it was not "
+                       "trained on); a draft from the same family needs no override.")
+            return
+    bos.fix = SAME_FAMILY_FIX
+
+
+_PADDING_PREFIXES = (
+    b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved", b"<|extra_",
+)
 
 
 def _is_padding(text: bytes) -> bool:
@@ -385,9 +410,12 @@ def warn_tokenization(target: ModelDescription, draft: ModelDescription) -> Find
     d_merges = _count(draft, K.MERGES)
     if t.pre == d.pre and t_merges == d_merges:
         return None
+    pre = f"pre-tokenizer {t.pre!r} vs {d.pre!r}" if t.pre != d.pre else f"the same pre-tokenizer {t.pre!r}"
+    merges = (f"{t_merges} vs {d_merges} merges" if t_merges != d_merges
+              else f"the same number of merges ({t_merges})")
     return finding(
         W_TOKENIZATION,
-        f"pre-tokenizer {t.pre!r} vs {d.pre!r}, {t_merges} vs {d_merges} merges",
+        f"{pre}, {merges}",
         target_pre=t.pre, draft_pre=d.pre, target_merges=t_merges, draft_merges=d_merges,
     )
 
@@ -457,10 +485,10 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
     if first is not None and first.name in ENGINE_MESSAGES:
         report.engine_says = ENGINE_MESSAGES[first.name]
     if report.compatible:
-        report.next_steps.append(
-            "llama-server -m TARGET -md DRAFT --spec-type draft-simple "
-            "(without --spec-type the draft is loaded but never used, silently)"
-        )
+        report.next_steps += [
+            f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
+            "Without --spec-type the draft is loaded but never used, silently.",
+        ]
     return report
 
 
@@ -483,6 +511,15 @@ class LlamaCppEngine:
     default_method: str = METHOD
     rules: tuple[Rule, ...] = field(default_factory=lambda: RULES + _method_rules())
 
+    def resolve(self, method: str | None) -> str | None:
+        if method is None:
+            return self.default_method
+        return method if method in self.methods else None
+
+    def needs(self, method: str) -> Needs:
+        # N-gram methods read no model at all beyond the target's existence.
+        return Needs(tensor_infos=method not in K.LLAMACPP_NGRAM_METHODS)
+
     def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report:
         if method != METHOD:
             from paircheck._engine.llamacpp_methods import evaluate_method
@@ -491,7 +528,7 @@ class LlamaCppEngine:
         report = evaluate(target, draft, method)
         if not report.compatible:
             # The draft-simple verdict itself is unchanged; only a way forward is added.
-            from paircheck._engine.llamacpp_methods import NGRAM_SUGGESTION
+            from paircheck._engine.llamacpp_methods import ngram_suggestion
 
-            report.next_steps.append(NGRAM_SUGGESTION)
+            report.next_steps += ngram_suggestion(target)
         return report

@@ -1,6 +1,6 @@
 """llama.cpp's other speculative types: draft-eagle3, draft-mtp, draft-dflash/-dspark, ngram-*.
 
-None of these runs the draft-simple vocab check (llamacpp-rules.md section 4). What they
+None of these runs the draft-simple vocab check (common/speculative.cpp). What they
 need instead is metadata of the head and of the target: the head's architecture and
 required keys, layer ids that exist in the target, hidden sizes that fit. The reference
 version checks some of this at load time (a hard exit), some at init (a soft failure: the
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import arch_value, architecture, compare_texts, finding, result, tensor_names
+from paircheck._engine.common import arch_value, architecture, compare_texts, finding, result, shell_path, tensor_names
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import GGUFArray, ModelDescription
 
@@ -29,10 +29,12 @@ NGRAM_FLAGS = {
     "ngram-map-k4v": "--spec-type ngram-map-k4v",
     "ngram-cache": "--spec-type ngram-cache -lcs STATIC.bin (optional -lcd DYNAMIC.bin)",
 }
-NGRAM_SUGGESTION = (
-    "No draft needed: the n-gram methods draft from the prompt and the output so far, "
-    "e.g. llama-server -m TARGET --spec-type ngram-mod (or --spec-default)."
-)
+def ngram_suggestion(target: ModelDescription) -> list[str]:
+    """What to do when no draft fits: the draftless n-gram methods (prose, then the command)."""
+    return [
+        "No draft needed: the n-gram methods draft from the prompt and the output so far, for example:",
+        f"llama-server -m {shell_path(target)} --spec-type ngram-mod",
+    ]
 
 HEAD_FIX = "Use the head published for this exact target model, converted with the same llama.cpp version."
 
@@ -160,7 +162,8 @@ RULES: tuple[Rule, ...] = (
     R_D_WIDTH, R_D_SPARK, R_M_LAYERS, R_M_WIDTH, R_M_ASSIST, R_NGRAM, W_HEAD_VOCAB, W_OTHER_MODEL,
 )
 
-# Architectures with MTP-loading code in the reference version (llamacpp-rules.md 4.3).
+# Architectures with MTP-loading code in the reference version (src/llama-model.cpp: the
+# architectures that load nextn/MTP layers).
 MTP_ARCHITECTURES = frozenset({
     "deepseek2", "deepseek32", "deepseek4", "qwen3next", "qwen35", "qwen35moe", "step35",
     "glm5-next", "glm4moe", "glm4-moe", "glm-dsa", "bailingmoe3", "cohere2moe", "nemotron-h",
@@ -199,7 +202,8 @@ def _check_range(rule: Rule, ids: list[int] | None, target: ModelDescription, ab
     if bad:
         return result(rule, FAIL, f"layer id {bad[0]} > target n_layer {n_layer}: {abort_text % (bad[0], n_layer)} "
                       "(the process aborts)", layer_ids=ids, target_n_layer=n_layer, aborts=True)
-    return result(rule, PASS, f"layer ids {ids} fit the target's {n_layer} layers", layer_ids=ids, target_n_layer=n_layer)
+    message = f"layer ids {ids} fit the target's {n_layer} layers"
+    return result(rule, PASS, message, layer_ids=ids, target_n_layer=n_layer)
 
 
 def _warn_vocab(target: ModelDescription, draft: ModelDescription) -> Finding | None:
@@ -234,15 +238,15 @@ def _warn_other_model(target: ModelDescription, draft: ModelDescription) -> Find
 
 
 def _report(method: str, target: ModelDescription, draft: ModelDescription, checks: list[Finding],
-            warnings: list[Finding | None], says: dict[str, str], next_step: str) -> Report:
+            warnings: list[Finding | None], says: dict[str, str], next_steps: list[str]) -> Report:
     report = Report(ENGINE, method, target, draft, checks, [w for w in warnings if w is not None],
                     engine_version=T.REFERENCE_VERSION)
     first = report.first_failure
     if first is not None:
         report.engine_says = says.get(first.name)
-        report.next_steps.append(NGRAM_SUGGESTION)
+        report.next_steps += ngram_suggestion(target)
     else:
-        report.next_steps.append(next_step)
+        report.next_steps += next_steps
     return report
 
 
@@ -290,8 +294,8 @@ def evaluate_eagle3(target: ModelDescription, draft: ModelDescription) -> Report
         "eagle3_layer_range": "GGML_ABORT: EAGLE3: target layer id ... exceeds target n_layer ...",
     }
     return _report(EAGLE3, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
-                   says, "llama-server -m TARGET -md EAGLE3_HEAD --spec-type draft-eagle3 "
-                   "(EAGLE-3 is never auto-detected: --spec-type is required)")
+                   says, [f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-eagle3",
+                          "EAGLE-3 is never auto-detected: --spec-type is required."])
 
 
 def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: str = DFLASH) -> Report:
@@ -335,8 +339,9 @@ def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: s
             "dflash_keys": "error loading model hyperparameters: ...",
             "dflash_layer_range": "GGML_ASSERT(lid <= n_layer)"}
     block = draft.metadata.get(K.DFLASH_BLOCK_SIZE)
-    step = (f"llama-server -m TARGET -md HEAD --spec-type {method} (auto-detected from the head when "
-            f"--spec-type is not given); n-max is clamped to the trained block size ({block or 16})")
+    step = [f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type {method}",
+            f"The type is auto-detected from the head when --spec-type is not given; n-max is clamped to the "
+            f"trained block size ({block or 16})."]
     return _report(method, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
                    says, step)
 
@@ -394,8 +399,9 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
     says = {"mtp_layers": "context type MTP requested but model doesn't contain MTP layers; failed to create "
             "MTP context (the server exits)",
             "mtp_width": "GGML_ASSERT: MTP input row width must match the target h_nextn width"}
-    step = ("llama-server -m TARGET -md MTP_HEAD --spec-type draft-mtp" if separate else
-            "llama-server -m TARGET --spec-type draft-mtp (no -md: the target's own MTP layers draft)")
+    step = ([f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-mtp"] if separate else
+            [f"llama-server -m {shell_path(target)} --spec-type draft-mtp",
+             "No -md: the target's own MTP layers draft."])
     warnings = [_warn_vocab(target, draft), _warn_other_model(target, draft)] if separate else []
     return _report(MTP, target, draft, checks, warnings, says, step)
 
@@ -403,7 +409,7 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
 def evaluate_ngram(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
     checks = [result(R_NGRAM, PASS, f"{method} needs no draft model and no metadata")]
     report = Report(ENGINE, method, target, draft, checks, engine_version=T.REFERENCE_VERSION)
-    report.next_steps.append(f"llama-server -m TARGET {NGRAM_FLAGS[method]}")
+    report.next_steps.append(f"llama-server -m {shell_path(target)} {NGRAM_FLAGS[method]}")
     return report
 
 

@@ -1,8 +1,18 @@
-"""Output formats: each renders a Report to text. One module per format."""
+"""Output formats: one module per format, each implementing ``interface.Format``."""
 
 from __future__ import annotations
 
-from paircheck._format.human import render_human
-from paircheck._format.json_format import render_json, report_to_dict
+from paircheck._format.csv_format import CSVFormat
+from paircheck._format.interface import Format, RenderOptions
+from paircheck._format.json_format import JSONFormat
+from paircheck._format.markdown import MarkdownFormat
+from paircheck._format.text import TextFormat
 
-__all__ = ["render_human", "render_json", "report_to_dict"]
+
+def formats() -> dict[str, Format]:
+    """Every format by the name the CLI takes (``table`` is the text format's old name)."""
+    found: list[Format] = [TextFormat(), JSONFormat(), MarkdownFormat(), CSVFormat()]
+    return {f.name: f for f in found}
+
+
+__all__ = ["Format", "RenderOptions", "formats"]

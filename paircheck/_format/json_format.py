@@ -1,4 +1,4 @@
-"""The machine-readable shape of a Report (documented in the README, versioned).
+"""The machine-readable shapes (documented in the README, versioned).
 
 schema_version 1. Fields are only ever added within a version; a removal or a change
 of meaning bumps it.
@@ -7,11 +7,20 @@ of meaning bumps it.
 from __future__ import annotations
 
 import json
+import shlex
+from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from paircheck import __version__
-from paircheck.findings import Finding, Report
+from paircheck._format.interface import RenderOptions
+from paircheck._registry.entry import RegistryEntry
+from paircheck._registry.identity import ModelIdentity
+from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
+from paircheck.bench.estimate import Estimate
+from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.model import ModelDescription
+from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 SCHEMA_VERSION = 1
 
@@ -44,7 +53,10 @@ def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str,
             "add_bos": v.add_bos,
             "eos_id": v.eos_id,
             "add_eos": v.add_eos,
-            "eot_id": v.eot_id,
+            # null when several EOT-looking tokens exist: llama.cpp picks one of
+            # eot_candidates in its hash map's order, which the file does not decide.
+            "eot_id": None if v.eot_ambiguous else v.eot_id,
+            "eot_candidates": list(v.eot_candidates),
             "eom_id": v.eom_id,
             "eog_ids": sorted(v.eog_ids),
         },
@@ -81,6 +93,10 @@ def _finding(finding: Finding) -> dict[str, Any]:
     }
 
 
+def _unknown(report: Report) -> list[dict[str, str]]:
+    return [{"code": c.code, "name": c.name, "message": c.message} for c in report.unknowns]
+
+
 def report_to_dict(report: Report) -> dict[str, Any]:
     first = report.first_failure
     return {
@@ -89,10 +105,15 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "engine": report.engine,
         "engine_version": report.engine_version,
         "method": report.method,
+        # accepted / refused / unknown (no check failed, but a deciding one could not be made).
+        "verdict": report.verdict,
+        "unknown": _unknown(report),
+        # True unless refused: kept for schema 1 readers; "verdict" tells unknown apart.
         "compatible": report.compatible,
         "first_failure": None if first is None else first.name,
         "target": describe_side(report.target, report.fingerprints.get("target")),
-        "draft": describe_side(report.draft, report.fingerprints.get("draft")),
+        # null for the methods without a draft model (ngram-*, suffix).
+        "draft": None if report.draftless else describe_side(report.draft, report.fingerprints.get("draft")),
         "checks": [_check(c) for c in report.checks],
         "warnings": [_finding(w) for w in report.warnings],
         "next_steps": list(report.next_steps),
@@ -101,5 +122,94 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def render_json(report: Report) -> str:
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False)
+def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
+    engines = []
+    for r in reports:
+        entry = report_to_dict(r)
+        # The sides are the same for every engine: given once at the top level.
+        for key in ("target", "draft", "schema_version", "paircheck_version"):
+            entry.pop(key, None)
+        engines.append(entry)
+    first = reports[0] if reports else None
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "paircheck_version": __version__,
+        "engine": "all",
+        # Engines that accept the pair outright; an unknown row is not listed here.
+        "compatible_with": [r.engine for r in reports if r.verdict == ACCEPTED],
+        "unknown_for": [r.engine for r in reports if r.verdict == UNKNOWN],
+        "target": describe_side(first.target, first.fingerprints.get("target")) if first else None,
+        "draft": describe_side(first.draft, first.fingerprints.get("draft")) if first and not first.draftless else None,
+        "engines": engines,
+    }
+
+
+def pairs_to_dict(entries: Sequence[RegistryEntry], query: ModelIdentity | None = None) -> dict[str, object]:
+    doc: dict[str, object] = {"schema_version": 1}
+    if query is not None:
+        doc["for"] = {
+            "repo": query.repo,
+            "name": query.name,
+            "basename": query.basename,
+            "size_label": query.size_label,
+            "finetune": query.finetune,
+        }
+    doc["pairs"] = [e.to_dict() for e in entries]
+    return doc
+
+
+def _r(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def comparison_to_dict(comp: Comparison) -> dict[str, Any]:
+    data = asdict(comp)
+    data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data}
+    return json.loads(json.dumps(data, default=str))
+
+
+def estimate_to_dict(est: Estimate) -> dict[str, Any]:
+    data = asdict(est)
+    data["warnings"] = [asdict(w) for w in est.warnings]
+    head = {"schema_version": 1, "modelled": True, "model": "Leviathan et al. 2023: E = (1 - a^(k+1)) / (1 - a), "
+            "speedup = E / (k*c + 1)"}
+    return {**head, **data}
+
+
+def lint_to_dict(result: LintResult, pair_check: bool = True) -> dict[str, object]:
+    status = result.status(pair_check)
+    return {
+        "launcher": result.launcher,
+        "status": status,  # "ok", "not-ok", "not-checked"
+        "ok": status == OK,
+        "exit_code": EXIT_FOR[status],
+        "findings": [asdict(f) for f in result.findings],
+        "pairs": [report_to_dict(r) for r in result.reports],
+        "corrected_command": shlex.join(result.corrected) if result.corrected else None,
+    }
+
+
+def dumps(data: object) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+class JSONFormat:
+    name = "json"
+
+    def report(self, report: Report, options: RenderOptions) -> str:
+        return dumps(report_to_dict(report))
+
+    def matrix(self, reports: list[Report], options: RenderOptions) -> str:
+        return dumps(matrix_to_dict(reports))
+
+    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
+        return dumps(pairs_to_dict(entries, query))
+
+    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
+        return dumps(comparison_to_dict(comp))
+
+    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+        return dumps(lint_to_dict(result, pair_check))
+
+    def estimate(self, est: Estimate, options: RenderOptions) -> str:
+        return dumps(estimate_to_dict(est))

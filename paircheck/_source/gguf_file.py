@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -12,12 +12,13 @@ from paircheck._source.gguf_reader import (
     ByteSource,
     FileSource,
     GGUFFormatError,
-    GGUFMetadata,
     read_metadata,
+    read_tensor_infos,
 )
+from paircheck._source.interface import ReadOptions
 from paircheck.errors import InputError
-from paircheck.model import Identity, ModelDescription
-from paircheck.vocab import Override, derive_llama_vocab
+from paircheck.model import GGUFMetadata, Identity, ModelDescription, Override
+from paircheck.vocab import derive_llama_vocab
 
 # Token texts and types are needed in full (types: BYTE tokens decide some load
 # failures); merges and scores are only counted.
@@ -37,18 +38,26 @@ def first_shard(path: Path) -> Path:
     return first
 
 
+def read_gguf(source: ByteSource, location: str, tensor_infos: bool, chunk: int = 1 << 20) -> GGUFMetadata:
+    """Header, key/value section and (when asked) tensor infos from any ByteSource."""
+    try:
+        meta, cursor = read_metadata(source, KEEP_ARRAYS, chunk=chunk)
+        if tensor_infos:
+            read_tensor_infos(meta, cursor)
+    except GGUFFormatError as exc:
+        raise InputError(location, str(exc)) from None
+    return meta
+
+
 def describe_source(
     source: ByteSource,
     location: str,
     source_kind: str,
-    overrides: dict[str, Override] | None = None,
+    options: ReadOptions,
 ) -> ModelDescription:
     """Read metadata from any ByteSource and derive the normalized description."""
-    try:
-        meta, _cursor = read_metadata(source, KEEP_ARRAYS)
-    except GGUFFormatError as exc:
-        raise InputError(location, str(exc)) from None
-    return description_from_metadata(meta, location, source_kind, source.name, overrides)
+    meta = read_gguf(source, location, options.tensor_infos)
+    return description_from_metadata(meta, location, source_kind, source.name, options.overrides)
 
 
 def description_from_metadata(
@@ -56,7 +65,7 @@ def description_from_metadata(
     location: str,
     source_kind: str,
     resolved: str | None,
-    overrides: dict[str, Override] | None = None,
+    overrides: Mapping[str, Override] | None = None,
 ) -> ModelDescription:
     return ModelDescription(
         location=location,
@@ -69,7 +78,7 @@ def description_from_metadata(
     )
 
 
-def describe_gguf_file(path_text: str, overrides: dict[str, Override] | None = None) -> ModelDescription:
+def describe_gguf_file(path_text: str, options: ReadOptions, source_kind: str = "gguf") -> ModelDescription:
     path = Path(path_text)
     if not path.exists():
         raise InputError(path_text, "no such file")
@@ -78,7 +87,7 @@ def describe_gguf_file(path_text: str, overrides: dict[str, Override] | None = N
     path = first_shard(path)
     try:
         with open(path, "rb") as handle:
-            return describe_source(FileSource(path, handle), path_text, "gguf", overrides)
+            return describe_source(FileSource(path, handle), path_text, source_kind, options)
     except PermissionError:
         raise InputError(path_text, "permission denied") from None
     except IsADirectoryError:
@@ -112,5 +121,15 @@ def identity_from_metadata(meta: GGUFMetadata) -> Identity:
     )
 
 
-def looks_like_gguf_path(text: str) -> bool:
-    return text.lower().endswith(".gguf") or os.path.isfile(text)
+
+class GGUFFileSource:
+    """A GGUF file on this machine (any shard of a split model)."""
+
+    name = "gguf"
+
+    def claims(self, spec: str) -> bool:
+        path = Path(spec).expanduser()
+        return path.exists() and not path.is_dir()
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
+        return describe_gguf_file(str(Path(spec).expanduser()), options)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,11 @@ from typing import Any
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
-from paircheck.constants import ValueType
+from paircheck._source.interface import ReadOptions
+from paircheck.constants import TokenType, ValueType
 from paircheck.errors import InputError
-from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription
-from paircheck.vocab import Override, derive_llama_vocab
+from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription, Override
+from paircheck.vocab import derive_llama_vocab
 
 HF_FILES = (
     "config.json",
@@ -44,19 +46,32 @@ HF_FILES = (
     "added_tokens.json",
 )
 
-# gguf.TokenType
-NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 # config model_type -> llama.cpp architecture, where the names differ.
-_ARCH_ALIASES = {"mistral": "llama", "mixtral": "llama", "qwen2_moe": "qwen2moe", "qwen3_moe": "qwen3moe", "gpt_neox": "gptneox"}
+_ARCH_ALIASES = {
+    "mistral": "llama",
+    "mixtral": "llama",
+    "qwen2_moe": "qwen2moe",
+    "qwen3_moe": "qwen3moe",
+    "gpt_neox": "gptneox",
+}
 _SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
 _SPECIAL_KEYS = {
-    "bos": K.BOS_ID, "eos": K.EOS_ID, "unk": K.UNK_ID, "sep": K.SEP_ID, "pad": K.PAD_ID,
-    "cls": K.CLS_ID, "mask": K.MASK_ID, "eot": K.EOT_ID, "eom": K.EOM_ID,
+    "bos": K.BOS_ID,
+    "eos": K.EOS_ID,
+    "unk": K.UNK_ID,
+    "sep": K.SEP_ID,
+    "pad": K.PAD_ID,
+    "cls": K.CLS_ID,
+    "mask": K.MASK_ID,
+    "eot": K.EOT_ID,
+    "eom": K.EOM_ID,
 }
 
 
 def is_hf_folder(path: Path) -> bool:
-    return path.is_dir() and any((path / name).is_file() for name in ("config.json", "tokenizer.json", "tokenizer.model"))
+    return path.is_dir() and any(
+        (path / name).is_file() for name in ("config.json", "tokenizer.json", "tokenizer.model")
+    )
 
 
 def _json(path: Path, location: str) -> dict[str, Any] | None:
@@ -86,7 +101,7 @@ def describe_hf_folder(
     folder: Path,
     location: str,
     source_kind: str = "hf-folder",
-    overrides: dict[str, Override] | None = None,
+    overrides: Mapping[str, Override] | None = None,
     repo_id: str | None = None,
 ) -> ModelDescription:
     config = _json(folder / "config.json", location) or {}
@@ -94,7 +109,8 @@ def describe_hf_folder(
     tok_json_path = folder / "tokenizer.json"
     if not (folder / "tokenizer.model").is_file() and not tok_json_path.is_file():
         raise InputError(location, "no tokenizer.json or tokenizer.model in this folder: cannot tell its vocabulary")
-    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    nested = config.get("text_config")
+    text_config: dict[str, Any] = nested if isinstance(nested, dict) else {}
     config_vocab = config.get("vocab_size") or text_config.get("vocab_size")
     config_vocab = config_vocab if isinstance(config_vocab, int) and config_vocab > 0 else None
 
@@ -150,7 +166,8 @@ def describe_hf_folder(
     if arch_note:
         notes.append(arch_note)
     notes.append(
-        "judged as the GGUF that convert_hf_to_gguf.py (llama.cpp of llama-cpp-python 0.3.36) would write from this folder"
+        "judged as the GGUF that convert_hf_to_gguf.py (llama.cpp of llama-cpp-python 0.3.36) would write "
+        "from this folder"
     )
     identity = Identity(
         architecture=arch,
@@ -237,9 +254,11 @@ def _convert_tokenizer_json(
     added = {t.get("content"): t for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
     if mtype == "BPE" and model.get("byte_fallback"):
         # A SentencePiece-style BPE without tokenizer.model: LlamaHfVocab, not padded.
-        by_id = sorted(vocab.items(), key=lambda kv: kv[1])
-        tokens = [text.encode("utf-8") for text, _ in by_id]
-        notes.append("SentencePiece-style BPE without tokenizer.model: converted as llama.cpp's LlamaHfVocab would (no padding)")
+        ranked = sorted(vocab.items(), key=lambda kv: kv[1])
+        tokens = [text.encode("utf-8") for text, _ in ranked]
+        notes.append(
+            "SentencePiece-style BPE without tokenizer.model: converted as llama.cpp's LlamaHfVocab would (no padding)"
+        )
         return _Converted("llama", "default", tokens, None, True, notes)
     size = config_vocab or len(vocab)
     if vocab and max(vocab.values()) >= size:
@@ -260,22 +279,20 @@ def _convert_tokenizer_json(
     texts = by_id
     if bert:  # the phantom-space texts of BertModel.set_vocab, for non-CONTROL tokens
         texts = [None if t is None else t[2:] if t.startswith("##") else "\u2581" + t for t in by_id]
-    missing = -1
-    for _ in range(texts.count(None)):  # ids without a token: [PAD<id>], type UNUSED
-        missing = texts.index(None, missing + 1)
-        texts[missing] = f"[PAD{missing}]"
-    tokens = list(map(str.encode, texts))  # type: ignore[arg-type]
-    for text, info in added.items():
-        i = vocab.get(text) if isinstance(text, str) else None
-        if i is None or not 0 <= i < size or by_id[i] != text:
+    if None in texts:  # ids without a token: [PAD<id>], type UNUSED
+        texts = [f"[PAD{i}]" if t is None else t for i, t in enumerate(texts)]
+    tokens = [t.encode() for t in texts if t is not None]
+    for content, info in added.items():
+        at = vocab.get(content) if isinstance(content, str) else None
+        if not isinstance(content, str) or at is None or not 0 <= at < size or by_id[at] != content:
             continue
-        if info.get("special") or _looks_special(text):
-            tokens[i] = text.encode("utf-8")  # CONTROL: kept verbatim
+        if info.get("special") or _looks_special(content):
+            tokens[at] = content.encode("utf-8")  # CONTROL: kept verbatim
         else:
-            text = text.replace("\u2581", " ")  # the converter pre-normalizes user-defined spaces
+            shown = content.replace("\u2581", " ")  # the converter pre-normalizes user-defined spaces
             if bert:
-                text = text[2:] if text.startswith("##") else "\u2581" + text
-            tokens[i] = text.encode("utf-8")
+                shown = shown[2:] if shown.startswith("##") else "\u2581" + shown
+            tokens[at] = shown.encode("utf-8")
     if mtype == "WordPiece":
         # BertModel.set_vocab writes the pre-tokenizer found by the same hash (bert-bge, ...).
         pre, pre_note = _detect_pre(tok_json, tok_text, base_vocab, location)
@@ -283,7 +300,9 @@ def _convert_tokenizer_json(
             notes.append(pre_note)
         return _Converted("bert", pre, tokens, None, False, notes)
     if mtype == "Unigram":
-        notes.append("Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5")
+        notes.append(
+            "Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5"
+        )
         return _Converted("t5", None, tokens, None, True, notes)
     if mtype != "BPE":
         notes.append(f"tokenizer model type {mtype!r}: judged as byte-level BPE (gpt2)")
@@ -379,9 +398,9 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
             raise _SlowPath
         words = _check_text_words(tok_json, model)
         subs = {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
-        keep = (subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)})
+        keep = subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
         keep.add(model.get("unk_token"))
-        vocab = {k: base_vocab[k] for k in keep.intersection(base_vocab)}
+        vocab = {k: base_vocab[k] for k in keep.intersection(base_vocab) if isinstance(k, str)}
         if all(isinstance(m, str) for m in merges[:1]):
             pairs = {f"{t[:i]} {t[i:]}" for t in subs for i in range(1, len(t))}
             kept: list[Any] = list(filter(pairs.__contains__, merges))
@@ -391,10 +410,12 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
         enc = small.encode(CHECK_TEXT, add_special_tokens=True)
     except (_SlowPath, InputError, TypeError, ValueError, AttributeError):
         return _tokenizer_from_str(tok_text, location).encode(CHECK_TEXT, add_special_tokens=True).ids
-    added = {t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t}
+    added = {
+        t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t
+    }
     return [
-        tid if special else base_vocab.get(tok, added.get(tok, tid))
-        for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask)
+        tid if special else int(base_vocab.get(tok, added.get(tok, tid)) or tid)
+        for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask, strict=True)
     ]
 
 
@@ -427,7 +448,7 @@ def _check_text_words(tok_json: dict[str, Any], model: dict[str, Any]) -> list[s
         raise _SlowPath  # a character no probe foresaw
     words: list[str] = []
     last = None
-    for token, word in zip(enc.tokens, enc.word_ids):
+    for token, word in zip(enc.tokens, enc.word_ids, strict=True):
         if word is not None and word == last and words:
             words[-1] += token
         else:
@@ -442,7 +463,7 @@ def _convert_sentencepiece(
     pieces = _read_sentencepiece(folder / "tokenizer.model", location)
     size = config_vocab or len(pieces)
     tokens = [f"[PAD{i}]".encode() for i in range(size)]
-    types = [UNUSED] * size
+    types = [int(TokenType.UNUSED)] * size
     for i, (piece, ptype) in enumerate(pieces[:size]):
         tokens[i] = piece
         types[i] = ptype
@@ -450,7 +471,7 @@ def _convert_sentencepiece(
     for text, tid in added.items():
         if isinstance(tid, int) and 0 <= tid < size:
             tokens[tid] = text.encode("utf-8")
-            types[tid] = USER_DEFINED
+            types[tid] = TokenType.USER_DEFINED
     for key, data in ((tok_config or {}).get("added_tokens_decoder") or {}).items():
         try:
             tid = int(key)
@@ -464,7 +485,9 @@ def _convert_sentencepiece(
         tokens[tid] = text.encode("utf-8")
     notes = []
     if len(pieces) > size:
-        notes.append(f"tokenizer.model has {len(pieces)} pieces but config vocab_size is {size}: the converter drops the rest")
+        notes.append(
+            f"tokenizer.model has {len(pieces)} pieces but config vocab_size is {size}: the converter drops the rest"
+        )
     return _Converted("llama", "default", tokens, None, True, notes)
 
 
@@ -481,7 +504,7 @@ def _read_sentencepiece(path: Path, location: str) -> list[tuple[bytes, int]]:
     try:
         for field_no, wire, value in _proto_fields(data):
             if field_no == 1 and wire == 2:
-                piece, ptype = b"", NORMAL
+                piece, ptype = b"", TokenType.NORMAL
                 for f2, w2, v2 in _proto_fields(value):
                     if f2 == 1 and w2 == 2:
                         piece = v2
@@ -513,6 +536,7 @@ def _proto_fields(data: bytes) -> Any:
     while i < end:
         key, i = _varint(data, i)
         field_no, wire = key >> 3, key & 7
+        value: int | bytes
         if wire == 0:
             value, i = _varint(data, i)
         elif wire == 1:
@@ -606,7 +630,8 @@ def _special_vocab(
                 continue
             tid = next((t.get("id") for t in added_tokens if isinstance(t, dict) and t.get("content") == content), None)
             put(typ, tid)
-    text_config = config.get("text_config") if isinstance(config.get("text_config"), dict) else {}
+    nested = config.get("text_config")
+    text_config: dict[str, Any] = nested if isinstance(nested, dict) else {}
     for typ in types:
         tid = config.get(f"{typ}_token_id")
         if tid is None:
@@ -615,3 +640,22 @@ def _special_vocab(
     # The writer has no handler for some add flags (only bos, eos, sep exist in GGUF).
     adds = {k: v for k, v in adds.items() if k in ("bos", "eos", "sep")}
     return ids, adds
+
+
+class HFFolderSource:
+    """A Hugging Face model folder: judged as the GGUF the pinned converter would write."""
+
+    name = "hf-folder"
+
+    def claims(self, spec: str) -> bool:
+        return Path(spec).expanduser().is_dir()
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
+        path = Path(spec).expanduser()
+        if not is_hf_folder(path):
+            raise InputError(
+                spec,
+                "is a directory without config.json, tokenizer.json or tokenizer.model "
+                "(expected a .gguf file or a Hugging Face model folder)",
+            )
+        return describe_hf_folder(path, spec, self.name, options.overrides)

@@ -32,14 +32,16 @@ from typing import Any
 from urllib.parse import quote
 
 from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
+from paircheck._source.interface import ReadOptions
 from paircheck._source.remote import HttpClient, _Response, describe_remote_gguf, http_timeout, status_error
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.vocab import Override
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]+"
-_SPEC = re.compile(rf"^(?:hf://)?(?P<repo>{_REPO})(?:@(?P<rev>[\w./-]+?))?(?::(?P<tag>[\w.-]+)|/(?P<file>.+\.gguf))?$", re.I)
+_SPEC = re.compile(
+    rf"^(?:hf://)?(?P<repo>{_REPO})(?:@(?P<rev>[\w./-]+?))?(?::(?P<tag>[\w.-]+)|/(?P<file>.+\.gguf))?$", re.I
+)
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
 # llama.cpp's gguf_filename_is_model: sidecars that are not the model itself.
 _NOT_MODEL = ("mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-")
@@ -105,7 +107,8 @@ def _snapshot(settings: HubSettings, ref: HubRef) -> Path | None:
 
 
 def _cached_files(snap: Path) -> list[str]:
-    return sorted(str(p.relative_to(snap)).replace(os.sep, "/") for p in snap.rglob("*") if p.is_file() or p.is_symlink())
+    files = (p for p in snap.rglob("*") if p.is_file() or p.is_symlink())
+    return sorted(str(p.relative_to(snap)).replace(os.sep, "/") for p in files)
 
 
 def _is_model_gguf(path: str) -> bool:
@@ -214,12 +217,7 @@ def _list_files(ref: HubRef, settings: HubSettings, location: str) -> tuple[list
         client.close()
 
 
-def describe_hub(
-    spec: str,
-    ref: HubRef,
-    overrides: dict[str, Override] | None = None,
-    progress: bool = False,
-) -> ModelDescription:
+def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
     settings = HubSettings.from_env()
     snap = _snapshot(settings, ref)
     cached = _cached_files(snap) if snap is not None else []
@@ -228,11 +226,14 @@ def describe_hub(
     # Cache first: a repo (or the chosen GGUF) already downloaded needs no network.
     if snap is not None:
         if wants_gguf or not any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
-            chosen = ref.filename if ref.filename in cached else choose_gguf(cached, ref.tag) if not ref.filename else None
+            if ref.filename:
+                chosen = ref.filename if ref.filename in cached else None
+            else:
+                chosen = choose_gguf(cached, ref.tag)
             if chosen is not None:
-                return _local_gguf(snap / chosen, spec, ref, overrides)
+                return _local_gguf(snap / chosen, spec, options)
         elif any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
-            return describe_hf_folder(snap, spec, "hub", overrides, repo_id=ref.repo_id)
+            return describe_hf_folder(snap, spec, "hub", options.overrides, repo_id=ref.repo_id)
     if settings.offline:
         raise InputError(spec, "not in the local Hugging Face cache, and HF_HUB_OFFLINE is set")
 
@@ -245,19 +246,18 @@ def describe_hub(
             listing = ", ".join(ggufs[:6]) or "none"
             what = f"file {ref.filename}" if ref.filename else f"GGUF for {ref.tag or 'Q4_K_M/Q8_0'}"
             raise InputError(spec, f"no {what} in {ref.repo_id} (GGUF files: {listing})")
-        return _remote_gguf(chosen, spec, ref, settings, overrides, progress)
+        return _remote_gguf(chosen, spec, ref, settings, options)
     if not has_tokenizer:
         raise InputError(spec, f"{ref.repo_id} has neither GGUF files nor tokenizer.json/tokenizer.model")
-    return _download_folder(files, commit, spec, ref, settings, overrides)
+    return _download_folder(files, commit, spec, ref, settings, options)
 
 
-def _local_gguf(path: Path, spec: str, ref: HubRef, overrides: dict[str, Override] | None) -> ModelDescription:
+def _local_gguf(path: Path, spec: str, options: ReadOptions) -> ModelDescription:
+    """A GGUF already in the Hub cache: read exactly as the same file given by path."""
     from paircheck._source.gguf_file import describe_gguf_file
 
-    if path.stat().st_size < 64 << 10 and path.name.endswith(".gguf"):
-        pass  # a small file in a cache is still read: the reader names what it is instead
-    desc = describe_gguf_file(str(path), overrides)
-    desc.location, desc.source_kind = spec, "hub"
+    desc = describe_gguf_file(str(path), options, source_kind="hub")
+    desc.location = spec
     return desc
 
 
@@ -266,14 +266,13 @@ def _remote_gguf(
     spec: str,
     ref: HubRef,
     settings: HubSettings,
-    overrides: dict[str, Override] | None,
-    progress: bool,
+    options: ReadOptions,
 ) -> ModelDescription:
     from huggingface_hub import hf_hub_url
 
     url = hf_hub_url(ref.repo_id, filename, revision=ref.revision, endpoint=settings.endpoint)
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
-    desc = describe_remote_gguf(url, spec, "hub", headers, progress, hub=True, overrides=overrides)
+    desc = describe_remote_gguf(url, spec, options, "hub", headers, hub=True)
     desc.notes.append(f"read {filename} from {ref.repo_id} (metadata only)")
     return desc
 
@@ -284,7 +283,7 @@ def _download_folder(
     spec: str,
     ref: HubRef,
     settings: HubSettings,
-    overrides: dict[str, Override] | None,
+    options: ReadOptions,
 ) -> ModelDescription:
     from huggingface_hub import hf_hub_url
 
@@ -303,7 +302,7 @@ def _download_folder(
     finally:
         client.close()
     folder = _store(settings, ref, commit, fetched)
-    return describe_hf_folder(folder, spec, "hub", overrides, repo_id=ref.repo_id)
+    return describe_hf_folder(folder, spec, "hub", options.overrides, repo_id=ref.repo_id)
 
 
 def _commit_header(resp: _Response) -> str | None:
@@ -348,3 +347,19 @@ def _atomic_write(path: Path, data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+class HubSource:
+    """A Hugging Face Hub reference: ``org/name``, ``org/name:Q4_K_M``, ``org/name/file.gguf``."""
+
+    name = "hub"
+
+    def claims(self, spec: str) -> bool:
+        ref = parse_hub_spec(spec)
+        return ref is not None and (ref.filename is not None or not spec.lower().endswith(".gguf"))
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
+        ref = parse_hub_spec(spec)
+        if ref is None:
+            raise InputError(spec, "not a Hugging Face repo id")
+        return describe_hub(spec, ref, options)

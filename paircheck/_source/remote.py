@@ -37,21 +37,19 @@ import os
 import socket
 import ssl
 import struct
-import sys
 import threading
 import time
 import urllib.request
 from array import array
 from base64 import b64encode
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import urljoin, urlsplit
 
 from paircheck import constants as K
+from paircheck._source.interface import Progress, ReadOptions
 from paircheck.constants import SCALAR_FORMATS, ValueType
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.vocab import Override
 
 DEFAULT_TIMEOUT = 20.0
 FIRST_RANGE = 256 << 10
@@ -542,7 +540,10 @@ def status_error(location: str, status: int, reason: str, hub: bool = False) -> 
     if status == 404:
         return InputError(location, "not found (HTTP 404)")
     if status == 416:
-        return InputError(location, "the server refused the byte range (HTTP 416): the file is shorter than its header says (truncated?)")
+        return InputError(
+            location,
+            "the server refused the byte range (HTTP 416): the file is shorter than its header says (truncated?)",
+        )
     return InputError(location, f"HTTP {status} {reason}".rstrip())
 
 
@@ -554,7 +555,7 @@ class RemoteSource:
         url: str,
         location: str,
         headers: dict[str, str] | None = None,
-        progress: Callable[[int, int | None], None] | None = None,
+        progress: Progress | None = None,
         timeout: float | None = None,
     ) -> None:
         self.name = url
@@ -733,68 +734,53 @@ def _content_range_start(value: str | None) -> int | None:
         return None
 
 
-class TerminalProgress:
-    """One self-overwriting stderr line; only used when stderr is a terminal."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.last = 0.0
-        self.shown = False
-
-    def __call__(self, done: int, expected: int | None) -> None:
-        now = time.monotonic()
-        if now - self.last < 0.1:
-            return
-        self.last = now
-        total = f" of ~{expected / 1e6:.1f} MB" if expected else ""
-        sys.stderr.write(f"\rpaircheck: reading metadata of {self.label}: {done / 1e6:.1f} MB{total}\x1b[K")
-        sys.stderr.flush()
-        self.shown = True
-
-    def finish(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\x1b[K")
-            sys.stderr.flush()
-
-
-def progress_for(label: str, enabled: bool) -> TerminalProgress | None:
-    if enabled and sys.stderr.isatty():
-        return TerminalProgress(label)
-    return None
-
-
 def describe_remote_gguf(
     url: str,
     location: str,
+    options: ReadOptions,
     source_kind: str = "remote-gguf",
     headers: dict[str, str] | None = None,
-    progress: bool = False,
     hub: bool = False,
-    overrides: dict[str, Override] | None = None,
 ) -> ModelDescription:
     """Read only the metadata of the GGUF at ``url`` and describe it."""
-    from paircheck._source.gguf_file import KEEP_ARRAYS, description_from_metadata
-    from paircheck._source.gguf_reader import GGUFFormatError, read_metadata
+    from paircheck._source.gguf_file import description_from_metadata, read_gguf
 
-    bar = progress_for(location, progress)
-    source = RemoteSource(url, location, headers, bar)
+    progress = options.progress_for(location)
+    source = RemoteSource(url, location, headers, progress)
     try:
         try:
-            meta, _cursor = read_metadata(source, KEEP_ARRAYS, chunk=READER_CHUNK)
-        except GGUFFormatError as exc:
-            raise InputError(location, str(exc)) from None
+            meta = read_gguf(source, location, options.tensor_infos, chunk=READER_CHUNK)
         except InputError as exc:
             if hub and exc.message.startswith("access denied"):
                 raise status_error(location, 401, "", hub=True) from None
             raise
     finally:
         source.close()
-        if bar is not None:
-            bar.finish()
-    desc = description_from_metadata(meta, location, source_kind, url, overrides)
+        if progress is not None:
+            progress.finish()
+    desc = description_from_metadata(meta, location, source_kind, url, options.overrides)
     desc.fetch = source.stats
     if not source.stats.ranged:
         desc.notes.append(
             f"the server ignored byte ranges; paircheck stopped reading after {source.stats.bytes_received:,} bytes"
         )
     return desc
+
+
+class HTTPSource:
+    """A GGUF at an http(s) URL, read with range requests up to the end of its metadata."""
+
+    name = "remote-gguf"
+
+    def claims(self, spec: str) -> bool:
+        return spec.startswith(("http://", "https://"))
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
+        from paircheck._source.hub import HubSettings
+
+        headers = {}
+        settings = HubSettings.from_env()
+        # The Hub token goes only to the Hub's own host, never to another server.
+        if settings.token and spec.startswith(settings.endpoint + "/"):
+            headers["Authorization"] = f"Bearer {settings.token}"
+        return describe_remote_gguf(spec, spec, options, self.name, headers)

@@ -1,12 +1,12 @@
 """Pick the source for what the user typed and return its ModelDescription.
 
-Order: an existing local path (GGUF file, any shard of a split GGUF, or a Hugging Face
-folder), then an http(s) URL, then a Hub reference (``org/name``, ``org/name:Q4_K_M``,
-``org/name/file.gguf``, ``hf://...``). A local path always wins over a Hub id of the
-same spelling, as with transformers' ``from_pretrained``; a missing path that looks
-local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no such
-file", never a Hub lookup. A missing ``a/b/c.gguf`` is tried as a Hub file (that is a
-documented form), but when that fails too the error says "no such file" first.
+Order: an existing local folder (Hugging Face model folder) or file (GGUF, any shard of
+a split GGUF), then an http(s) URL, then a Hub reference (``org/name``,
+``org/name:Q4_K_M``, ``org/name/file.gguf``, ``hf://...``). A local path always wins over
+a Hub id of the same spelling, as with transformers' ``from_pretrained``; a missing path
+that looks local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no
+such file", never a Hub lookup. A missing ``a/b/c.gguf`` is tried as a Hub file (that is
+a documented form), but when that fails too the error says "no such file" first.
 A path that exists but is not a regular file (a pipe such as ``<(cat D.gguf)``, a
 character device) is read once, front to back, as a stream.
 """
@@ -16,50 +16,45 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
-from paircheck._source.gguf_file import describe_gguf_file, describe_source
+from paircheck._source.gguf_file import GGUFFileSource, describe_source
+from paircheck._source.hf_folder import HFFolderSource
+from paircheck._source.hub import HubSource
+from paircheck._source.interface import ReadOptions, Source
+from paircheck._source.remote import HTTPSource
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.vocab import Override
 
 
-def describe(spec: str, overrides: dict[str, Override] | None = None, progress: bool = False) -> ModelDescription:
-    """Describe one model; ``progress`` shows a progress line on a terminal for remote reads."""
+def sources() -> tuple[Source, ...]:
+    """Every source, in the order they are asked whether they claim a spec."""
+    return (HFFolderSource(), GGUFFileSource(), HTTPSource(), HubSource())
+
+
+def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
+    """Describe one model from whichever source claims ``spec``."""
     if not spec:
         raise InputError("", "empty model argument")
+    options = options or ReadOptions()
     path = Path(spec).expanduser()
-    if path.is_dir():
-        from paircheck._source.hf_folder import describe_hf_folder, is_hf_folder
-
-        if not is_hf_folder(path):
-            raise InputError(spec, "is a directory without config.json, tokenizer.json or tokenizer.model (expected a .gguf file or a Hugging Face model folder)")
-        return describe_hf_folder(path, spec, "hf-folder", overrides)
-    if path.exists():
-        if not path.is_file():
-            return _describe_stream(path, spec, overrides)
-        return describe_gguf_file(str(path), overrides)
-    if spec.startswith(("http://", "https://")):
-        from paircheck._source.hub import HubSettings
-        from paircheck._source.remote import describe_remote_gguf
-
-        headers = {}
-        settings = HubSettings.from_env()
-        if settings.token and spec.startswith(settings.endpoint + "/"):
-            headers["Authorization"] = f"Bearer {settings.token}"
-        return describe_remote_gguf(spec, spec, "remote-gguf", headers, progress, overrides=overrides)
-    if _looks_local(spec):
-        raise InputError(spec, "no such file")
-    from paircheck._source.hub import describe_hub, parse_hub_spec
-
-    ref = parse_hub_spec(spec)
-    if ref is not None and ref.filename and not spec.startswith("hf://"):
-        # ``a/b/c.gguf`` is a Hub file or a mistyped local path: say the local part first.
-        try:
-            return describe_hub(spec, ref, overrides, progress)
-        except InputError as exc:
-            raise InputError(spec, f"no such file (and as a Hub file in {ref.repo_id}: {exc.message})") from None
-    if ref is not None and (ref.filename or not spec.lower().endswith(".gguf")):
-        return describe_hub(spec, ref, overrides, progress)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        return _describe_stream(path, spec, options)
+    for source in sources():
+        if source.name == "hub" and looks_local(spec):
+            break
+        if source.claims(spec):
+            if source.name == "hub" and _maybe_mistyped_path(spec):
+                # ``a/b/c.gguf`` is a Hub file or a mistyped local path: say the local part first.
+                try:
+                    return source.describe(spec, options)
+                except InputError as exc:
+                    repo = "/".join(spec.split("/")[:2])
+                    raise InputError(spec, f"no such file (and as a Hub file in {repo}: {exc.message})") from None
+            return source.describe(spec, options)
     raise InputError(spec, "no such file")
+
+
+def _maybe_mistyped_path(spec: str) -> bool:
+    return not spec.startswith("hf://") and spec.lower().endswith(".gguf") and spec.count("/") >= 2
 
 
 class StreamSource:
@@ -96,17 +91,17 @@ class StreamSource:
         return b"".join(parts)
 
 
-def _describe_stream(path: Path, spec: str, overrides: dict[str, Override] | None) -> ModelDescription:
+def _describe_stream(path: Path, spec: str, options: ReadOptions) -> ModelDescription:
     try:
         with open(path, "rb") as handle:
-            return describe_source(StreamSource(spec, handle), spec, "gguf", overrides)
+            return describe_source(StreamSource(spec, handle), spec, "gguf", options)
     except PermissionError:
         raise InputError(spec, "permission denied") from None
     except OSError as exc:
         raise InputError(spec, f"cannot read: {exc.strerror or exc}") from None
 
 
-def _looks_local(spec: str) -> bool:
+def looks_local(spec: str) -> bool:
     """A missing path the user meant as local, so the error is "no such file", not a Hub one.
 
     Local: starts with ``.``, ``/`` or ``~``, has a backslash or a drive letter, or a

@@ -54,6 +54,12 @@ _LIST = re.compile(r'\{((?:\s*"[^"]*"\s*,?)+)\}')
 _STR = re.compile(r'"([^"]*)"')
 
 
+def _group(pattern: str, text: str) -> str:
+    """The first group of ``pattern`` in ``text``, or "" when it does not occur."""
+    match = re.search(pattern, text)
+    return match.group(1) if match else ""
+
+
 def _option(call: str) -> dict[str, object]:
     lists = _LIST.findall(call[: call.find("[](") if "[](" in call else len(call)])
     args = _STR.findall(lists[0])
@@ -70,8 +76,8 @@ def _option(call: str) -> dict[str, object]:
     else:
         kind = "void"
     neg = _STR.findall(lists[1]) if kind == "bool" and len(lists) > 1 else []
-    examples = re.findall(r"LLAMA_EXAMPLE_(\w+)", (re.search(r"\.set_examples\(\{([^}]*)\}", call) or [None, ""])[1])
-    excludes = re.findall(r"LLAMA_EXAMPLE_(\w+)", (re.search(r"\.set_excludes\(\{([^}]*)\}", call) or [None, ""])[1])
+    examples = re.findall(r"LLAMA_EXAMPLE_(\w+)", _group(r"\.set_examples\(\{([^}]*)\}", call))
+    excludes = re.findall(r"LLAMA_EXAMPLE_(\w+)", _group(r"\.set_excludes\(\{([^}]*)\}", call))
     env_match = re.search(r'\.set_env\("([^"]+)"\)', call)
     removed = re.search(r'arg_removed\("([^"]*)"\)', call)
     return {

@@ -12,19 +12,30 @@ from paircheck._engine.common import arch_value, tensor_names
 from paircheck.errors import InputError
 from paircheck.findings import Report
 from paircheck.model import ModelDescription
+from paircheck.preflight import codes as C
+from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.llama_server import LlamaCommand
 
-ERROR, WARNING, INFO = "error", "warning", "info"
+__all__ = [
+    "ERROR",
+    "FAIL",
+    "INFO",
+    "OK",
+    "UNCHECKED",
+    "WARNING",
+    "Describe",
+    "LintFinding",
+    "LintResult",
+    "lint_llama",
+]
+
 Describe = Callable[[str], ModelDescription]
-
-
-@dataclass(frozen=True)
-class LintFinding:
-    code: str
-    name: str
-    severity: str  # error: the launch breaks or speculation silently never happens
-    message: str
-    fix: str = ""
+OK, FAIL, UNCHECKED = "ok", "not-ok", "not-checked"
+# Exit codes of the lint commands (README "Pre-flight for launch scripts"): 0 and 1 as for a
+# check, 2 bad input, 3 nothing (or not everything) was checked: never 0 for a check that
+# did not happen.
+EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_UNCHECKED = 0, 1, 2, 3
+EXIT_FOR = {OK: EXIT_OK, FAIL: EXIT_FAIL, UNCHECKED: EXIT_UNCHECKED}
 
 
 @dataclass
@@ -32,10 +43,28 @@ class LintResult:
     launcher: str
     findings: list[LintFinding] = field(default_factory=list)
     reports: list[Report] = field(default_factory=list)
+    # The command with every mechanically fixable error fixed (argv), when there is one.
+    corrected: list[str] | None = None
+
+    def status(self, pair_check: bool = True) -> str:
+        """FAIL (an error or an incompatible pair), UNCHECKED (something was not checked), or OK.
+
+        ``pair_check=False`` (lint-cmd --no-check) does not count the pair as unchecked when
+        the only reason is that the models were not read, as asked."""
+        if any(f.status == ERROR for f in self.findings) or not all(r.compatible for r in self.reports):
+            return FAIL
+        skipped = C.UNCHECKED if pair_check else C.UNCHECKED - C.PAIR_UNCHECKED
+        if any(f.code in skipped for f in self.findings):
+            return UNCHECKED
+        return OK
 
     @property
     def ok(self) -> bool:
-        return not any(f.severity == ERROR for f in self.findings) and all(r.compatible for r in self.reports)
+        return self.status() == OK
+
+    @property
+    def unchecked(self) -> list[LintFinding]:
+        return [f for f in self.findings if f.code in C.UNCHECKED]
 
 
 DRAFT_TYPES = ("draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark")
@@ -60,13 +89,18 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
     out = LintResult(cmd.program)
     add = out.findings.append
     for err in cmd.errors:
-        code = {"invalid": "PF001", "removed": "PF002", "missing_value": "PF003"}.get(err.kind, "PF004")
-        add(LintFinding(code, err.kind, ERROR, err.message, err.hint))
+        rule = {"invalid": C.PF001, "removed": C.PF002, "missing_value": C.PF003}.get(err.kind, C.PF004)
+        details: dict[str, object] = {"argument": err.flag}
+        if err.suggestions:
+            details["did_you_mean"] = list(err.suggestions)
+        # A removed option's message is llama.cpp's own text and already ends with its hint:
+        # no fix line repeating it.
+        add(emit(rule, ERROR, err.message, err.hint or None, **details))
     for flag in dict.fromkeys(cmd.repeated):
-        add(LintFinding("PF005", "repeated", WARNING, f"{flag} is given more than once: llama.cpp logs DEPRECATED "
-                        "and keeps only the last value", "give it once (comma-separate lists)"))
+        add(emit(C.PF005, WARNING, f"{flag} is given more than once: llama.cpp logs DEPRECATED and keeps only the "
+                 "last value", "give it once (comma-separate lists)", argument=flag))
     for env, flag in cmd.env_overridden:
-        add(LintFinding("PF006", "env_overridden", INFO, f"{env} is set but {flag} on the command line wins"))
+        add(emit(C.PF006, INFO, f"{env} is set but {flag} on the command line wins", variable=env, argument=flag))
 
     has_draft = bool(cmd.draft or cmd.draft_hf)
     types = cmd.requested_types
@@ -75,42 +109,46 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
         target_desc = _read(describe, cmd.model, "target", add)
         draft_desc = _read(describe, cmd.draft, "draft", add) if cmd.draft else None
     if not cmd.model and not cmd.model_hf and cmd.example != "SERVER":
-        add(LintFinding("PF007", "no_model", ERROR, "error: --model is required"))
+        add(emit(C.PF007, ERROR, "error: --model is required"))
+    if not has_draft and not types and cmd.example != "LOOKUP":  # llama-lookup always drafts n-grams
+        add(emit(C.PF008, INFO, f"{cmd.program} is given no draft model and no --spec-type: it runs without "
+                 "speculative decoding, so there is no pair to check"))
 
     if has_draft and cmd.types_default:
         inferred: list[str] = []
         if draft_desc is not None and cmd.draft and os.path.exists(cmd.draft):
             inferred, abort = infer_types_from_gguf(draft_desc)
             if abort:
-                add(LintFinding("PF012", "type_detect_abort", ERROR, abort, "give --spec-type explicitly"))
+                add(emit(C.PF012, ERROR, abort, "give --spec-type explicitly"))
         if inferred:
             types = inferred
-            add(LintFinding("PF013", "type_detected", INFO, f"no --spec-type: llama.cpp detects {inferred[0]} from "
-                            "the draft's metadata"))
+            add(emit(C.PF013, INFO, f"no --spec-type: llama.cpp detects {inferred[0]} from the draft's metadata",
+                     spec_type=inferred[0]))
         elif cmd.draft_hf and not cmd.draft:
-            add(LintFinding("PF010", "draft_without_spec_type", WARNING,
-                            "a draft repo (-hfd) without --spec-type: only an MTP/DFlash/EAGLE-3 sidecar in the repo "
-                            "turns speculation on; a plain draft is downloaded and never used",
-                            "add --spec-type draft-simple"))
+            add(emit(C.PF010, WARNING, "a draft repo (-hfd) without --spec-type: only an MTP/DFlash/EAGLE-3 sidecar "
+                     "in the repo turns speculation on; a plain draft is downloaded and never used",
+                     "add --spec-type draft-simple"))
         else:
-            add(LintFinding("PF010", "draft_without_spec_type", ERROR,
-                            "a draft model is given without --spec-type: llama-server loads it and never speculates, "
-                            "without any warning (the default type list is 'none')",
-                            "add --spec-type draft-simple"))
+            add(emit(C.PF010, ERROR, f"a draft model is given without --spec-type: {cmd.program} loads it and never "
+                     "speculates, without any warning (the default type list is 'none')",
+                     "add --spec-type draft-simple"))
     for t in types:
         if t in ("draft-simple", "draft-eagle3", "draft-dflash", "draft-dspark") and not has_draft:
             effect = ("throws 'draft-simple requires a draft context' and runs without speculation" if
                       t == "draft-simple" else "is silently skipped")
-            add(LintFinding("PF011", "type_needs_draft", ERROR, f"--spec-type {t} without a draft model: it {effect}",
-                            "add -md DRAFT.gguf (or -hfd REPO)"))
+            add(emit(C.PF011, ERROR, f"--spec-type {t} without a draft model: it {effect}",
+                     "add -md DRAFT.gguf (or -hfd REPO)", spec_type=t))
     if "ngram-cache" in types and not cmd.get("-lcs") and not cmd.get("-lcd"):
-        add(LintFinding("PF014", "ngram_cache_files", INFO, "ngram-cache without -lcs/-lcd starts from an empty cache"))
+        add(emit(C.PF014, INFO, "ngram-cache without -lcs/-lcd starts from an empty cache"))
     if "draft-simple" in types and any(t.startswith("ngram") for t in types):
-        add(LintFinding("PF015", "chained_types", INFO, "all types are set up together: if the draft is refused, "
-                        "the n-gram types are lost too (no speculation at all)"))
+        add(emit(C.PF015, INFO, "all types are set up together: if the draft is refused, the n-gram types are lost "
+                 "too (no speculation at all)"))
     if (cmd.model_hf and not cmd.model) or (cmd.draft_hf and not cmd.draft):
-        add(LintFinding("PF020", "remote_not_checked", INFO, "a model given as a Hugging Face repo is downloaded by "
-                        "llama-server; the pair was not checked (use paircheck on the files)"))
+        add(emit(C.PF020, INFO, "a model given as a Hugging Face repo is downloaded by llama-server; the pair was "
+                 "not checked (download the files and run paircheck on them)",
+                 repos=[r for r in (cmd.model_hf, cmd.draft_hf) if r]))
+
+    out.corrected = _corrected(cmd, out)
 
     if target_desc is not None:
         from paircheck.api import check_descriptions
@@ -128,11 +166,28 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
     return out
 
 
-def _read(describe: Describe, path: str | None, side: str, add: Callable[[LintFinding], None]) -> ModelDescription | None:
+def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
+    """The parser's corrected line, plus --spec-type draft-simple for a draft that would never be used."""
+    needs_type = any(f.code == C.PF010.code and f.status == ERROR for f in out.findings)
+    if cmd.errors and cmd.corrected is None:
+        return None
+    if not cmd.errors and not needs_type:
+        return None
+    words = list(cmd.corrected if cmd.corrected is not None else cmd.argv)
+    if needs_type:
+        words += ["--spec-type", "draft-simple"]
+    from paircheck.preflight.llama_server import parse
+
+    again = parse(words, {})
+    return words if not again.errors else None  # only a line this llama.cpp accepts
+
+
+def _read(describe: Describe, path: str | None, side: str,
+          add: Callable[[LintFinding], None]) -> ModelDescription | None:
     if not path:
         return None
     try:
         return describe(path)
     except InputError as exc:
-        add(LintFinding("PF021", f"{side}_unreadable", ERROR, f"{side} {exc}: llama-server would fail to load it"))
+        add(emit(C.PF021, ERROR, f"{side} {exc}: llama-server would fail to load it", side=side))
         return None

@@ -7,7 +7,9 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from paircheck.preflight.lint import ERROR, INFO, WARNING, Describe, LintFinding, LintResult
+from paircheck.preflight import codes as C
+from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
+from paircheck.preflight.lint import Describe, LintResult
 
 COMMANDS = ("from", "license", "template", "system", "adapter", "draft", "renderer", "parser", "parameter",
             "message", "requires")
@@ -47,8 +49,8 @@ def parse_modelfile(text: str) -> tuple[list[Instruction], list[LintFinding]]:
                 args += "\n" + lines[i]
                 i += 1
         if not re.fullmatch(r"[A-Za-z]+", name) or name.lower() not in COMMANDS:
-            problems.append(LintFinding("OM001", "invalid_command", ERROR, f"(line {start}): {INVALID_COMMAND}",
-                                        f"{name!r} is not a Modelfile instruction"))
+            problems.append(emit(C.OM001, ERROR, f"(line {start}): {INVALID_COMMAND}",
+                                 f"{name!r} is not a Modelfile instruction", line=start, instruction=name))
             continue
         out.append(Instruction(start, name.lower(), args.strip()))
     return out, problems
@@ -63,14 +65,14 @@ def _unquote(text: str) -> str:
 
 
 def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintResult:
-    out = LintResult("ollama create")
+    out = LintResult("Modelfile")
     instructions, problems = parse_modelfile(text)
     out.findings += problems
     add = out.findings.append
     froms = [ins for ins in instructions if ins.name == "from"]
     drafts = [ins for ins in instructions if ins.name == "draft"]
     if not froms:
-        add(LintFinding("OM002", "no_from", ERROR, "no FROM line"))
+        add(emit(C.OM002, ERROR, "no FROM line"))
     params: dict[str, Instruction] = {}
     for ins in instructions:
         if ins.name != "parameter":
@@ -78,30 +80,30 @@ def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintR
         key, _, value = ins.args.partition(" ")
         params[key] = Instruction(ins.line, key, value.strip())
         if key in NOT_PARAMETERS:
-            add(LintFinding("OM003", "unknown_parameter", ERROR, f"(line {ins.line}): unknown parameter '{key}' "
-                            "(Ollama has no such parameter; guides that show it are wrong)", NOT_PARAMETERS[key]))
+            add(emit(C.OM003, ERROR, f"(line {ins.line}): unknown parameter '{key}' (Ollama has no such "
+                     "parameter; guides that show it are wrong)", NOT_PARAMETERS[key], line=ins.line, parameter=key))
     dnp = params.get("draft_num_predict")
     if dnp is not None:
         if not re.fullmatch(r"\d+", dnp.args):
-            add(LintFinding("OM004", "draft_num_predict", ERROR, f"(line {dnp.line}): draft_num_predict must be a "
-                            f"non-negative integer, got {dnp.args!r}"))
+            add(emit(C.OM004, ERROR, f"(line {dnp.line}): draft_num_predict must be a non-negative integer, "
+                     f"got {dnp.args!r}", line=dnp.line))
         elif int(dnp.args) == 0:
-            add(LintFinding("OM004", "draft_num_predict", WARNING, f"(line {dnp.line}): draft_num_predict 0 turns "
-                            "speculative decoding off"))
+            add(emit(C.OM004, WARNING, f"(line {dnp.line}): draft_num_predict 0 turns speculative decoding off",
+                     line=dnp.line))
     from_path = os.path.join(base_dir, os.path.expanduser(_unquote(froms[0].args))) if froms else None
     for ins in drafts:
         path = os.path.join(base_dir, os.path.expanduser(_unquote(ins.args)))
         if not os.path.exists(path):
-            add(LintFinding("OM005", "draft_missing", ERROR, f"(line {ins.line}): DRAFT {ins.args!r} does not exist: "
-                            "DRAFT must be a local path", "download the drafter first"))
+            add(emit(C.OM005, ERROR, f"(line {ins.line}): DRAFT {ins.args!r} does not exist: DRAFT must be a "
+                     "local path", "download the drafter first", line=ins.line))
             continue
         if from_path and os.path.exists(from_path) and os.path.samefile(path, from_path):
-            add(LintFinding("OM006", "draft_is_from", ERROR, f"DRAFT must not reference the same local path as FROM: "
-                            f"{ins.args}"))
+            add(emit(C.OM006, ERROR, f"DRAFT must not reference the same local path as FROM: {ins.args}",
+                     line=ins.line))
             continue
         if from_path is None or not os.path.exists(from_path):
-            add(LintFinding("OM007", "from_not_local", INFO, "FROM is not a local file: the pair was not checked "
-                            "(a remote FROM model rejects DRAFT: 'DRAFT cannot be used with remote models')"))
+            add(emit(C.OM007, INFO, "FROM is not a local file: the pair was not checked (a remote FROM model "
+                     "rejects DRAFT: 'DRAFT cannot be used with remote models')"))
             continue
         if describe is not None and os.path.isfile(path):
             from paircheck.api import check_descriptions
@@ -110,8 +112,13 @@ def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintR
             try:
                 out.reports.append(check_descriptions(describe(from_path), describe(path), "ollama"))
             except InputError as exc:
-                add(LintFinding("OM008", "not_checked", WARNING, f"pair not checked: {exc}"))
+                add(emit(C.OM008, WARNING, f"pair not checked: {exc}"))
+        elif describe is not None:
+            add(emit(C.OM008, WARNING, f"pair not checked: DRAFT {ins.args!r} is not a file", line=ins.line))
     if not drafts and dnp is not None:
-        add(LintFinding("OM009", "no_draft", INFO, "draft_num_predict without DRAFT only matters for a model with "
-                        "embedded MTP tensors"))
+        add(emit(C.OM009, INFO, "draft_num_predict without DRAFT only matters for a model with embedded MTP "
+                 "tensors"))
+    if not drafts:
+        add(emit(C.OM010, INFO, "no DRAFT line: Ollama does not speculate with a draft model, so there is no pair "
+                 "to check"))
     return out

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 
-from paircheck.preflight.lint import ERROR, INFO, WARNING, Describe, LintFinding, LintResult
+from paircheck.preflight import codes as C
+from paircheck.preflight.codes import ERROR, INFO, WARNING, emit
+from paircheck.preflight.lint import Describe, LintResult
 
 METHODS = ("ngram", "ngram_gpu", "medusa", "mlp_speculator", "draft_model", "suffix", "custom_class", "eagle",
            "eagle3", "extract_hidden_states", "mtp", "dflash", "dspark")
@@ -45,70 +47,118 @@ def _option(argv: list[str], name: str) -> str | None:
     return found
 
 
+# CLI flags of vLLM's V0 speculative decoding -> their key in --speculative-config.
+OLD_FLAGS = {"--speculative-model": "model", "--num-speculative-tokens": "num_speculative_tokens",
+             "--speculative-draft-tensor-parallel-size": "draft_tensor_parallel_size",
+             "--speculative-max-model-len": "max_model_len",
+             "--speculative-disable-by-batch-size": "disable_by_batch_size",
+             "--ngram-prompt-lookup-max": "prompt_lookup_max", "--ngram-prompt-lookup-min": "prompt_lookup_min",
+             "--speculative-model-quantization": "quantization"}
+
+
+def _without(argv: list[str], flags: dict[str, str]) -> list[str]:
+    """``argv`` without ``flags`` and their values (``--flag value`` or ``--flag=value``)."""
+    out: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        flag, eq, _ = arg.partition("=")
+        if flag.replace("_", "-") in flags:
+            skip = not eq
+            continue
+        out.append(arg)
+    return out
+
+
 def lint_vllm(argv: list[str], describe: Describe | None) -> LintResult:
     out = LintResult("vllm serve")
     add = out.findings.append
     rest = argv[2:] if len(argv) > 1 and argv[1] == "serve" else argv[1:]
     target = rest[0] if rest and not rest[0].startswith("-") else _option(argv, "--model")
-    for old, new in (("--speculative-model", "model"), ("--num-speculative-tokens", "num_speculative_tokens")):
-        if _option(argv, old) is not None:
-            add(LintFinding("VS001", "deprecated_flag", WARNING, f"{old} is deprecated",
-                            f"put \"{new}\" in --speculative-config"))
+    moved: dict[str, object] = {}
+    for old, key in OLD_FLAGS.items():
+        value = _option(argv, old)
+        if value is not None:
+            moved[key] = int(value) if value.isdigit() else value
+            add(emit(C.VS001, ERROR, f"{old} does not exist in the vLLM paircheck mirrors (99d7eb5d): vllm serve stops "
+                     "with 'unrecognized arguments'", None, argument=old, key=key))
     raw = _option(argv, "--speculative-config")
+    if moved:
+        config = dict(moved)
+        if isinstance(config.get("model"), str) and "method" not in config:
+            config = {"method": detect_method(str(config["model"])), **config}
+        spelled = json.dumps(config)
+        first = next(f for f in out.findings if f.code == C.VS001.code)
+        first.fix = f"replace the old flags by --speculative-config '{spelled}'"
+        if raw is None:
+            out.corrected = _without(argv, OLD_FLAGS) + ["--speculative-config", spelled]
+            lint_speculative_config(config, target, describe, out, "the --speculative-config it means")
+            return out
     if raw is None:
-        add(LintFinding("VS002", "no_speculation", INFO, "no --speculative-config: vLLM does not speculate"))
+        add(emit(C.VS002, INFO, "no --speculative-config: vLLM does not speculate, so there is no pair to check"))
         return out
     try:
         config = json.loads(raw)
     except json.JSONDecodeError as exc:
-        add(LintFinding("VS003", "bad_json", ERROR, f"--speculative-config is not valid JSON: {exc}"))
+        add(emit(C.VS003, ERROR, f"--speculative-config is not valid JSON: {exc}"))
         return out
     if not isinstance(config, dict):
-        add(LintFinding("VS003", "bad_json", ERROR, "--speculative-config must be a JSON object"))
+        add(emit(C.VS003, ERROR, "--speculative-config must be a JSON object"))
         return out
+    lint_speculative_config(config, target, describe, out, "--speculative-config")
+    return out
+
+
+def lint_speculative_config(config: dict[str, object], target: str | None, describe: Describe | None,
+                            out: LintResult, where: str = "--speculative-config") -> None:
+    """SpeculativeConfig's checks, for the CLI's JSON and for Python's speculative_config={...}."""
+    add = out.findings.append
     for key in sorted(set(config) - FIELDS):
-        add(LintFinding("VS004", "unknown_field", ERROR, f"unknown field {key!r} in --speculative-config (pydantic "
-                        "refuses extra fields)", "see vLLM's SpeculativeConfig for the field names"))
+        add(emit(C.VS004, ERROR, f"unknown field {key!r} in {where} (pydantic refuses extra fields)",
+                 "see vLLM's SpeculativeConfig for the field names", field=key))
     if "tensor_parallel_size" in config:
-        add(LintFinding("VS005", "tensor_parallel_size", ERROR, "tensor_parallel_size inside the speculative config "
-                        "is an error", "use draft_tensor_parallel_size (1 or the target's)"))
+        add(emit(C.VS005, ERROR, f"tensor_parallel_size inside {where} is an error",
+                 "use draft_tensor_parallel_size (1 or the target's)"))
     method = config.get("method")
     model = config.get("model")
     if method is not None and method not in METHODS:
-        add(LintFinding("VS006", "unknown_method", ERROR, f"unknown method {method!r}", f"one of {', '.join(METHODS)}"))
+        add(emit(C.VS006, ERROR, f"unknown method {method!r}", f"one of {', '.join(METHODS)}", method=method))
     if method is None and model is None:
-        add(LintFinding("VS007", "no_method", ERROR, "neither \"method\" nor \"model\" is given"))
+        add(emit(C.VS007, ERROR, "neither \"method\" nor \"model\" is given"))
     if method is None and isinstance(model, str):
         detected = detect_method(model)
-        add(LintFinding("VS008", "method_detected", WARNING, f"no \"method\": vLLM picks {detected!r} from the name "
-                        f"{model!r}; some releases (0.13) then refuse draft models", f"add \"method\": \"{detected}\""))
+        add(emit(C.VS008, WARNING, f"no \"method\": vLLM picks {detected!r} from the name {model!r}; some releases "
+                 "(0.13) then refuse draft models", f"add \"method\": \"{detected}\"", method=detected))
         method = detected
     n = config.get("num_speculative_tokens")
     if n is None and method not in ("ngram", "suffix", "mtp"):
-        add(LintFinding("VS009", "num_tokens", WARNING, "num_speculative_tokens is not given: it must come from the "
-                        "draft's config, else vLLM refuses"))
-    elif n is not None and (not isinstance(n, int) or n <= 0):
-        add(LintFinding("VS009", "num_tokens", ERROR, f"num_speculative_tokens must be a positive integer, got {n!r}"))
+        add(emit(C.VS009, WARNING, "num_speculative_tokens is not given: it must come from the draft's config, else "
+                 "vLLM refuses"))
+    elif n is not None and (not isinstance(n, int) or isinstance(n, bool) or n <= 0):
+        add(emit(C.VS009, ERROR, f"num_speculative_tokens must be a positive integer, got {n!r}"))
     if config.get("use_heterogeneous_vocab") and method != "draft_model":
-        add(LintFinding("VS010", "heterogeneous_vocab", ERROR, "use_heterogeneous_vocab only works with "
-                        "method='draft_model'"))
-    if describe is not None and target and isinstance(model, str) and method in (
-            "draft_model", "eagle", "eagle3", "dflash", "dspark", "mtp"):
-        from paircheck.api import check_descriptions
-        from paircheck.errors import InputError
+        add(emit(C.VS010, ERROR, "use_heterogeneous_vocab only works with method='draft_model'"))
+    if describe is None or method not in ("draft_model", "eagle", "eagle3", "dflash", "dspark", "mtp"):
+        return
+    if not target or not isinstance(model, str):
+        add(emit(C.VS011, INFO, "pair not checked: the target or the draft is not given as a name"))
+        return
+    from paircheck.api import check_descriptions
+    from paircheck.errors import InputError
 
-        try:
-            t, d = describe(target), describe(model)
-        except InputError as exc:
-            add(LintFinding("VS011", "not_checked", INFO, f"pair not checked: {exc}"))
-            return out
-        if method == "draft_model" and config.get("use_heterogeneous_vocab"):
-            return out  # any vocabulary is allowed then
-        report = check_descriptions(t, d, "vllm", method)
-        out.reports.append(report)
-        kind_fail = next((c for c in report.checks if c.name == "vllm_drafter_kind" and c.status == "fail"), None)
-        if kind_fail is not None and "method" not in config:
-            add(LintFinding("VS012", "head_not_detected", ERROR, f"{model!r} is a {kind_fail.details.get('drafter')} "
-                            f"head but vLLM would detect {method!r} from its name",
-                            f"add \"method\": \"{kind_fail.details.get('drafter')}\""))
-    return out
+    try:
+        t, d = describe(target), describe(model)
+    except InputError as exc:
+        add(emit(C.VS011, INFO, f"pair not checked: {exc}"))
+        return
+    if method == "draft_model" and config.get("use_heterogeneous_vocab"):
+        return  # any vocabulary is allowed then
+    report = check_descriptions(t, d, "vllm", str(method))
+    out.reports.append(report)
+    kind_fail = next((c for c in report.checks if c.name == "vllm_drafter_kind" and c.status == "fail"), None)
+    if kind_fail is not None and "method" not in config:
+        drafter = kind_fail.details.get("drafter")
+        add(emit(C.VS012, ERROR, f"{model!r} is a {drafter} head but vLLM would detect {method!r} from its name",
+                 f"add \"method\": \"{drafter}\"", drafter=drafter))

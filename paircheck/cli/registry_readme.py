@@ -1,6 +1,6 @@
 """Generate the README's known-pairs table from the registry.
 
-``python -m paircheck.registry_readme`` rewrites the block between the markers in
+``python -m paircheck.cli.registry_readme`` rewrites the block between the markers in
 README.md; tests/test_registry.py fails when the README and the registry drift apart,
 so the table is never edited by hand.
 """
@@ -8,29 +8,42 @@ so the table is never edited by hand.
 from __future__ import annotations
 
 import sys
+import textwrap
+from collections import Counter
 from pathlib import Path
 
-from paircheck.cli_pairs import render_markdown
-from paircheck.registry import load_registry
+from paircheck._format.markdown import render_markdown
+from paircheck._registry.load import load_registry
+from paircheck._registry.schema import EVIDENCE
 
 START = "<!-- pairs:start -->"
 END = "<!-- pairs:end -->"
 
 
 def readme_path() -> Path:
-    return Path(__file__).resolve().parent.parent / "README.md"
+    return Path(__file__).resolve().parents[2] / "README.md"
 
 
 def render_readme_table(registry_path: Path | None = None) -> str:
     """The exact text that belongs between the markers (without the markers)."""
     registry = load_registry(registry_path)
-    works = sum(1 for e in registry if e.status == "works")
-    intro = (
-        f"{len(registry)} documented pairs ({works} documented as working, "
-        f"{len(registry) - works} as failing), generated from `registry/` by "
-        "`python -m paircheck.registry_readme`; do not edit by hand. "
-        "`paircheck pairs --help` filters them."
+    counts = Counter(e.best_evidence() for e in registry)
+    shown = ", ".join(f"{counts[level]} {level}" for level in EVIDENCE if counts[level])
+    running = sum(1 for e in registry if e.shown_running())
+    paragraphs = (
+        (
+            f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
+        f"Only measured and ran ({running} pairs) mean a source shows the pair running; "
+        "recommended and computed do not, and the FAILS levels say how a failure is documented "
+        "(registry/README.md defines each). An engine with weaker evidence than its row is marked "
+            "with its own level; `!engine` is documented to fail there."
+        ),
+        (
+            "Generated from `registry/` by `python -m paircheck.cli.registry_readme`; do not edit by hand. "
+            "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes."
+        ),
     )
+    intro = "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in paragraphs)
     return f"{intro}\n\n{render_markdown(list(registry))}\n"
 
 
@@ -74,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         changed = update_readme(path)
     except ValueError as exc:
-        print(f"paircheck.registry_readme: error: {exc}", file=sys.stderr)
+        print(f"paircheck.cli.registry_readme: error: {exc}", file=sys.stderr)
         return 2
     print(f"{path or readme_path()}: {'updated' if changed else 'already up to date'}")
     return 0

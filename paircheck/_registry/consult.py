@@ -19,47 +19,68 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from paircheck._registry.entry import RegistryEntry, evidence_text
+from paircheck._registry.identity import ModelIdentity, ModelRef, identity_from_string
+from paircheck._registry.load import Registry, fingerprint_matches, match_model
 from paircheck.findings import INFO, Finding, Rule
 from paircheck.model import ModelDescription
-from paircheck.registry import (
-    ModelIdentity,
-    ModelRef,
-    Registry,
-    RegistryEntry,
-    fingerprint_matches,
-    identity_from_string,
-    match_model,
-)
 
 # Methods whose draft is a head trained for one specific target.
 HEAD_METHODS = frozenset({"eagle", "eagle3", "medusa", "mlp-speculator", "dflash", "dspark", "mtp"})
 
 R_DOCUMENTED = Rule(
-    "RG001", "documented_pair", "The pair is documented by a credible source",
+    "RG001",
+    "documented_pair",
+    "The pair is documented by a credible source",
     "paircheck's registry (registry/*.toml, `paircheck pairs`) lists this target and draft, "
-    "with the source that documents them working and the engines it names. It never "
-    "changes the engine's verdict, which comes from the files themselves.",
-    "Nothing; read the source for the settings it used.", kind="registry",
+    "with the source, the engines it names and how strong its evidence is: measured (a run "
+    "with figures), ran (a run without figures), recommended (suggested, no run shown) or "
+    "computed (an acceptance rate or compatibility worked out, nothing ran). Only the first "
+    "two show the pair working. Caveats the registry records for the pair are shown with it. "
+    "It never changes the engine's verdict, which comes from the files themselves.",
+    "Nothing; read the source for the settings it used.",
+    kind="registry",
 )
 R_DOCUMENTED_FAILING = Rule(
-    "RG002", "documented_failing", "The pair is documented as failing",
+    "RG002",
+    "documented_failing",
+    "The pair is documented as failing",
     "A source in the registry reports this pair failing (for example vLLM refusing padded "
-    "vocabularies), with the reason.",
-    "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.", kind="registry",
+    "vocabularies), with the reason and how the failure is documented: shown in a run, "
+    "refused by the engine's code, or only stated.",
+    "Follow the reason given, or pick a draft from `paircheck pairs --for TARGET`.",
+    kind="registry",
 )
 R_FAMILY = Rule(
-    "RG003", "family_documented", "Drafts are documented for this target or its family",
+    "RG003",
+    "family_documented",
+    "Drafts are documented for this target or its family",
     "The pair itself is not in the registry, but the target or its family is: the "
     "documented drafts are a good place to start.",
-    "See `paircheck pairs --for TARGET` or `paircheck pairs --family FAMILY`.", kind="registry",
+    "See `paircheck pairs --for TARGET` or `paircheck pairs --family FAMILY`.",
+    kind="registry",
 )
 R_HEAD_ELSEWHERE = Rule(
-    "RG004", "head_for_other_target", "The draft is a head documented for another target",
+    "RG004",
+    "head_for_other_target",
+    "The draft is a head documented for another target",
     "EAGLE/EAGLE-3, MTP and DFlash drafts are trained on one target's hidden states; the "
     "registry documents this one for a different target than the one given.",
-    "Use the head with the target it was trained for, or a standalone draft model.", kind="registry",
+    "Use the head with the target it was trained for, or a standalone draft model.",
+    kind="registry",
 )
-RULES = (R_DOCUMENTED, R_DOCUMENTED_FAILING, R_FAMILY, R_HEAD_ELSEWHERE)
+R_UNAVAILABLE = Rule(
+    "RG000",
+    "registry_unavailable",
+    "The registry of documented pairs could not be read",
+    "paircheck ships its registry as TOML files (registry/*.toml in a checkout, package data "
+    "in an installed wheel). When they are missing or invalid the check still runs and the "
+    "verdict is unchanged; only the notes on documented pairs are missing.",
+    "Reinstall paircheck, or fix the TOML file the message names (`pytest tests/test_registry.py` "
+    "validates a checkout).",
+    kind="registry",
+)
+RULES = (R_UNAVAILABLE, R_DOCUMENTED, R_DOCUMENTED_FAILING, R_FAMILY, R_HEAD_ELSEWHERE)
 DOCUMENTED = (R_DOCUMENTED.code, R_DOCUMENTED.name)
 DOCUMENTED_FAILING = (R_DOCUMENTED_FAILING.code, R_DOCUMENTED_FAILING.name)
 FAMILY = (R_FAMILY.code, R_FAMILY.name)
@@ -165,7 +186,9 @@ def find_documented(
     return out
 
 
-def drafts_for(registry: Registry, target: Sequence[ModelIdentity], target_fp: str | None = None) -> list[RegistryEntry]:
+def drafts_for(
+    registry: Registry, target: Sequence[ModelIdentity], target_fp: str | None = None
+) -> list[RegistryEntry]:
     """Entries whose target is this model (any of its identities), best match first."""
     scored = []
     for e in registry.entries:
@@ -206,6 +229,11 @@ def _model(ref: ModelRef) -> str:
 
 def _source(e: RegistryEntry) -> str:
     # Last in the message and without a trailing period, so the URL copies cleanly.
+    if e.source_unread() and e.quote_url:
+        return (
+            f"The cited source could not be re-read: {e.source.url} . "
+            f"Evidence read {e.source.checked.isoformat()}: {e.quote_url}"
+        )
     return f"Source ({e.source.kind}, checked {e.source.checked.isoformat()}): {e.source.url}"
 
 
@@ -232,6 +260,12 @@ def _entry_details(e: RegistryEntry, **extra: object) -> dict[str, object]:
         "fails_on": list(e.fails_on),
         "status": e.status,
         "why": e.why,
+        "evidence": e.evidence,
+        "engine_evidence": {x: e.evidence_for(x) for x in (*e.engines, *e.fails_on)},
+        "figure": e.figure,
+        "shown_running": e.shown_running(),
+        "quote": e.quote,
+        "caveats": list(e.caveats),
         "source": {"url": e.source.url, "kind": e.source.kind, "checked": e.source.checked.isoformat()},
         "see_also": list(e.see_also),
         **extra,
@@ -252,14 +286,15 @@ def _pair_finding(m: PairMatch, fps: Mapping[str, str | None]) -> Finding:
         else ""
     )
     details = _entry_details(e, matched_by={"target": m.target_by, "draft": m.draft_by}, fingerprint_differs=mismatched)
+    caveats = "".join(f" Caveat: {c.rstrip('.')}." for c in e.caveats)
     if e.status == "fails":
         code, name = DOCUMENTED_FAILING
-        message = f"{pair} is documented as failing on {', '.join(e.engines)}: {e.why}.{caveat} {_source(e)}"
+        message = f"{pair} is {evidence_text(e)}: {e.why}.{caveats}{caveat} {_source(e)}"
         fix = "Read the source before relying on this pair; `paircheck pairs --for TARGET` lists documented drafts."
         return Finding(code, name, INFO, message, details, fix)
     code, name = DOCUMENTED
-    fails = f"; documented failing on {', '.join(e.fails_on)}" if e.fails_on else ""
-    message = f"{pair} is documented working on {', '.join(e.engines)}{fails}.{caveat} {_source(e)}"
+    # evidence_text never says "works": recommended/computed entries say nothing was shown running.
+    message = f"{pair} is {evidence_text(e)}.{caveats}{caveat} {_source(e)}"
     return Finding(code, name, INFO, message, details, None)
 
 

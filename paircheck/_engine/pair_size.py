@@ -1,0 +1,94 @@
+"""PW001: is the draft much cheaper per token than the target? An engine-neutral warning.
+
+Pure: it reads the tensor infos of both descriptions (paircheck.weights); it never
+changes a verdict.
+"""
+
+from __future__ import annotations
+
+import os
+
+from paircheck.findings import WARN, Finding, Rule
+from paircheck.model import ModelDescription
+from paircheck.weights import description_weight_bytes
+
+# A draft whose per-token cost is above this share of the target's rarely pays off.
+COST_WARN = 0.3
+
+SIZE_CODE, SIZE_NAME = "PW001", "draft_size"
+SIZE_TITLE = "The draft is not much cheaper per token than the target (or is the same file)"
+SIZE_FIX = (
+    "Use a draft several times smaller than the target (per-token weight bytes below 30% of the "
+    "target's), e.g. a smaller model of the same family, or a more quantized copy of it."
+)
+
+SIZE_RULE = Rule(
+    SIZE_CODE, SIZE_NAME, SIZE_TITLE,
+    "Speculative decoding pays off only when a draft token costs much less than a target "
+    "pass. Decoding is memory-bound, so the cost of a pass is about the weight bytes read "
+    "per token: every tensor's bytes from the GGUF tensor infos (with its quantization), "
+    "the embedding table only when it is also the output head, and for a mixture of experts "
+    "only the active experts. paircheck warns when the draft reads more than 30% of the "
+    "target's bytes, more than the target, or is the same file. The check reads nothing "
+    "more for it: the tensor infos are read with the metadata (never for vocab-only files, "
+    "which have none). `paircheck estimate TARGET DRAFT` models the speedup and "
+    "`paircheck bench run TARGET DRAFT` measures it.",
+    SIZE_FIX, kind="warning",
+)
+RULES = (SIZE_RULE,)
+
+
+def same_file(target: ModelDescription, draft: ModelDescription) -> bool:
+    """Both sides name the same file (by absolute path; no file system access)."""
+    if target.resolved_path and draft.resolved_path:
+        return os.path.abspath(target.resolved_path) == os.path.abspath(draft.resolved_path)
+    return target.location == draft.location
+
+
+def size_finding(
+    target_bytes: int | None,
+    draft_bytes: int | None,
+    same: bool,
+    threshold: float = COST_WARN,
+    basis: str = "weights",
+) -> Finding | None:
+    """The one-line warning: same file, a draft larger than the target, or ``c > threshold``.
+
+    Pure. ``basis`` "weights": sizes are per-token weight bytes (see ``weight_bytes``);
+    "file": whole file sizes, a rougher stand-in (they include the embedding table).
+    Sizes are None when unknown.
+    """
+    if same:
+        return Finding(
+            SIZE_CODE, SIZE_NAME, WARN,
+            "target and draft are the same file: every draft token costs a full target pass, so this is slower",
+            {"same_file": True},
+            SIZE_FIX,
+        )
+    if not target_bytes or draft_bytes is None:
+        return None
+    ratio = draft_bytes / target_bytes
+    if basis == "file":
+        details: dict[str, object] = {"basis": "file_size", "target_file_bytes": target_bytes,
+                                      "draft_file_bytes": draft_bytes, "size_ratio": round(ratio, 4)}
+        larger = f"the draft file is {ratio:.2f}x the size of the target file"
+        share = f"the draft file is {ratio:.0%} of the target file's size (above {threshold:.0%})"
+    else:
+        details = {"basis": "weight_bytes_per_token", "target_bytes_per_token": target_bytes,
+                   "draft_bytes_per_token": draft_bytes, "cost_ratio": round(ratio, 4)}
+        larger = f"the draft reads {ratio:.2f}x the target's weight bytes per token"
+        share = f"the draft reads {ratio:.0%} of the target's weight bytes per token (cost ratio above {threshold:.0%})"
+    if ratio > 1.0:
+        return Finding(SIZE_CODE, SIZE_NAME, WARN, f"{larger}: it is larger than the target, so speculative decoding "
+                       "will be slower", details, SIZE_FIX)
+    if ratio > threshold:
+        return Finding(SIZE_CODE, SIZE_NAME, WARN, f"{share}: little or no speedup is likely", details, SIZE_FIX)
+    return None
+
+
+def size_warning(target: ModelDescription, draft: ModelDescription, threshold: float = COST_WARN) -> Finding | None:
+    """The check's size warning from the tensor infos the sources already read: per-token
+    weight bytes of both sides; without them, only the same-file case can be told."""
+    t, d = description_weight_bytes(target), description_weight_bytes(draft)
+    same = same_file(target, draft)
+    return size_finding(t.per_token if t else None, d.per_token if d else None, same, threshold)

@@ -1,0 +1,265 @@
+"""One documented pair as loaded (RegistryEntry and its parts) and how its evidence reads.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    pass
+else:  # pragma: no cover - Python 3.10
+    pass
+
+from paircheck._registry.identity import ModelRef, ref_key
+from paircheck._registry.schema import EVIDENCE, FAILS_EVIDENCE, RUNNING_EVIDENCE, WORKS_EVIDENCE
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class Source:
+    url: str
+    kind: str
+    checked: _dt.date  # the same date as Checked.on, kept here for callers that cite the source
+
+
+@dataclass(frozen=True)
+class Checked:
+    """When the entry was last read against its sources, and which of them could be read."""
+
+    on: _dt.date
+    read: tuple[str, ...]
+    unreadable: tuple[str, ...] = ()
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class RegistryEntry:
+    id: str
+    family: str
+    target: ModelRef
+    draft: ModelRef
+    method: str
+    engines: tuple[str, ...]
+    source: Source
+    status: str
+    notes: str
+    evidence: str = "recommended"
+    quote: str = ""
+    checked: Checked | None = None
+    why: str | None = None
+    fails_on: tuple[str, ...] = ()
+    # Evidence per engine where it differs from ``evidence`` (always given for fails_on).
+    # (engine, evidence) pairs, a tuple so entries stay hashable.
+    engine_evidence: tuple[tuple[str, str], ...] = ()
+    figure: str | None = None
+    quote_url: str | None = None
+    caveats: tuple[str, ...] = ()
+    see_also: tuple[str, ...] = ()
+    target_fingerprint: str | None = None
+    draft_fingerprint: str | None = None
+
+    def evidence_for(self, engine: str) -> str | None:
+        """The evidence for one engine: its own entry, else the entry's (None if not listed)."""
+        own = dict(self.engine_evidence)
+        if engine in own:
+            return own[engine]
+        if engine in self.engines:
+            return self.evidence
+        return None
+
+    def source_unread(self) -> bool:
+        """True when the cited source could not be re-read (the quote comes from elsewhere)."""
+        return self.checked is not None and self.source.url in self.checked.unreadable
+
+    def shown_running(self) -> bool:
+        """True when the source shows the pair running on at least one engine."""
+        return self.status == "works" and any(self.evidence_for(e) in RUNNING_EVIDENCE for e in self.engines)
+
+    def best_evidence(self) -> str:
+        """The strongest evidence over ``engines`` (for a "fails" entry: its failure evidence)."""
+        levels = [self.evidence_for(e) or self.evidence for e in self.engines]
+        order = WORKS_EVIDENCE if self.status == "works" else FAILS_EVIDENCE
+        return min(levels, key=lambda v: order.index(v) if v in order else len(order))
+
+    def sort_key(self) -> tuple[str, ...]:
+        # Case-insensitive so "gemma-2-9b" and "Gemma 3 27B" interleave naturally;
+        # the id breaks ties so the order never depends on file order.
+        return (
+            self.family,
+            self.target.name.casefold(),
+            self.draft.name.casefold(),
+            self.method,
+            self.id,
+        )
+
+    def pair_key(self) -> tuple[frozenset[str], frozenset[str], str]:
+        """What makes two entries "the same pair" (used for the duplicate check)."""
+        return (ref_key(self.target), ref_key(self.draft), self.method)
+
+    def search_text(self) -> str:
+        parts = [
+            self.id,
+            self.family,
+            self.target.name,
+            self.target.repo or "",
+            self.draft.name,
+            self.draft.repo or "",
+            self.method,
+            " ".join(self.engines),
+            " ".join(self.fails_on),
+            self.status,
+            self.evidence,
+            " ".join(level for _, level in self.engine_evidence),
+            self.why or "",
+            self.notes,
+            " ".join(self.caveats),
+            self.source.url,
+            self.source.kind,
+        ]
+        return " ".join(parts).casefold()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; optional fields are present (null/empty) for a stable shape."""
+        return {
+            "id": self.id,
+            "family": self.family,
+            "target": {"name": self.target.name, "repo": self.target.repo},
+            "draft": {
+                "name": self.draft.name,
+                "repo": self.draft.repo,
+                "builtin": self.draft.builtin,
+            },
+            "method": self.method,
+            "engines": list(self.engines),
+            "status": self.status,
+            "evidence": self.evidence,
+            # Every engine in engines and fails_on with its evidence, so readers need no defaulting.
+            "engine_evidence": {eng: self.evidence_for(eng) for eng in (*self.engines, *self.fails_on)},
+            "figure": self.figure,
+            "why": self.why,
+            "fails_on": list(self.fails_on),
+            "source": {
+                "url": self.source.url,
+                "kind": self.source.kind,
+                "checked": self.source.checked.isoformat(),
+            },
+            "quote": self.quote,
+            "quote_url": self.quote_url or self.source.url,
+            "caveats": list(self.caveats),
+            "checked": {
+                "on": self.source.checked.isoformat(),
+                "read": list(self.checked.read) if self.checked else [],
+                "unreadable": list(self.checked.unreadable) if self.checked else [],
+                "note": self.checked.note if self.checked else None,
+            },
+            "see_also": list(self.see_also),
+            "notes": self.notes,
+            "target_fingerprint": self.target_fingerprint,
+            "draft_fingerprint": self.draft_fingerprint,
+        }
+
+
+# --------------------------------------------------------------------------- evidence text
+# One wording for the check, `paircheck pairs` and the README, so no view says "works"
+# for a pair that a source only recommends or computed.
+
+_KIND_PHRASE = {
+    "official-docs": "the docs",
+    "model-card": "the model card",
+    "paper": "the paper",
+    "issue": "the issue",
+    "blog": "a write-up",
+    "code": "example code",
+}
+EVIDENCE_SHORT = {
+    "measured": "measured",
+    "ran": "ran",
+    "recommended": "recommended",
+    "computed": "computed",
+    # Upper case so a failure stands out in a column of evidence levels.
+    "run-failed": "FAILS run",
+    "code-refuses": "FAILS code",
+    "stated": "FAILS stated",
+}
+
+
+def _group(entry: RegistryEntry, engines: Iterable[str]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for eng in engines:
+        groups.setdefault(entry.evidence_for(eng) or entry.evidence, []).append(eng)
+    return groups
+
+
+def evidence_phrases(entry: RegistryEntry) -> list[str]:
+    """One phrase per evidence level, strongest first, e.g. ``measured +115% on llama.cpp``.
+
+    "recommended" and "computed" say that nothing was shown running, so a reader never
+    takes a suggestion for a working pair.
+    """
+    kind = _KIND_PHRASE.get(entry.source.kind, entry.source.kind)
+    # Engines whose own evidence differs from the entry's rest on another source (see_also).
+    own = {eng for eng, level in entry.engine_evidence if level != entry.evidence}
+    phrases: list[str] = []
+    groups = _group(entry, entry.engines)
+    for level in EVIDENCE:
+        names = groups.get(level)
+        if not names:
+            continue
+        on = ", ".join(names)
+        # The source kind only names who said it when the entry's own source did.
+        by = f" by {kind}" if any(n not in own for n in names) else ""
+        if level == "measured":
+            figure = f" {entry.figure}" if entry.figure else ""
+            phrases.append(f"measured{figure} on {on}")
+        elif level == "ran":
+            phrases.append(f"shown running on {on} (no figures)")
+        elif level == "recommended":
+            phrases.append(f"recommended{by} for {on} (no run shown)")
+        elif level == "computed":
+            phrases.append(f"only computed{by} for {on} (acceptance or compatibility, nothing ran)")
+        elif level == "run-failed":
+            phrases.append(f"shown failing on {on}")
+        elif level == "code-refuses":
+            phrases.append(f"refused by the code of {on}")
+        else:
+            phrases.append(f"stated{by} to fail on {on} (no run shown)")
+    fails = _group(entry, entry.fails_on) if entry.status == "works" else {}
+    for level in FAILS_EVIDENCE:
+        names = fails.get(level)
+        if names:
+            how = {"run-failed": "shown", "code-refuses": "refused by code", "stated": "stated, no run"}[level]
+            phrases.append(f"fails on {', '.join(names)} ({how})")
+    return phrases
+
+
+def evidence_text(entry: RegistryEntry) -> str:
+    """``documented: measured 2.4x on lmstudio; fails on vllm (refused by code)``."""
+    unread = "; the cited source could not be re-read" if entry.source_unread() else ""
+    return "documented: " + "; ".join(evidence_phrases(entry)) + unread
+
+
+def evidence_label(entry: RegistryEntry, *, with_figure: bool = True) -> str:
+    """A short cell for tables: the strongest level, with the figure when measured."""
+    best = entry.best_evidence()
+    label = EVIDENCE_SHORT.get(best, best)
+    if with_figure and best == "measured" and entry.figure:
+        label += f" {entry.figure}"
+    return label
+
+
+def engines_label(entry: RegistryEntry, sep: str = ",") -> str:
+    """Engines, each marked with its evidence where it differs from the strongest; ``!`` marks failing ones."""
+    best = entry.best_evidence()
+    cells = []
+    for eng in entry.engines:
+        level = entry.evidence_for(eng) or best
+        cells.append(eng if level == best else f"{eng} ({EVIDENCE_SHORT.get(level, level)})")
+    cells += [f"!{eng}" for eng in entry.fails_on]
+    return sep.join(cells)
+
+

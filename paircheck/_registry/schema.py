@@ -1,0 +1,337 @@
+"""The registry's schema: enums, limits and the validation of raw TOML data.
+
+The schema is described in ``registry/README.md``; extend an enum here *and* there.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    pass
+else:  # pragma: no cover - Python 3.10
+    pass
+
+from paircheck.constants import KNOWN_ENGINES
+from paircheck.errors import InputError
+
+SCHEMA_VERSION = 2
+
+# Enums are tuples (immutable, ordered for help texts). Extend them here *and* in
+# registry/README.md when the data needs a new value; validation rejects the rest so
+# typos ("lm-studio", "eagle-3") cannot silently split a filter.
+METHODS: tuple[str, ...] = (
+    "draft-model",  # independent small LM sharing the target's vocabulary
+    "eagle",  # EAGLE-1/2 feature-level head trained for one target
+    "eagle3",
+    "medusa",
+    "mlp-speculator",
+    "dflash",
+    "dspark",
+    "mtp",  # native multi-token prediction layers/companion file
+    "ngram",  # model-free: n-gram / prompt lookup
+    "suffix",
+    "cross-vocab",  # draft with another tokenizer, bridged by the engine (UAD, TLI)
+)
+# The engines a documented pair may name: one spelling each, kept in constants.
+ENGINES: tuple[str, ...] = KNOWN_ENGINES
+SOURCE_KINDS: tuple[str, ...] = ("official-docs", "model-card", "paper", "issue", "blog", "code")
+STATUSES: tuple[str, ...] = ("works", "fails")
+# How strong a source's word is, strongest first. "works" entries (and the engines in
+# `engines`) take one of WORKS_EVIDENCE; "fails" entries (and the engines in `fails_on`)
+# one of FAILS_EVIDENCE. Only "measured" and "ran" show the pair running: renderers never
+# call a "recommended" or "computed" pair working.
+WORKS_EVIDENCE: tuple[str, ...] = (
+    "measured",  # the source reports a run of the pair with figures (speed, acceptance)
+    "ran",  # the source shows the pair running (a command and its output, a user's report), no figures
+    "recommended",  # the source recommends, lists or intends the pair; no run is shown
+    "computed",  # only an acceptance rate or a compatibility property was computed, nothing ran
+)
+FAILS_EVIDENCE: tuple[str, ...] = (
+    "run-failed",  # the source shows a run of the pair failing (error text or wrong output)
+    "code-refuses",  # the engine's code (or a PR to it) shows the check that rejects the pair; no run shown
+    "stated",  # the source says the pair fails, without a run or the code
+)
+EVIDENCE: tuple[str, ...] = WORKS_EVIDENCE + FAILS_EVIDENCE
+RUNNING_EVIDENCE = frozenset({"measured", "ran"})
+MAX_QUOTE = 320  # "a sentence, not a paragraph"
+MAX_FIGURE = 48
+MAX_CAVEAT = 240
+
+_ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-{2}))*[a-z0-9]$")
+_FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
+_REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+_URL_RE = re.compile(r"^https://[^\s/]+\.[^\s/]+(?:/\S*)?$")
+# paircheck.fingerprint's "v1:<hex>" (a bare hex string is read as v1), 16-64 digits.
+_FINGERPRINT_RE = re.compile(r"^(?:v[0-9]+:)?[0-9a-f]{16,64}$")
+_DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+_TOP_KEYS = frozenset({"schema_version", "pair"})
+_ENTRY_REQUIRED = (
+    "id", "family", "target", "draft", "method", "engines", "status", "evidence", "quote", "source", "checked", "notes"
+)
+_ENTRY_OPTIONAL = (
+    "why", "fails_on", "engine_evidence", "figure", "quote_url", "caveats", "see_also",
+    "target_fingerprint", "draft_fingerprint",
+)
+_MODEL_KEYS = frozenset({"name", "repo", "builtin"})
+_SOURCE_KEYS = frozenset({"url", "kind"})
+_CHECKED_REQUIRED = frozenset({"on", "read"})
+_CHECKED_KEYS = _CHECKED_REQUIRED | {"unreadable", "note"}
+
+
+class RegistryError(InputError):
+    """The registry data cannot be loaded; ``where`` names the file (or folder)."""
+
+
+def _check_document(
+    raw: Any, origin: str
+) -> tuple[list[str], list[tuple[str, int, Mapping[str, Any]]]]:
+    problems: list[str] = []
+    items: list[tuple[str, int, Mapping[str, Any]]] = []
+    if not isinstance(raw, Mapping):
+        return [f"{origin}: top level must be a table"], items
+    for key in sorted(set(raw) - _TOP_KEYS):
+        problems.append(f"{origin}: unknown top-level key {key!r}")
+    version = raw.get("schema_version")
+    if version != SCHEMA_VERSION:
+        problems.append(f"{origin}: schema_version must be {SCHEMA_VERSION}, got {version!r}")
+    pairs = raw.get("pair")
+    if not isinstance(pairs, list) or not pairs:
+        problems.append(f"{origin}: no [[pair]] entries")
+        return problems, items
+    for i, item in enumerate(pairs):
+        where = _where(origin, i, item)
+        if not isinstance(item, Mapping):
+            problems.append(f"{where}: must be a table")
+            continue
+        entry_problems = _check_entry(item)
+        problems += [f"{where}: {p}" for p in entry_problems]
+        if not entry_problems:
+            items.append((origin, i, item))
+    return problems, items
+
+
+def _where(origin: str, index: int, item: Any) -> str:
+    ident = item.get("id") if isinstance(item, Mapping) else None
+    return f"{origin}: pair[{index}]" + (f" (id {ident!r})" if isinstance(ident, str) else "")
+
+
+def _check_entry(item: Mapping[str, Any]) -> list[str]:
+    p: list[str] = []
+    for key in _ENTRY_REQUIRED:
+        if key not in item:
+            p.append(f"missing required field {key!r}")
+    for key in sorted(set(item) - set(_ENTRY_REQUIRED) - set(_ENTRY_OPTIONAL)):
+        p.append(f"unknown field {key!r}")
+
+    def text(key: str, value: Any) -> bool:
+        if not isinstance(value, str) or not value.strip():
+            p.append(f"{key} must be a non-empty string")
+            return False
+        return True
+
+    if "id" in item and text("id", item["id"]) and not _ID_RE.match(item["id"]):
+        p.append(f"id {item['id']!r} is not a slug (lowercase letters, digits, '.', '-')")
+    if "family" in item and text("family", item["family"]) and not _FAMILY_RE.match(item["family"]):
+        p.append(f"family {item['family']!r} is not a lowercase slug")
+    for side in ("target", "draft"):
+        if side in item:
+            p += [f"{side}: {msg}" for msg in _check_model(item[side], allow_builtin=side == "draft")]
+    if "method" in item:
+        p += _check_enum("method", item["method"], METHODS)
+    if "engines" in item:
+        p += _check_enum_list("engines", item["engines"], ENGINES, allow_empty=False)
+    if "fails_on" in item:
+        p += _check_enum_list("fails_on", item["fails_on"], ENGINES, allow_empty=True)
+    if "source" in item:
+        p += _check_source(item["source"])
+    if "status" in item:
+        p += _check_enum("status", item["status"], STATUSES)
+        if item["status"] == "fails" and not (isinstance(item.get("why"), str) and item["why"].strip()):
+            p.append("status 'fails' needs a non-empty 'why'")
+        if item["status"] == "works" and "why" in item:
+            p.append("'why' is only for status 'fails' (use notes)")
+    if "notes" in item and not isinstance(item["notes"], str):
+        p.append("notes must be a string")
+    if "see_also" in item:
+        urls = item["see_also"]
+        if not isinstance(urls, list):
+            p.append("see_also must be a list of URLs")
+        else:
+            p += [f"see_also: {msg}" for u in urls for msg in _check_url(u)]
+    p += _check_evidence(item)
+    p += _check_quote_and_checked(item)
+    if "caveats" in item:
+        caveats = item["caveats"]
+        if not isinstance(caveats, list) or not all(isinstance(c, str) and c.strip() for c in caveats):
+            p.append("caveats must be a list of non-empty strings")
+        else:
+            p += [f"caveat longer than {MAX_CAVEAT} characters: {c[:40]!r}..." for c in caveats if len(c) > MAX_CAVEAT]
+    for key in ("target_fingerprint", "draft_fingerprint"):
+        if key in item and not (isinstance(item[key], str) and _FINGERPRINT_RE.match(item[key])):
+            p.append(f"{key} must be a paircheck fingerprint: 'v1:' and 16-64 lowercase hex digits")
+    return p
+
+
+def _check_evidence(item: Mapping[str, Any]) -> list[str]:
+    """``evidence`` fits the status, ``engine_evidence`` fits each engine's side, ``figure`` needs a measurement."""
+    p: list[str] = []
+    status = item.get("status")
+    allowed = FAILS_EVIDENCE if status == "fails" else WORKS_EVIDENCE
+    evidence = item.get("evidence")
+    if "evidence" in item:
+        if evidence not in EVIDENCE:
+            p.append(f"evidence {evidence!r} is not one of: {', '.join(EVIDENCE)}")
+        elif status in STATUSES and evidence not in allowed:
+            p.append(f"evidence {evidence!r} does not fit status {status!r} (use one of: {', '.join(allowed)})")
+    engines: list[Any] = item["engines"] if isinstance(item.get("engines"), list) else []
+    fails_on: list[Any] = item["fails_on"] if isinstance(item.get("fails_on"), list) else []
+    per_engine = item.get("engine_evidence", {})
+    if not isinstance(per_engine, Mapping):
+        return p + ["engine_evidence must be a table of engine = evidence"]
+    for eng, level in per_engine.items():
+        if eng in fails_on and eng not in engines:
+            side = FAILS_EVIDENCE
+        elif eng in engines:
+            side = allowed
+        else:
+            p.append(f"engine_evidence names {eng!r}, which is in neither engines nor fails_on")
+            continue
+        if level not in side:
+            p.append(f"engine_evidence {eng!r} = {level!r} is not one of: {', '.join(side)}")
+    if status == "works":
+        for eng in fails_on:
+            if eng not in per_engine:
+                p.append(f"fails_on engine {eng!r} needs its failure evidence in engine_evidence")
+    if "figure" in item:
+        figure = item["figure"]
+        levels = [per_engine.get(e, evidence) for e in engines]
+        if not (isinstance(figure, str) and figure.strip()) or len(figure) > MAX_FIGURE:
+            p.append(f"figure must be a short non-empty string (at most {MAX_FIGURE} characters)")
+        elif "measured" not in levels:
+            p.append("figure is only for measured evidence")
+    return p
+
+
+def _check_quote_and_checked(item: Mapping[str, Any]) -> list[str]:
+    """The quote is one short sentence from a source that was read; ``checked`` accounts for every URL."""
+    p: list[str] = []
+    quote = item.get("quote")
+    if "quote" in item:
+        if not isinstance(quote, str) or not quote.strip():
+            p.append("quote must be a non-empty string (a sentence from the source)")
+        elif len(quote) > MAX_QUOTE or "\n" in quote.strip():
+            p.append(f"quote must be one short sentence (at most {MAX_QUOTE} characters, no line breaks)")
+    if "checked" not in item:
+        return p
+    checked = item["checked"]
+    if not isinstance(checked, Mapping):
+        return p + ["checked must be a table: { on = DATE, read = [URLs], unreadable = [URLs], note = TEXT }"]
+    p += [f"checked: unknown field {k!r}" for k in sorted(set(checked) - _CHECKED_KEYS)]
+    p += [f"checked: missing required field {k!r}" for k in sorted(_CHECKED_REQUIRED - set(checked))]
+    if "on" in checked and _as_date(checked["on"]) is None:
+        p.append(f"checked: on must be an ISO date (YYYY-MM-DD), got {checked['on']!r}")
+    if "note" in checked and not (isinstance(checked["note"], str) and checked["note"].strip()):
+        p.append("checked: note must be a non-empty string")
+    lists: dict[str, list[str]] = {}
+    for key in ("read", "unreadable"):
+        value = checked.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(u, str) for u in value):
+            p.append(f"checked: {key} must be a list of URLs")
+            value = []
+        lists[key] = value
+    src = item.get("source")
+    source_url = src.get("url") if isinstance(src, Mapping) else None
+    see_also: list[Any] = item["see_also"] if isinstance(item.get("see_also"), list) else []
+    known = {u for u in [source_url, *see_also] if isinstance(u, str)}
+    read, unreadable = set(lists["read"]), set(lists["unreadable"])
+    if not read:
+        p.append("checked: read must name at least one source that was read (the quote comes from it)")
+    for url in sorted((read | unreadable) - known):
+        p.append(f"checked: {url!r} is neither the source nor in see_also")
+    for url in sorted(read & unreadable):
+        p.append(f"checked: {url!r} is listed both as read and unreadable")
+    for url in sorted(known - read - unreadable):
+        p.append(f"checked: {url!r} is in neither read nor unreadable (say whether it was read)")
+    quote_url = item.get("quote_url")
+    if quote_url is not None:
+        if quote_url not in read:
+            p.append("quote_url must be one of the URLs in checked.read")
+    elif source_url is not None and source_url in unreadable:
+        p.append("the source could not be read: set quote_url to the read URL the quote comes from")
+    return p
+
+
+def _check_model(value: Any, *, allow_builtin: bool) -> list[str]:
+    if not isinstance(value, Mapping):
+        return ["must be a table with 'name' (and optional 'repo')"]
+    p = [f"unknown field {k!r}" for k in sorted(set(value) - _MODEL_KEYS)]
+    name = value.get("name")
+    if not isinstance(name, str) or not name.strip():
+        p.append("missing or empty 'name'")
+    repo = value.get("repo")
+    if repo is not None and not (isinstance(repo, str) and _REPO_RE.match(repo)):
+        p.append(f"repo {repo!r} is not a Hub repo id like 'org/name'")
+    builtin = value.get("builtin", False)
+    if not isinstance(builtin, bool):
+        p.append("builtin must be true or false")
+    elif builtin and not allow_builtin:
+        p.append("only the draft can be builtin")
+    elif builtin and repo is not None:
+        p.append("a builtin draft has no repo")
+    return p
+
+
+def _check_source(value: Any) -> list[str]:
+    if not isinstance(value, Mapping):
+        return ["source must be a table with url and kind"]
+    p = [f"source: unknown field {k!r}" for k in sorted(set(value) - _SOURCE_KEYS)]
+    for key in sorted(_SOURCE_KEYS - set(value)):
+        p.append(f"source: missing required field {key!r}")
+    if "url" in value:
+        p += [f"source: {msg}" for msg in _check_url(value["url"])]
+    if "kind" in value:
+        p += [f"source: {msg}" for msg in _check_enum("kind", value["kind"], SOURCE_KINDS)]
+    return p
+
+
+def _check_url(value: Any) -> list[str]:
+    if not isinstance(value, str) or not _URL_RE.match(value):
+        return [f"url {value!r} must look like https://host/path"]
+    return []
+
+
+def _check_enum(key: str, value: Any, allowed: Sequence[str]) -> list[str]:
+    if value not in allowed:
+        return [f"{key} {value!r} is not one of: {', '.join(allowed)}"]
+    return []
+
+
+def _check_enum_list(key: str, value: Any, allowed: Sequence[str], *, allow_empty: bool) -> list[str]:
+    if not isinstance(value, list) or (not value and not allow_empty):
+        return [f"{key} must be a {'' if allow_empty else 'non-empty '}list"]
+    p: list[str] = []
+    for v in value:
+        p += _check_enum(f"{key} entry", v, allowed)
+    if len(set(map(str, value))) != len(value):
+        p.append(f"{key} lists an engine twice")
+    return p
+
+
+def _as_date(value: Any) -> _dt.date | None:
+    # tomllib gives a date for a bare TOML date; a quoted "2026-11-29" is accepted too.
+    if isinstance(value, _dt.datetime):
+        return None  # a timestamp is not "the date it was checked"
+    if isinstance(value, _dt.date):
+        return value
+    if isinstance(value, str) and _DATE_RE.match(value):
+        try:
+            return _dt.date.fromisoformat(value)
+        except ValueError:
+            return None
+    return None

@@ -1,0 +1,53 @@
+"""What a source is: something that recognises a model spec and describes that model.
+
+One module per source (``gguf_file``: a local GGUF or split GGUF; ``hf_folder``: a
+Hugging Face model folder; ``remote``: a GGUF over HTTP range reads; ``hub``: a Hub repo
+id, from the local cache first). ``paircheck._source.describe`` asks each source in turn
+whether it claims a spec. Sources know nothing of rules or output: they return a
+ModelDescription, or raise InputError with one line for the user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from paircheck.model import ModelDescription, Override
+
+
+class Progress(Protocol):
+    """Told how a long remote read advances; ``finish`` once it ends, however it ends."""
+
+    def __call__(self, done: int, expected: int | None) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """What the caller wants read, and how to report progress."""
+
+    overrides: Mapping[str, Override] = field(default_factory=dict)
+    # Tensor infos (names, shapes, types, offsets; never tensor data). Every GGUF source
+    # gives them however the file was reached (path, Hub cache, HTTP).
+    tensor_infos: bool = True
+    # Makes a progress callback for one model (its label); None: no progress shown.
+    # Drawing belongs to the caller (the CLI), never to a source.
+    progress: Callable[[str], Progress | None] | None = None
+
+    def progress_for(self, label: str) -> Progress | None:
+        return self.progress(label) if self.progress is not None else None
+
+
+class Source(Protocol):
+    """One way of reaching a model."""
+
+    name: str  # the ModelDescription.source_kind it produces, e.g. "gguf"
+
+    def claims(self, spec: str) -> bool:
+        """True when this source is the one to read ``spec`` (checked in order)."""
+        ...
+
+    def describe(self, spec: str, options: ReadOptions) -> ModelDescription: ...

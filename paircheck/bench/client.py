@@ -1,0 +1,338 @@
+"""``paircheck bench``: measure a running llama-server through its native ``/completion``.
+
+Method (one result file per server configuration, compared later by ``compare``):
+one warm-up pass over the prompts, then ``runs`` measured passes; every request with
+``cache_prompt: false`` (no prefix reuse between requests), greedy sampling
+(``temperature: 0``), a fixed ``n_predict`` and a fixed ``seed``; prompts sent raw (no
+chat template unless asked). Each request records the client's wall time, the server's
+``timings`` object as it came, the output text and the stop fields; each run records
+``/props``, ``/health``, the client's version and the machine.
+
+Not measured: streaming time to first token and GPU memory.
+
+The result file is rewritten atomically after every request, so an interrupted run
+(Ctrl-C, a server that dies) leaves what was measured, marked ``"complete": false``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import socket
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from http.client import HTTPException
+from pathlib import Path
+from typing import Any
+
+from paircheck import __version__
+from paircheck.bench.prompts import BUILTIN_PROMPTS, Prompt
+from paircheck.errors import InputError
+
+SCHEMA_VERSION = 1
+KIND = "paircheck-bench"
+DEFAULT_URL = "http://127.0.0.1:8080"
+MAX_RESPONSE_BYTES = 64 << 20
+NOT_MEASURED = ("streaming time to first token", "GPU memory")
+
+
+@dataclass(frozen=True)
+class BenchSettings:
+    url: str = DEFAULT_URL
+    runs: int = 5
+    warmup: int = 1
+    n_predict: int = 128
+    seed: int = 42
+    chat_template: bool = False
+    timeout: float = 300.0  # seconds per socket operation of one request
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def _error_text(body: bytes) -> str:
+    """The server's own error message (llama-server: {"error": {"message": ...}}), one line."""
+    try:
+        obj = json.loads(body)
+        message = obj.get("error", {}).get("message") if isinstance(obj, dict) else None
+    except (ValueError, AttributeError):
+        message = None
+    text = message if isinstance(message, str) else body.decode("utf-8", "replace")
+    text = " ".join(text.split())
+    return text[:200] + ("..." if len(text) > 200 else "")
+
+
+def _opener(url: str) -> urllib.request.OpenerDirector:
+    """No proxy for a server on this machine (a proxy from the environment would answer instead)."""
+    host = urllib.parse.urlsplit(url).hostname or ""
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    return urllib.request.build_opener()
+
+
+def request_json(url: str, path: str, body: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
+    """GET (or POST ``body``) ``url + path`` and return the decoded JSON.
+
+    Every failure is an InputError naming the URL: cannot connect, 503 while the
+    model loads, another HTTP error with the server's message, no answer within
+    ``timeout`` seconds, a connection closed early, malformed JSON.
+    """
+    full = url.rstrip("/") + path
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(full, data=data, method="GET" if body is None else "POST")
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    try:
+        with _opener(full).open(req, timeout=timeout) as resp:
+            raw = resp.read(MAX_RESPONSE_BYTES + 1)
+    except urllib.error.HTTPError as exc:
+        detail = _error_text(exc.read(64 << 10))
+        if exc.code == 503:
+            raise InputError(full, f"server is not ready (503, still loading the model?): {detail}") from None
+        raise InputError(full, f"HTTP {exc.code}: {detail}") from None
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        if isinstance(reason, (TimeoutError, socket.timeout)):
+            raise InputError(full, f"no answer within {timeout:g} s") from None
+        raise InputError(full, f"cannot connect: {getattr(reason, 'strerror', None) or reason}") from None
+    except TimeoutError:
+        raise InputError(full, f"no answer within {timeout:g} s") from None
+    except (HTTPException, ConnectionError) as exc:
+        raise InputError(full, f"connection failed mid-answer: {type(exc).__name__}: {exc}") from None
+    if len(raw) > MAX_RESPONSE_BYTES:
+        raise InputError(full, f"answer larger than {MAX_RESPONSE_BYTES >> 20} MiB")
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise InputError(full, f"malformed JSON in the answer: {raw[:80]!r}") from None
+
+
+def wait_ready(url: str, timeout: float, alive: Callable[[], str | None] | None = None) -> dict[str, Any]:
+    """Poll ``/health`` until it answers 200; ``alive()`` returns an error text if the server died."""
+    deadline = time.monotonic() + timeout
+    last = "no answer yet"
+    while True:
+        if alive is not None:
+            dead = alive()
+            if dead:
+                raise InputError(url, dead)
+        try:
+            health = request_json(url, "/health", timeout=5.0)
+            return health if isinstance(health, dict) else {"status": health}
+        except InputError as exc:
+            last = exc.message
+        if time.monotonic() >= deadline:
+            raise InputError(url, f"not ready within {timeout:g} s: {last}")
+        time.sleep(0.2)
+
+
+# --------------------------------------------------------------------------- result file
+
+
+def write_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON to a temporary file beside ``path``, then rename: never a half-written file."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1, ensure_ascii=False)
+            out.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def machine_info() -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "system": platform.system(),
+        "release": platform.release(),
+        "machine": platform.machine(),
+        "processor": platform.processor(),
+        "cpu_count": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            first = fh.readline().split()
+        if first[:1] == ["MemTotal:"]:
+            info["memory_kib"] = int(first[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return info
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+# --------------------------------------------------------------------------- the measurement
+
+
+def completion_body(text: str, n_predict: int, seed: int) -> dict[str, Any]:
+    """The /completion request: greedy, fixed length and seed, no prefix reuse, no streaming."""
+    return {
+        "prompt": text,
+        "n_predict": n_predict,
+        "temperature": 0.0,
+        "seed": seed,
+        "cache_prompt": False,
+        "stream": False,
+    }
+
+
+def measure_one(url: str, text: str, n_predict: int, seed: int, timeout: float) -> dict[str, Any]:
+    """One request: client wall time, the server's timings as they came, output and stop fields."""
+    start = time.perf_counter()
+    answer = request_json(url, "/completion", completion_body(text, n_predict, seed), timeout)
+    client_ms = (time.perf_counter() - start) * 1000.0
+    if not isinstance(answer, dict) or not isinstance(answer.get("content"), str):
+        raise InputError(url.rstrip("/") + "/completion", "answer has no \"content\" string (not a llama-server?)")
+    timings = answer.get("timings")
+    return {
+        "client_ms": round(client_ms, 3),
+        "timings": timings if isinstance(timings, dict) else None,
+        "content": answer["content"],
+        "stop_type": answer.get("stop_type"),
+        "stopping_word": answer.get("stopping_word"),
+        "tokens_predicted": answer.get("tokens_predicted"),
+        "truncated": answer.get("truncated"),
+    }
+
+
+def _apply_chat_template(url: str, text: str, timeout: float) -> str:
+    answer = request_json(url, "/apply-template", {"messages": [{"role": "user", "content": text}]}, timeout)
+    if not isinstance(answer, dict) or not isinstance(answer.get("prompt"), str):
+        raise InputError(url.rstrip("/") + "/apply-template", "answer has no \"prompt\" string")
+    return answer["prompt"]
+
+
+def new_result(settings: BenchSettings, label: str, prompts: list[Prompt]) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": KIND,
+        "label": label,
+        "complete": False,
+        "error": None,
+        "paircheck_version": __version__,
+        "started_at": _now(),
+        "finished_at": None,
+        "url": settings.url,
+        "settings": {
+            "runs": settings.runs,
+            "warmup": settings.warmup,
+            "n_predict": settings.n_predict,
+            "seed": settings.seed,
+            "temperature": 0.0,
+            "cache_prompt": False,
+            "chat_template": settings.chat_template,
+            "timeout_s": settings.timeout,
+        },
+        "not_measured": list(NOT_MEASURED),
+        "machine": machine_info(),
+        "health": None,
+        "server": None,
+        "prompts": [asdict(p) for p in prompts],
+        "requests": [],
+    }
+
+
+def run_bench(
+    settings: BenchSettings,
+    label: str,
+    output: Path | None,
+    prompts: list[Prompt] | None = None,
+    progress: bool = False,
+    extra_fields: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Measure the server at ``settings.url``; write the result to ``output`` as it grows.
+
+    On an error the partial result is saved with ``complete: false`` and ``error`` set,
+    then the InputError propagates; on Ctrl-C likewise with KeyboardInterrupt.
+    """
+    if settings.runs < 1 or settings.warmup < 0 or settings.n_predict < 1:
+        raise InputError("bench", "--runs and --n-predict must be >= 1, --warmup >= 0")
+    chosen = list(prompts or BUILTIN_PROMPTS)
+    result = new_result(settings, label, chosen)
+    result.update(extra_fields or {})  # e.g. the server's command line when paircheck started it
+
+    def save() -> None:
+        if output is not None:
+            write_atomic(output, result)
+
+    bar = None
+    try:
+        health = request_json(settings.url, "/health", timeout=min(settings.timeout, 30.0))
+        result["health"] = health
+        result["server"] = request_json(settings.url, "/props", timeout=min(settings.timeout, 30.0))
+        save()
+        texts = {
+            p.id: _apply_chat_template(settings.url, p.text, settings.timeout) if settings.chat_template else p.text
+            for p in chosen
+        }
+        total = (settings.warmup + settings.runs) * len(chosen)
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, desc=f"bench {label}", unit="req", leave=False)
+        for run in range(-settings.warmup, settings.runs):
+            for p in chosen:
+                record = measure_one(settings.url, texts[p.id], p.n_predict or settings.n_predict, settings.seed,
+                                     settings.timeout)
+                if bar is not None:
+                    bar.update(1)
+                if run < 0:
+                    continue  # warm-up: not recorded
+                result["requests"].append({"prompt_id": p.id, "run": run, **record})
+                save()
+        result["complete"] = True
+    except InputError as exc:
+        result["error"] = str(exc)
+        raise
+    except KeyboardInterrupt:
+        result["error"] = "interrupted"
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+        result["finished_at"] = _now()
+        save()
+    return result
+
+
+def load_result(path: str) -> dict[str, Any]:
+    """Read a bench result file and check the fields ``compare`` relies on."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(path, f"not a JSON bench result: {exc}") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if not isinstance(data, dict) or data.get("kind") != KIND:
+        raise InputError(path, "not a paircheck bench result (no \"kind\": \"paircheck-bench\")")
+    if data.get("schema_version") != SCHEMA_VERSION:
+        raise InputError(path, f"schema_version {data.get('schema_version')!r} is not {SCHEMA_VERSION}")
+    requests = data.get("requests")
+    if not isinstance(requests, list):
+        raise InputError(path, "\"requests\" is not a list")
+    for i, req in enumerate(requests):
+        ok = (
+            isinstance(req, dict)
+            and isinstance(req.get("prompt_id"), str)
+            and isinstance(req.get("client_ms"), (int, float))
+            and isinstance(req.get("content"), str)
+            and (req.get("timings") is None or isinstance(req.get("timings"), dict))
+        )
+        if not ok:
+            raise InputError(path, f"request #{i} lacks prompt_id, client_ms, content or timings")
+    return data

@@ -1,0 +1,229 @@
+"""``paircheck estimate``: the expected speedup of a pair, from a model, never a measurement.
+
+The model is Leviathan et al., "Fast Inference from Transformers via Speculative
+Decoding" (ICML 2023), section 3: with a per-token acceptance rate ``a`` and ``k``
+drafted tokens per target pass,
+
+* expected tokens per target pass ``E = (1 - a^(k+1)) / (1 - a)`` (``k + 1`` when ``a = 1``);
+* speedup ``E / (k*c + 1)``, where ``c`` is the cost of one draft forward pass relative to
+  one target pass.
+
+Decoding one token is memory-bound on the hardware people run these models on, so ``c``
+is taken as the ratio of the weight bytes each model reads per token: every tensor's
+bytes from the GGUF tensor infos (shape times the quantization's bytes per block, from
+gguf's ``GGML_QUANT_SIZES``), without the token embedding table (one row is read per
+token) unless the output head is tied to it, and for a mixture of experts only the
+``expert_used_count`` of ``expert_count`` experts. What the model ignores: the KV cache
+(grows with context), prompt processing, the draft's own sampling, and batch effects.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from paircheck._engine.pair_size import same_file, size_finding
+from paircheck.errors import InputError
+from paircheck.findings import Finding
+from paircheck.model import ModelDescription
+from paircheck.weights import WeightBytes, expert_counts, weight_bytes
+
+# llama.cpp's default --spec-draft-n-max (common/common.h, common_params_speculative_draft::n_max = 3).
+DEFAULT_DRAFT_MAX = 3
+# Without a measured or given acceptance, the model is shown over this range.
+BAND = (0.5, 0.6, 0.7, 0.8, 0.9)
+# best_draft_max searches 1..this (llama.cpp drafts at most a few dozen tokens per pass).
+K_SEARCH_MAX = 32
+
+_SPLIT_RE = re.compile(r"^(?P<stem>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
+
+
+# --------------------------------------------------------------------------- cost ratio
+
+
+def _shard_tensor_infos(first: Path, count: int) -> list[tuple[str, tuple[int, ...], int]]:
+    """Tensor infos of shards 2..count of a split GGUF (the first is already read)."""
+    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_metadata, read_tensor_infos
+
+    match = _SPLIT_RE.match(first.name)
+    if not match:
+        return []
+    infos: list[tuple[str, tuple[int, ...], int]] = []
+    for no in range(2, count + 1):
+        shard = first.with_name(f"{match['stem']}-{no:05d}-of-{match['count']}.gguf")
+        try:
+            with open(shard, "rb") as handle:
+                meta, cur = read_metadata(FileSource(shard, handle), chunk=1 << 16)
+                infos += [(t.name, t.shape, t.ggml_type) for t in read_tensor_infos(meta, cur)]
+        except OSError as exc:
+            raise InputError(str(shard), f"cannot read this shard: {exc.strerror or exc}") from None
+        except GGUFFormatError as exc:
+            raise InputError(str(shard), str(exc)) from None
+    return infos
+
+
+def read_weight_bytes(desc: ModelDescription) -> WeightBytes:
+    """Read the tensor infos of a local GGUF (all shards) and sum its weight bytes.
+
+    Raises InputError when the source has no tensor infos (a Hugging Face folder, a
+    vocab-only GGUF): ``--cost-ratio`` then gives ``c`` by hand.
+    """
+    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_tensor_infos_after
+
+    if desc.source_kind != "gguf" or not desc.resolved_path:
+        raise InputError(
+            desc.location, "weight sizes are read from a local GGUF file's tensor infos; give --cost-ratio"
+        )
+    path = Path(desc.resolved_path)
+    if desc.metadata.tensors is None:
+        try:
+            with open(path, "rb") as handle:
+                read_tensor_infos_after(FileSource(path, handle), desc.metadata)
+        except OSError as exc:
+            raise InputError(desc.location, f"cannot read: {exc.strerror or exc}") from None
+        except GGUFFormatError as exc:
+            raise InputError(desc.location, str(exc)) from None
+    infos = [(t.name, t.shape, t.ggml_type) for t in desc.metadata.tensors or []]
+    count = desc.metadata.get("split.count")
+    if isinstance(count, int) and count > 1:
+        infos += _shard_tensor_infos(path, count)
+    if not infos:
+        raise InputError(desc.location, "has no tensors (a vocab-only file?); give --cost-ratio")
+    try:
+        return weight_bytes(infos, *expert_counts(desc))
+    except ValueError as exc:
+        raise InputError(desc.location, str(exc)) from None
+
+
+# --------------------------------------------------------------------------- the formula
+
+
+def expected_tokens_per_pass(acceptance: float, draft_max: int) -> float:
+    """Leviathan et al. eq. (1): ``(1 - a^(k+1)) / (1 - a)``; ``k + 1`` at ``a = 1``."""
+    a, k = acceptance, draft_max
+    if a >= 1.0:
+        return float(k + 1)
+    return (1.0 - a ** (k + 1)) / (1.0 - a)
+
+
+def modelled_speedup(acceptance: float, draft_max: int, cost_ratio: float) -> float:
+    """Leviathan et al. theorem 3.8: ``E / (k*c + 1)``."""
+    return expected_tokens_per_pass(acceptance, draft_max) / (draft_max * cost_ratio + 1.0)
+
+
+def best_draft_max(acceptance: float, cost_ratio: float, k_max: int = K_SEARCH_MAX) -> int:
+    """The ``k`` in 1..k_max with the highest modelled speedup (the smallest on ties)."""
+    return max(range(1, k_max + 1), key=lambda k: (modelled_speedup(acceptance, k, cost_ratio), -k))
+
+
+@dataclass(frozen=True)
+class Point:
+    acceptance: float
+    expected_tokens_per_pass: float
+    speedup: float
+    best_draft_max: int
+    best_speedup: float
+
+
+def _point(acceptance: float, draft_max: int, cost_ratio: float) -> Point:
+    best = best_draft_max(acceptance, cost_ratio)
+    return Point(
+        acceptance=acceptance,
+        expected_tokens_per_pass=expected_tokens_per_pass(acceptance, draft_max),
+        speedup=modelled_speedup(acceptance, draft_max, cost_ratio),
+        best_draft_max=best,
+        best_speedup=modelled_speedup(acceptance, best, cost_ratio),
+    )
+
+
+@dataclass
+class Estimate:
+    """The model's answer. ``acceptance`` is None when none was given: ``band`` then has
+    one point per acceptance in BAND and the single-point fields are None."""
+
+    cost_ratio: float
+    cost_source: str  # "tensor-infos" or "given"
+    draft_max: int
+    acceptance: float | None
+    acceptance_source: str | None  # "given", "bench:<file>", or None
+    expected_tokens_per_pass: float | None
+    speedup: float | None
+    best_draft_max: int | None
+    best_speedup: float | None
+    band: list[Point] = field(default_factory=list)
+    target_bytes: WeightBytes | None = None
+    draft_bytes: WeightBytes | None = None
+    warnings: list[Finding] = field(default_factory=list)
+    modelled: bool = True
+
+
+def estimate(
+    cost_ratio: float,
+    acceptance: float | None = None,
+    draft_max: int = DEFAULT_DRAFT_MAX,
+    acceptance_source: str | None = None,
+    cost_source: str = "given",
+) -> Estimate:
+    """The model for one cost ratio: one point for a given acceptance, else the band."""
+    if not cost_ratio > 0:
+        raise InputError("--cost-ratio", f"must be > 0, got {cost_ratio}")
+    if draft_max < 1:
+        raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
+    if acceptance is not None and not 0.0 <= acceptance <= 1.0:
+        raise InputError("--acceptance", f"must be between 0 and 1, got {acceptance}")
+    if acceptance is None:
+        return Estimate(
+            cost_ratio,
+            cost_source,
+            draft_max,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            band=[_point(a, draft_max, cost_ratio) for a in BAND],
+        )
+    p = _point(acceptance, draft_max, cost_ratio)
+    return Estimate(
+        cost_ratio,
+        cost_source,
+        draft_max,
+        acceptance,
+        acceptance_source or "given",
+        p.expected_tokens_per_pass,
+        p.speedup,
+        p.best_draft_max,
+        p.best_speedup,
+    )
+
+
+def estimate_pair(
+    target: ModelDescription,
+    draft: ModelDescription,
+    acceptance: float | None = None,
+    draft_max: int = DEFAULT_DRAFT_MAX,
+    acceptance_source: str | None = None,
+    cost_ratio: float | None = None,
+) -> Estimate:
+    """Read both models' tensor infos for ``c`` (unless given), then apply the model."""
+    t_bytes = d_bytes = None
+    if cost_ratio is None:
+        t_bytes, d_bytes = read_weight_bytes(target), read_weight_bytes(draft)
+        if t_bytes.per_token <= 0:
+            raise InputError(target.location, "has no weight bytes to compare against")
+        cost_ratio = d_bytes.per_token / t_bytes.per_token
+        source = "tensor-infos"
+    else:
+        source = "given"
+    result = estimate(cost_ratio, acceptance, draft_max, acceptance_source, source)
+    result.target_bytes, result.draft_bytes = t_bytes, d_bytes
+    finding = size_finding(
+        t_bytes.per_token if t_bytes else None,
+        d_bytes.per_token if d_bytes else None,
+        same_file(target, draft),
+    )
+    if finding is not None:
+        result.warnings.append(finding)
+    return result

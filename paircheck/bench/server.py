@@ -1,0 +1,113 @@
+"""Start and stop a llama-server on a free 127.0.0.1 port, for ``paircheck bench run``.
+
+The server's own output goes to a log file; when it exits before it is ready, the
+error names the last lines of that log, which say why (a model it cannot load, a
+flag it does not know).
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from paircheck.bench.client import wait_ready
+from paircheck.errors import InputError
+
+HOST = "127.0.0.1"
+STOP_TIMEOUT_S = 15.0
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (the kernel's choice for a bind to port 0)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def find_llama_server(given: str | None) -> str:
+    """``--llama-server PATH``, else ``llama-server`` on PATH."""
+    if given:
+        path = Path(given).expanduser()
+        if not path.is_file():
+            raise InputError(given, "no such file (--llama-server)")
+        return str(path)
+    found = shutil.which("llama-server")
+    if not found:
+        raise InputError("llama-server", "not found on PATH; give --llama-server PATH")
+    return found
+
+
+def server_args(target: str, draft: str | None, ctx_size: int, extra: Sequence[str] = ()) -> list[str]:
+    """Arguments of one run: baseline (``draft`` None) has speculation off, the other
+    runs ``draft`` with draft-simple. Same context and one slot for both."""
+    args = ["-m", target, "--ctx-size", str(ctx_size), "--parallel", "1"]
+    if draft is None:
+        args += ["--spec-type", "none"]
+    else:
+        args += ["--model-draft", draft, "--spec-type", "draft-simple"]
+    return args + list(extra)
+
+
+@dataclass
+class RunningServer:
+    url: str
+    process: subprocess.Popen[bytes]
+    log: Path
+    command: list[str]
+
+    def log_tail(self, lines: int = 5) -> str:
+        try:
+            text = self.log.read_text(errors="replace").splitlines()
+        except OSError:
+            return ""
+        return " | ".join(line.strip() for line in text[-lines:] if line.strip())
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is not None:
+        return
+    proc.terminate()  # llama-server shuts down cleanly on SIGTERM
+    try:
+        proc.wait(timeout=STOP_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=STOP_TIMEOUT_S)
+
+
+@contextmanager
+def llama_server(
+    binary: str, args: Sequence[str], ready_timeout: float = 600.0, log_dir: Path | None = None
+) -> Iterator[RunningServer]:
+    """Run ``binary --host 127.0.0.1 --port P ARGS`` until ``/health`` answers; stop it on exit."""
+    port = free_port()
+    command = [binary, "--host", HOST, "--port", str(port), *args]
+    log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="paircheck-bench-"))
+    log = log_dir / f"llama-server-{port}.log"
+    with open(log, "wb") as out:
+        try:
+            # Its own session: Ctrl-C reaches paircheck only, which keeps the partial
+            # results and then stops the server, instead of the server dying mid-request.
+            proc = subprocess.Popen(
+                command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True
+            )
+        except OSError as exc:
+            raise InputError(binary, f"cannot start: {exc.strerror or exc}") from None
+    server = RunningServer(f"http://{HOST}:{port}", proc, log, command)
+
+    def alive() -> str | None:
+        code = proc.poll()
+        if code is None:
+            return None
+        return f"llama-server exited with code {code} before it was ready: {server.log_tail()} (log: {log})"
+
+    try:
+        wait_ready(server.url, ready_timeout, alive)
+        yield server
+    finally:
+        _stop(proc)

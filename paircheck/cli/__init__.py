@@ -1,0 +1,145 @@
+"""The command line: ``paircheck TARGET DRAFT`` and its subcommands.
+
+Exit codes: 0 compatible (warnings allowed), 1 not compatible, 2 paircheck could not
+read an input or was used wrongly (one line on stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from typing import Any
+
+import click
+from click.shell_completion import CompletionItem
+
+from paircheck import __version__
+from paircheck.cli.options import EXIT_ERROR
+from paircheck.errors import InputError
+
+# Subcommands in their own modules, imported only when used: a pair check must not pay
+# for the registry, the llama.cpp option table or the pre-flight parsers at start-up.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("paircheck.cli.check", "check"),
+    "explain": ("paircheck.cli.explain", "explain"),
+    "pairs": ("paircheck.cli.pairs", "pairs"),
+    "run": ("paircheck.cli.preflight", "run"),
+    "lint-cmd": ("paircheck.cli.preflight", "lint_cmd"),
+    "lint-modelfile": ("paircheck.cli.preflight", "lint_modelfile_cmd"),
+    "lint-py": ("paircheck.cli.preflight", "lint_py"),
+    "bench": ("paircheck.cli.bench", "bench"),
+    "estimate": ("paircheck.cli.bench", "estimate"),
+}
+
+
+class UsageProblem(click.ClickException):
+    """An InputError on its way out through click: printed as one line, exit code 2."""
+
+    exit_code = EXIT_ERROR
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"paircheck: error: {self.format_message()}", err=True)
+
+
+class DefaultGroup(click.Group):
+    """``paircheck T D`` means ``paircheck check T D``; some subcommands load lazily."""
+
+    default_command = "check"
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS:
+            module, attr = LAZY_COMMANDS[cmd_name]
+            return getattr(importlib.import_module(module), attr)
+        return super().get_command(ctx, cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        # Shell completion walks the words typed so far: `paircheck T <TAB>` is `check T`.
+        if args and not args[0].startswith("-") and self.get_command(ctx, args[0]) is None:
+            return self.default_command, self.get_command(ctx, self.default_command), args
+        return super().resolve_command(ctx, args)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        # The first word is a command or, for the default check, a model file or folder.
+        found = super().shell_complete(ctx, incomplete)
+        if not incomplete.startswith("-"):
+            found.append(CompletionItem(incomplete, type="file"))
+        return found
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # An InputError is the user's input, not a bug: one line and exit 2, also when the
+        # group is driven by click's test runner rather than main().
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            raise UsageProblem(str(exc)) from None
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = next((a for a in args if not a.startswith("-")), None)
+        wants_group_help = args and args[0] in ("--help", "-h", "--version")
+        known = first in self.commands or first in LAZY_COMMANDS
+        if (first is not None and not known and not wants_group_help) or (
+            first is None and args and not wants_group_help
+        ):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(
+    cls=DefaultGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog="Exit codes: 0 compatible / OK, 1 not compatible / lint errors, 2 an input could not be read "
+    "or the command was misused, 3 (lint commands) nothing or not everything was checked. Each "
+    "command's --help has its own examples.",
+)
+@click.version_option(__version__, prog_name="paircheck")
+def cli() -> None:
+    """Is DRAFT usable with TARGET for speculative decoding? Answered from metadata.
+
+    \b
+      paircheck TARGET DRAFT                  check a pair (llama.cpp draft-simple)
+      paircheck --engine all TARGET DRAFT     every engine's verdict (vllm, sglang, ...)
+      paircheck --method draft-eagle3 T D     another speculative method
+      paircheck --json TARGET DRAFT           machine-readable report (schema_version 1)
+      paircheck -q TARGET DRAFT               no output: the exit code is the answer
+      paircheck explain CODE                  what a rule checks and how to fix it
+
+    TARGET and DRAFT: GGUF files, Hugging Face folders, Hub repo ids or http(s) URLs.
+    All check options: paircheck check --help.
+    """
+
+
+def _fail(message: str) -> None:
+    click.echo(f"paircheck: error: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Entry point: turns every failure into one stderr line and exit code 2."""
+    try:
+        return cli.main(args=argv, prog_name="paircheck", standalone_mode=False)
+    except InputError as exc:
+        _fail(str(exc))
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
+        sys.exit(EXIT_ERROR)
+    except click.ClickException as exc:
+        _fail(exc.format_message().replace("\n", " "))
+    except click.exceptions.Abort:
+        _fail("aborted")
+    except KeyboardInterrupt:
+        _fail("interrupted")
+    except MemoryError:
+        _fail("out of memory while reading the input")
+    except BrokenPipeError:
+        sys.exit(EXIT_ERROR)
+    except Exception as exc:
+        if os.environ.get("PAIRCHECK_DEBUG"):
+            raise
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set PAIRCHECK_DEBUG=1 for a traceback)")
+    return None

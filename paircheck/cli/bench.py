@@ -1,0 +1,237 @@
+"""``paircheck bench`` (measure a llama-server), ``bench compare``, ``bench run``, and ``estimate``.
+
+The commands parse options and pick a format; the work is in ``paircheck.bench``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from paircheck._format import formats
+from paircheck._format.json_format import comparison_to_dict
+from paircheck._format.text import render_bench_result
+from paircheck.bench.client import DEFAULT_URL, BenchSettings, load_result, run_bench
+from paircheck.bench.compare import FORMATS, Comparison
+from paircheck.cli.options import render_options
+from paircheck.errors import InputError
+
+EXIT_OK, EXIT_INCOMPATIBLE = 0, 1
+# This command's --format names: "table" is the text format.
+FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json"}
+
+
+def _progress(as_json: bool) -> bool:
+    return not as_json and sys.stderr.isatty()
+
+
+def _prompts(path: str | None) -> Any:
+    if path is None:
+        return None
+    from paircheck.bench.prompts import load_prompts
+
+    return load_prompts(path)
+
+
+def _render(comp: Comparison, fmt: str) -> str:
+    return formats()[FORMAT_NAMES[fmt]].comparison(comp, render_options())
+
+
+@click.group("bench", invoke_without_command=True)
+@click.option("--url", default=DEFAULT_URL, show_default=True, help="The llama-server to measure.")
+@click.option("--label", default=None, help="Name of this configuration, e.g. baseline or draft.")
+@click.option("--output", default=None, type=click.Path(dir_okay=False), help="The result file (JSON).")
+@click.option("--runs", default=5, show_default=True, help="Measured passes over the prompts (after one warm-up).")
+@click.option("--warmup", default=1, show_default=True, help="Unrecorded passes first.")
+@click.option("--n-predict", "n_predict", default=128, show_default=True, help="Tokens to generate per request.")
+@click.option("--seed", default=42, show_default=True)
+@click.option("--prompts", "prompts_file", default=None, help="JSON lines: {\"id\", \"prompt\", \"n_predict\"}.")
+@click.option("--chat-template/--no-chat-template", default=False, show_default=True,
+              help="Wrap each prompt in the server's chat template (default: sent raw).")
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds without an answer before giving up.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result JSON instead of a summary.")
+@click.pass_context
+def bench(
+    ctx: click.Context,
+    url: str,
+    label: str | None,
+    output: str | None,
+    runs: int,
+    warmup: int,
+    n_predict: int,
+    seed: int,
+    prompts_file: str | None,
+    chat_template: bool,
+    timeout: float,
+    as_json: bool,
+) -> None:
+    """Measure a running llama-server (one configuration) into a JSON file.
+
+    \b
+      paircheck bench --label baseline --output baseline.json
+      paircheck bench --label draft --output draft.json     (server restarted with -md)
+      paircheck bench compare baseline.json draft.json
+      paircheck bench run TARGET DRAFT                       (all of it, one command)
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if not label or not output:
+        raise InputError("bench", "--label and --output are needed to measure (or use `bench compare` / `bench run`)")
+    settings = BenchSettings(url, runs, warmup, n_predict, seed, chat_template, timeout)
+    path = Path(output)
+    try:
+        result = run_bench(settings, label, path, _prompts(prompts_file), _progress(as_json))
+    except InputError as exc:
+        raise InputError(exc.where, f"{exc.message} (partial results kept in {path}, complete: false)") from None
+    except KeyboardInterrupt:
+        raise InputError(str(path), "interrupted; partial results kept (complete: false)") from None
+    if as_json:
+        click.echo(json.dumps(result, indent=1, ensure_ascii=False))
+    else:
+        click.echo(f"MEASURED {label}: {len(result['requests'])} requests against {url}, written to {path}")
+        click.echo(render_bench_result(result))
+
+
+@bench.command("compare")
+@click.argument("baseline")
+@click.argument("draft")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+def bench_compare(baseline: str, draft: str, fmt: str, as_json: bool) -> None:
+    """Compare two bench results: speedup on equal work, acceptance, equal outputs."""
+    from paircheck.bench.compare import compare
+
+    comp = compare(load_result(baseline), load_result(draft))
+    click.echo(_render(comp, "json" if as_json else fmt))
+
+
+@bench.command("run", context_settings={"ignore_unknown_options": False})
+@click.argument("target")
+@click.argument("draft")
+@click.argument("extra", nargs=-1, type=click.UNPROCESSED)
+@click.option("--llama-server", "llama_server", default=None, help="The llama-server binary (default: on PATH).")
+@click.option("--output-dir", "output_dir", default=None, type=click.Path(file_okay=False),
+              help="Where baseline.json, draft.json and the server logs go (default: ./paircheck-bench-TIME).")
+@click.option("--ctx-size", "ctx_size", default=4096, show_default=True, help="Context size of both servers.")
+@click.option("--runs", default=5, show_default=True)
+@click.option("--warmup", default=1, show_default=True)
+@click.option("--n-predict", "n_predict", default=128, show_default=True)
+@click.option("--seed", default=42, show_default=True)
+@click.option("--prompts", "prompts_file", default=None)
+@click.option("--chat-template/--no-chat-template", default=False, show_default=True)
+@click.option("--timeout", default=300.0, show_default=True, help="Seconds without an answer before giving up.")
+@click.option("--ready-timeout", "ready_timeout", default=600.0, show_default=True,
+              help="Seconds to wait for each server to load its models.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+def bench_run(
+    target: str,
+    draft: str,
+    extra: tuple[str, ...],
+    llama_server: str | None,
+    output_dir: str | None,
+    ctx_size: int,
+    runs: int,
+    warmup: int,
+    n_predict: int,
+    seed: int,
+    prompts_file: str | None,
+    chat_template: bool,
+    timeout: float,
+    ready_timeout: float,
+    fmt: str,
+    as_json: bool,
+) -> None:
+    """Check the pair, then bench TARGET alone and TARGET with DRAFT on llama-server, and compare.
+
+    Flags after `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`).
+    """
+    from paircheck.bench.runner import run_pair
+    from paircheck.bench.server import find_llama_server
+
+    fmt = "json" if as_json else fmt
+    binary = find_llama_server(llama_server)
+    out = Path(output_dir) if output_dir else Path(f"paircheck-bench-{datetime.now():%Y%m%d-%H%M%S}")
+    settings = BenchSettings(DEFAULT_URL, runs, warmup, n_predict, seed, chat_template, timeout)
+    try:
+        done = run_pair(target, draft, binary, out, settings, _prompts(prompts_file), ctx_size, extra,
+                        _progress(fmt == "json"), ready_timeout=ready_timeout)
+    except KeyboardInterrupt:
+        raise InputError(str(out), "interrupted; partial results kept there (complete: false)") from None
+    except InputError as exc:
+        raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
+    if done.comparison is None:
+        assert done.check is not None
+        from paircheck._format import formats
+        from paircheck.cli.options import render_options
+
+        click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
+        click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
+        sys.exit(EXIT_INCOMPATIBLE)
+    if fmt == "json":
+        data = comparison_to_dict(done.comparison)
+        data["files"] = {"baseline": str(done.baseline_file), "draft": str(done.draft_file)}
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        click.echo(_render(done.comparison, fmt))
+        click.echo(f"results: {done.baseline_file}, {done.draft_file}")
+
+
+def _acceptance_from(path: str) -> tuple[float, int | None]:
+    """Acceptance rate of a bench result (draft_n_accepted / draft_n), and --spec-draft-n-max if it was set."""
+    from paircheck.bench.compare import draft_counts
+
+    result = load_result(path)
+    drafted, accepted, _, seen = draft_counts(result["requests"])
+    if not seen or not drafted:
+        raise InputError(path, "has no draft_n: not a run with speculative decoding")
+    k = None
+    command = result.get("server_command") or []
+    if "--spec-draft-n-max" in command:
+        i = command.index("--spec-draft-n-max")
+        if i + 1 < len(command) and str(command[i + 1]).isdigit():
+            k = int(command[i + 1])
+    return accepted / drafted, k
+
+
+@click.command("estimate")
+@click.argument("target")
+@click.argument("draft")
+@click.option("--acceptance", type=float, default=None, help="Per-token acceptance a (0..1); default: a band 0.5..0.9.")
+@click.option("--draft-max", "draft_max", type=int, default=None,
+              help="Tokens drafted per target pass k (default: llama.cpp's --spec-draft-n-max default, 3).")
+@click.option("--from", "from_file", default=None, help="Take the acceptance from a bench result of the pair.")
+@click.option("--cost-ratio", "cost_ratio", type=float, default=None,
+              help="Draft/target cost per token c, instead of reading weight sizes from the GGUF tensor infos.")
+@click.option("--json", "as_json", is_flag=True)
+def estimate(
+    target: str,
+    draft: str,
+    acceptance: float | None,
+    draft_max: int | None,
+    from_file: str | None,
+    cost_ratio: float | None,
+    as_json: bool,
+) -> None:
+    """MODEL the speedup of DRAFT for TARGET (Leviathan et al. 2023); a model, not a measurement."""
+    from paircheck.api import describe
+    from paircheck.bench.estimate import DEFAULT_DRAFT_MAX, estimate_pair
+
+    source = None
+    if from_file is not None:
+        if acceptance is not None:
+            raise InputError("--from", "give --acceptance or --from, not both")
+        acceptance, bench_k = _acceptance_from(from_file)
+        source = f"bench:{from_file}"
+        draft_max = draft_max or bench_k
+    result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
+                           cost_ratio)
+    if as_json:
+        click.echo(formats()["json"].estimate(result, render_options()))
+    else:
+        click.echo(formats()["text"].estimate(result, render_options()))

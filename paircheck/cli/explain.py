@@ -1,0 +1,37 @@
+"""``paircheck explain [CODE]``: what a rule checks, why, how to fix it, and where it comes from."""
+
+from __future__ import annotations
+
+import click
+from click.shell_completion import CompletionItem
+
+from paircheck.catalog import all_rules, find_rule
+from paircheck.cli.options import terminal_width
+from paircheck.errors import InputError
+
+
+def _complete_code(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    wanted = incomplete.upper()
+    return [CompletionItem(r.code, help=r.title) for r in all_rules() if r.code.startswith(wanted)]
+
+
+@click.command(epilog="Exit codes: 0 explained, 2 no such rule.")
+@click.argument("code", required=False, shell_complete=_complete_code)
+def explain(code: str | None) -> None:
+    """Explain a rule (by code, e.g. LC005, or name, e.g. vocab_size), or list them all."""
+    width = terminal_width()
+    if code is None:
+        from tabulate import tabulate  # only here: a plain check does not pay for it
+
+        rows = [(r.code, r.name, r.kind, r.title) for r in all_rules()]
+        click.echo(tabulate(rows, headers=("code", "name", "kind", "title"), tablefmt="simple"))
+        return
+    rule = find_rule(code)
+    if rule is None:
+        raise InputError(code, "no such rule; `paircheck explain` lists them")
+    click.echo(f"{rule.code} {rule.name}: {rule.title}\n")
+    paragraphs = [rule.explanation, f"Fix: {rule.fix}"]
+    if rule.source:
+        paragraphs.append(f"Source: {rule.source}")
+    for paragraph in paragraphs:
+        click.echo(click.wrap_text(paragraph, width) + "\n")

@@ -1,0 +1,94 @@
+"""``paircheck pairs``: browse the registry of documented target/draft pairs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from paircheck._format import formats
+from paircheck._registry.consult import drafts_for
+from paircheck._registry.entry import RegistryEntry
+from paircheck._registry.identity import ModelIdentity
+from paircheck._registry.load import load_registry
+from paircheck._registry.schema import ENGINES, EVIDENCE, STATUSES
+from paircheck.api import identities_for
+from paircheck.cli.options import METHOD, render_options
+from paircheck.constants import canonical_engine
+from paircheck.errors import InputError
+
+# "table" is what this command has always called the text format.
+FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json", "csv": "csv"}
+
+EPILOG = """\b
+Examples:
+  paircheck pairs --family qwen2.5
+  paircheck pairs --for Qwen/Qwen2.5-14B-Instruct
+  paircheck pairs --for ./models/target.gguf --format json
+  paircheck pairs --method draft-simple --engine llama.cpp --evidence measured
+
+\b
+Exit codes: 0 listed (also when nothing matches), 2 bad option, missing file or registry."""
+
+
+def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    return value.strip().casefold() if value else value
+
+
+def _engine(_ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if not value:
+        return None
+    canonical = canonical_engine(value)
+    if canonical is None:
+        raise click.BadParameter(f"{value!r} is not an engine the registry knows: {', '.join(ENGINES)}", param=param)
+    return canonical
+
+
+@click.command("pairs", epilog=EPILOG, short_help="List documented target/draft pairs.")
+@click.option("--family", callback=_lower, metavar="FAMILY",
+              help="Model family, exact or prefix (gemma -> gemma2, gemma3, gemma4).")
+@click.option("--method", type=METHOD, help="Speculative method, any spelling (draft-simple = draft-model).")
+@click.option("--engine", callback=_engine, metavar="ENGINE",
+              help="Engine the pair is documented for, working or failing (llama.cpp, vllm, ...).")
+@click.option("--status", type=click.Choice(STATUSES, case_sensitive=False), help="Documented as working or failing.")
+@click.option("--evidence", type=click.Choice(EVIDENCE, case_sensitive=False),
+              help="Evidence level for at least one engine (measured, ran: shown running; recommended, computed: not).")
+@click.option("--search", metavar="TEXT", help="Words that must all occur in names, repos, notes or URLs.")
+@click.option("--for", "for_target", metavar="TARGET",
+              help="List documented drafts for TARGET (repo id, file, folder or name).")
+@click.option("--format", "fmt", type=click.Choice(list(FORMAT_NAMES), case_sensitive=False), default="table",
+              show_default=True, help="Output format.")
+@click.option("--registry", "registry_path", type=click.Path(exists=True, path_type=Path),
+              help="Registry folder or TOML file (default: the shipped registry).")
+def pairs(
+    family: str | None,
+    method: str | None,
+    engine: str | None,
+    status: str | None,
+    evidence: str | None,
+    search: str | None,
+    for_target: str | None,
+    fmt: str,
+    registry_path: Path | None,
+) -> None:
+    """List documented target/draft pairs, or the drafts documented for one target."""
+    registry = load_registry(registry_path)
+    if family and not any(f == family or f.startswith(family) for f in registry.families()):
+        raise InputError("--family", f"{family!r} matches no family (known: {', '.join(registry.families())})")
+    chosen = registry.filter(family=family, method=method, engine=engine, status=status, search=search,
+                             evidence=evidence)
+    query: ModelIdentity | None = None
+    entries: list[RegistryEntry] = list(chosen)
+    if for_target is not None:
+        if not for_target.strip():
+            raise InputError("--for", "TARGET is empty")
+        found, fp = identities_for(for_target)
+        query = found[0]
+        allowed = {e.id for e in chosen}
+        entries = [e for e in drafts_for(registry, found, fp) if e.id in allowed]
+    name = FORMAT_NAMES[fmt.casefold()]
+    if not entries and name in ("json", "csv"):
+        # Machine formats stay parseable (empty list / header only); the note goes to stderr.
+        click.echo("no documented pairs match" if query is None else f"no documented drafts for {query.display()}",
+                   err=True)
+    click.echo(formats()[name].pairs(entries, query, render_options()))

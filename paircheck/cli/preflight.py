@@ -1,0 +1,115 @@
+"""Pre-flight commands for launch scripts (run, lint-cmd, lint-modelfile).
+
+``paircheck run -- llama-server ...`` parses the command as that launcher would, checks the
+pair, lints the flags, and on success replaces itself with the command (os.execvp: same
+process, so signals and the exit code are the server's). On failure it exits 1 without
+starting anything, unless --force.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+
+import click
+
+from paircheck._format import formats
+from paircheck.cli.options import render_options
+from paircheck.errors import InputError
+from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
+from paircheck.preflight.launchers import LEGACY, program_name, strip_wrappers
+from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
+
+
+def _emit(result: LintResult, as_json: bool, quiet: bool, pair_check: bool = True) -> None:
+    if not quiet or as_json:
+        click.echo(formats()["json" if as_json else "text"].lint(result, pair_check, render_options()))
+
+
+EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and passes), 1 NOT OK (an error "
+             "or an incompatible pair), 2 bad input, 3 NOT CHECKED (unknown launcher, a pair that "
+             "could not be read, no speculation configured).")
+
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
+               epilog=EXIT_HELP + " run: the command is started only on 0 (or with --force); then the exit "
+               "code is the command's.")
+@click.option("--dry-run", is_flag=True, help="Check and lint only; do not start the command.")
+@click.option("--force", is_flag=True, help="Start the command even when the check fails or did not happen.")
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (on stdout, before the exec).")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, command: tuple[str, ...]) -> None:
+    """Check a launch command, then exec it: paircheck run -- llama-server -m T -md D ..."""
+    argv = list(command)
+    program, _ = strip_wrappers(argv)
+    if not dry_run and program and shutil.which(program[0]) is None:
+        # Say it before any verdict: "OK ... checked" then "command not found" reads as a pass.
+        name = program_name(program[0])
+        renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
+        raise InputError(program[0], f"command not found{renamed}")
+    result = lint_argv(argv)
+    status = result.status()
+    _emit(result, as_json, quiet)
+    if dry_run:
+        sys.exit(EXIT_FOR[status])
+    if status != OK and not force:
+        if not quiet and not as_json:
+            click.echo("paircheck: not starting the command (use --force to start it anyway)", err=True)
+        sys.exit(EXIT_FOR[status])
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execvp(argv[0], argv)
+    except FileNotFoundError:
+        raise InputError(argv[0], "command not found") from None
+    except PermissionError:
+        raise InputError(argv[0], "permission denied") from None
+
+
+@click.command("lint-cmd", epilog=EXIT_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.option("--no-check", is_flag=True, help="Lint the flags only; do not read the model files.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def lint_cmd(as_json: bool, quiet: bool, no_check: bool, command: tuple[str, ...]) -> None:
+    """Lint a launch command given as one string (or as separate words after --), or a Python file."""
+    if len(command) == 1 and command[0].endswith(".py") and os.path.isfile(command[0]):
+        result = lint_python_file(command[0], check=not no_check)
+    else:
+        try:
+            argv = shlex.split(command[0]) if len(command) == 1 else list(command)
+        except ValueError as exc:
+            raise InputError("command", f"cannot split it like a shell: {exc}") from None
+        result = lint_argv(argv, check=not no_check)
+    _emit(result, as_json, quiet, pair_check=not no_check)
+    sys.exit(EXIT_FOR[result.status(not no_check)])
+
+
+@click.command("lint-py", epilog=EXIT_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.option("--no-check", is_flag=True, help="Lint the calls only; do not read the models.")
+@click.argument("pyfile")
+def lint_py(as_json: bool, quiet: bool, no_check: bool, pyfile: str) -> None:
+    """Read a Python file with ast (never run it): vLLM LLM/EngineArgs keywords, speculative_config,
+    LLM.generate, transformers generate(assistant_model=...), and vllm serve / llama-server strings."""
+    result = lint_python_file(pyfile, check=not no_check)
+    _emit(result, as_json, quiet, pair_check=not no_check)
+    sys.exit(EXIT_FOR[result.status(not no_check)])
+
+
+@click.command("lint-modelfile", epilog=EXIT_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.argument("modelfile")
+def lint_modelfile_cmd(as_json: bool, quiet: bool, modelfile: str) -> None:
+    """Lint an Ollama Modelfile's DRAFT and draft parameters, and check the pair."""
+    result = lint_modelfile_path(modelfile)
+    _emit(result, as_json, quiet)
+    sys.exit(EXIT_FOR[result.status()])
+
+
+COMMANDS: list[click.Command] = [run, lint_cmd, lint_py, lint_modelfile_cmd]

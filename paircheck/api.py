@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from paircheck._engine import engines, resolve_method
 from paircheck._engine.interface import Engine
 from paircheck._engine.pair_size import size_warning
+from paircheck._engine.versions import pick
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.resolve import describe as _describe
 from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
@@ -44,13 +45,23 @@ def describe(
     return _describe(spec, ReadOptions(dict(overrides or {}), tensor_infos, progress))
 
 
-def find_engine(name: str) -> Engine:
-    """The engine for an ``--engine`` value in any accepted spelling."""
+def find_engine(name: str) -> tuple[Engine, str | None]:
+    """The engine for an ``--engine`` value in any accepted spelling, and the version asked
+    for with ``NAME@VERSION`` (``sglang@0.5.14``: that release's rules), or None."""
     known = engines()
+    name, _, version = name.partition("@")
     canonical = canonical_engine(name)
     if canonical is None or canonical not in known:
         raise InputError("--engine", f"unknown engine {name!r} (known: {', '.join(known)}, all)")
-    return known[canonical]
+    engine = known[canonical]
+    if version:
+        if not engine.versions:
+            raise InputError("--engine", f"{engine.name} has one rule set (its pinned reference version): drop @{version}")
+        try:
+            pick(engine.versions, version)
+        except ValueError as exc:
+            raise InputError("--engine", f"{engine.name}@{version}: {exc}") from None
+    return engine, version or None
 
 
 def annotate(
@@ -96,11 +107,13 @@ def annotate(
     return reports
 
 
-def _evaluate(target: ModelDescription, draft: ModelDescription, engine: Engine, method: str | None) -> Report:
+def _evaluate(
+    target: ModelDescription, draft: ModelDescription, engine: Engine, method: str | None, version: str | None = None
+) -> Report:
     resolved = resolve_method(engine, method)
     if resolved is None:
         raise InputError("--method", f"{engine.name} has no method {method!r} (known: {', '.join(engine.methods)})")
-    return engine.evaluate(target, draft, resolved)
+    return engine.evaluate(target, draft, resolved, version)
 
 
 def check_descriptions(
@@ -112,7 +125,7 @@ def check_descriptions(
     fingerprint: bool = True,
 ) -> Report:
     """One engine's report, with fingerprints and what the registry documents."""
-    report = _evaluate(target, draft, find_engine(engine), method)
+    report = _evaluate(target, draft, *_engine_and_method(engine, method))
     annotate([report], target, draft, registry, fingerprint)
     return report
 
@@ -135,10 +148,15 @@ def check_all_engines(
     return annotate(reports, target, draft, registry, fingerprint)
 
 
+def _engine_and_method(engine: str, method: str | None) -> tuple[Engine, str | None, str | None]:
+    chosen, version = find_engine(engine)
+    return chosen, method, version
+
+
 def _wants_tensor_infos(engine: str, method: str | None) -> bool:
     if engine == "all":
         return True
-    chosen = find_engine(engine)
+    chosen, _ = find_engine(engine)
     resolved = resolve_method(chosen, method)
     return True if resolved is None else chosen.needs(resolved).tensor_infos
 

@@ -10,7 +10,6 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
-from paircheck._engine.interface import Needs
 from paircheck.findings import FAIL, Finding, Rule
 from paircheck.model import ModelDescription
 from paircheck.textshow import show
@@ -68,8 +67,10 @@ def embedding_rows(desc: ModelDescription) -> Rows:
         return Rows(stored, f"{architecture(desc)}.vocab_size")
     if desc.metadata.tensors is None:
         return Rows(None, "embedding rows unknown: tensor infos were not read")
-    if desc.metadata.tensor_count == 0:
-        return Rows(None, "embedding rows unknown: the file has no tensors (vocab only)")
+    if desc.metadata.tensor_count == 0 and desc.vocab.n_tokens:
+        # A vocab-only file: convert_hf_to_gguf.py pads the token list to the config's
+        # vocab_size, so the token count is the row count the model file would have.
+        return Rows(desc.vocab.n_tokens, "token count (vocab-only file; the converter pads tokens to vocab_size)")
     return Rows(None, "embedding rows unknown: no token_embd.weight tensor")
 
 
@@ -156,38 +157,6 @@ def is_recurrent(desc: ModelDescription) -> bool:
         mt = (desc.hf.model_type or "").lower()
         return any(word in mt for word in ("mamba", "rwkv", "jamba", "qwen3_next", "qwen3_5", "lfm2"))
     return False
-
-
-@dataclass(frozen=True)
-class TableEngine:
-    """An engine defined by a function per method. ``aliases`` maps llama.cpp's method
-    names (draft-simple, draft-eagle3, ...) to this engine's, so ``--engine all --method
-    draft-eagle3`` asks every engine the same question in its own terms."""
-
-    name: str
-    methods: tuple[str, ...]
-    default_method: str
-    rules: tuple[Rule, ...]
-    functions: Any  # Mapping[str, Callable[[ModelDescription, ModelDescription, str], Report]]
-    aliases: Any = None  # Mapping[str, str] | None
-    # Methods whose checks read only the vocabulary (no tensor infos).
-    vocab_only: frozenset[str] = frozenset()
-
-    def needs(self, method: str) -> Needs:
-        return Needs(tensor_infos=method not in self.vocab_only)
-
-    def resolve(self, method: str | None) -> str | None:
-        if method is None:
-            return self.default_method
-        if method in self.methods:
-            return method
-        return (self.aliases or {}).get(method)
-
-    def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Any:
-        resolved = self.resolve(method)
-        if resolved is None:
-            raise ValueError(f"{self.name} has no method {method!r}")
-        return self.functions[resolved](target, draft, resolved)
 
 
 def rows_detail(target: ModelDescription, draft: ModelDescription) -> tuple[Rows, Rows]:

@@ -9,10 +9,13 @@ Engines know nothing of files or output: they import only the bottom layer.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paircheck.findings import Report, Rule
 from paircheck.model import ModelDescription
+
+if TYPE_CHECKING:
+    from paircheck._engine.versions import VersionRange
 
 
 @dataclass(frozen=True)
@@ -42,10 +45,19 @@ class Engine(Protocol):
     @property
     def rules(self) -> tuple[Rule, ...]: ...
 
+    @property
+    def versions(self) -> tuple[VersionRange, ...]:
+        """Version ranges with their own rules, newest first; empty: one rule set."""
+        ...
+
     def resolve(self, method: str | None) -> str | None:
         """This engine's name for ``method`` (its own or a canonical spelling), or None."""
         ...
 
     def needs(self, method: str) -> Needs: ...
 
-    def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report: ...
+    def evaluate(
+        self, target: ModelDescription, draft: ModelDescription, method: str, version: str | None = None
+    ) -> Report:
+        """The pure verdict; ``version`` picks one of ``versions`` (None: the newest)."""
+        ...

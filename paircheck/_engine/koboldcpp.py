@@ -1,90 +1,179 @@
-"""KoboldCpp's rules (ecosystem.md section 10): its own token-count check, then llama.cpp's.
+"""KoboldCpp's rules: its own token-count check, then its vendored llama.cpp's.
 
-Since v1.115 KoboldCpp uses llama.cpp's strict draft-simple check; before it, llama.cpp
-translated between incompatible vocabularies, so the same pair ran (slowly) there.
+Read from LostRuins/koboldcpp: gpttype_adapter.cpp (``speculative_decoding_setup`` and
+``speculative_draft_type_from_model``; the stored version that has them, the index gives no
+commit for it) and the vendored common/speculative.cpp at ad1eee0, which defines
+``SPEC_VOCAB_MAX_SIZE_DIFFERENCE 256`` where upstream llama.cpp (and the pinned reference)
+has 128. So token counts 129..256 apart with equal shared texts run in KoboldCpp (with a
+warning) although llama-server refuses them.
 """
 
 from __future__ import annotations
 
 from paircheck._engine import llamacpp
-from paircheck._engine.common import MODEL, TableEngine, finding, is_recurrent, kind_check, result
+from paircheck._engine import llamacpp_methods as M
+from paircheck._engine.common import (
+    DSPARK,
+    EAGLE3,
+    architecture,
+    drafter_kind,
+    finding,
+    is_recurrent,
+    result,
+)
+from paircheck._engine.versions import VersionedEngine, VersionRange
 from paircheck.findings import FAIL, PASS, Finding, Report, Rule
 from paircheck.model import ModelDescription
+from paircheck.vocab import LlamaVocab
 
 ENGINE = "koboldcpp"
-VERSION = "KoboldCpp >= 1.115 (llama.cpp's strict draft-simple check; older builds translated vocabularies)"
-KOBOLD_LIMIT = 256
+ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp, speculative_decoding_setup and "
+           "speculative_draft_type_from_model (newest stored version; commit not given by the index)")
+VENDORED = "LostRuins/koboldcpp common/speculative.cpp at ad1eee0c5f36355d10020e37cf2946cf88dc6979"
+VERSIONS = (VersionRange("KoboldCpp", None, None, f"{ADAPTER}; {VENDORED}",
+                         cite="koboldcpp gpttype_adapter.cpp, common/speculative.cpp at ad1eee0"),)
+
+KOBOLD_LIMIT = 256  # gpttype_adapter.cpp: if(diff <= 256) warn, else refuse
+SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 256  # vendored common/speculative.cpp (llama.cpp upstream: 128)
+
+SIMPLE, MTP = "draft-simple", "draft-mtp"
+TOO_DIFFERENT = ("Error: Draft model vocab of ({d}) is too different from base vocab of ({t}). Speculative "
+                 "decoding cannot be used!")
+MAY_MALFUNCTION = ("WARNING: Draft model vocab of ({d}) does not match base vocab of ({t}). Speculative decoding "
+                   "may malfunction!")
+RECURRENT = "Error: Speculative decoding cannot be used with Recurrent draft models!"
+INCOMPATIBLE = "draft model vocab type must match target model to use speculation"
 
 R_KIND = Rule(
-    "KC001", "koboldcpp_draft", "The draft is a non-recurrent model",
-    "--draftmodel loads an independent draft fully offloaded; recurrent/hybrid drafts are "
-    "refused: 'Speculative decoding cannot be used with Recurrent draft models!'. MTP drafting "
-    "is a separate --usemtp option in recent builds.",
-    "Use an attention-only draft of the same family.",
+    "KC001", "koboldcpp_draft", "KoboldCpp can run the draft",
+    "--draftmodel picks the draft type from the file (speculative_draft_type_from_model): a dflash "
+    "architecture runs as DFlash (DSpark when it has dspark_markov_w1), a model with nextn (MTP) layers as "
+    "MTP, anything else as a classic draft (draft-simple). A classic draft that is recurrent or hybrid is "
+    "refused: '" + RECURRENT + "'. An EAGLE-3 head has no case there, so it would run as a classic draft, "
+    "which it is not. --usemtp is only for the main model's own MTP layers. Source: " + ADAPTER + ".",
+    "Use an attention-only draft of the same family, or an MTP/DFlash drafter file for this target.",
 )
 R_COUNT = Rule(
     "KC002", "koboldcpp_vocab_count", "Token counts within 256",
-    "KoboldCpp compares the token counts before llama.cpp does: more than 256 apart is refused "
-    "('... is too different from base vocab ... Speculative decoding cannot be used!') unless "
-    "--debugmode; up to 256 apart only warns ('Draft model vocab of (N) does not match base "
-    "vocab of (M). Speculative decoding may malfunction!').",
+    "KoboldCpp compares llama_vocab_n_tokens of draft and main model before anything else: more than 256 "
+    "apart is refused ('" + TOO_DIFFERENT.format(d="N", t="M") + "') unless --debugmode; up to 256 apart "
+    "only warns ('" + MAY_MALFUNCTION.format(d="N", t="M") + "'). Source: " + ADAPTER + ".",
     "Use a draft from the same tokenizer family.",
 )
 R_LLAMA = Rule(
-    "KC003", "koboldcpp_llamacpp", "llama.cpp's draft-simple check passes",
-    "Then llama.cpp's common_speculative check runs; since v1.115 a failure ends in 'draft "
-    "model vocab type must match target model to use speculation (speculative implementation "
-    "'draft-simple')' whatever the real reason (issue #2325).",
+    "KC003", "koboldcpp_llamacpp", "The vendored llama.cpp draft-simple check passes (tolerance 256)",
+    "For a classic draft, common_speculative_impl_draft_simple runs the vendored "
+    "common_speculative_are_compatible: vocab type, BOS and EOS as in llama.cpp, token counts at most "
+    "SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 256 apart (upstream llama.cpp: 128), and equal texts from id 5 over "
+    "the shared range. Failure throws '" + INCOMPATIBLE + "' whatever the real reason. Source: " + VENDORED + ".",
     "Use a draft from the same tokenizer family; `paircheck TARGET DRAFT` names the failing check.",
+)
+R_METHOD = Rule(
+    "KC004", "koboldcpp_head_method", "The MTP/DFlash drafter fits the target",
+    "An MTP, DFlash or DSpark drafter runs through the vendored llama.cpp's implementation of that type; "
+    "paircheck applies the pinned llama.cpp's requirements for it (MTP layers and width, DFlash keys and "
+    "layer ids), which the vendored copy is assumed to share. Source: " + ADAPTER + ".",
+    "See the llama.cpp check named in the message (paircheck --method draft-mtp/draft-dflash).",
 )
 W_COUNT = Rule(
     "KC101", "koboldcpp_vocab_warning", "KoboldCpp will warn about the token counts",
-    "Token counts differ by at most 256: KoboldCpp logs 'Draft model vocab of (N) does not "
-    "match base vocab of (M). Speculative decoding may malfunction!' and carries on.",
-    "Usually nothing, if llama.cpp's check passes.",
+    "Token counts differ by 1..256: KoboldCpp logs '" + MAY_MALFUNCTION.format(d="N", t="M") + "' and carries "
+    "on; llama-server itself refuses more than 128. Source: " + ADAPTER + ".",
+    "Usually nothing, if the texts of the shared ids are equal.",
     kind="warning",
 )
-RULES = (R_KIND, R_COUNT, R_LLAMA, W_COUNT)
+RULES = (R_KIND, R_COUNT, R_LLAMA, R_METHOD, W_COUNT)
 
 
-def draft(target: ModelDescription, d: ModelDescription, method: str) -> Report:
+def count_verdict(n_target: int, n_draft: int) -> str:
+    """gpttype_adapter.cpp's own check: "ok", "warn" (1..256 apart) or "refuse"."""
+    diff = abs(n_target - n_draft)
+    if diff == 0:
+        return "ok"
+    return "warn" if diff <= KOBOLD_LIMIT else "refuse"
+
+
+def draft_type(desc: ModelDescription) -> str:
+    """speculative_draft_type_from_model: dflash/dspark architecture, nextn layers, else draft-simple."""
+    if architecture(desc) == "dflash":
+        return M.DSPARK if drafter_kind(desc) == DSPARK else M.DFLASH
+    nextn = desc.metadata.get(f"{architecture(desc)}.nextn_predict_layers")
+    if isinstance(nextn, int) and not isinstance(nextn, bool) and nextn > 0:
+        return MTP
+    return SIMPLE
+
+
+def check_size(t: LlamaVocab, d: LlamaVocab) -> Finding:
+    diff = abs(t.n_tokens - d.n_tokens)
+    details = {"target": t.n_tokens, "draft": d.n_tokens, "difference": diff,
+               "max_difference": SPEC_VOCAB_MAX_SIZE_DIFFERENCE}
+    if diff <= SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
+        return result(R_LLAMA, PASS, f"{t.n_tokens} vs {d.n_tokens} tokens (difference {diff} <= 256)", **details)
+    return result(R_LLAMA, FAIL, f"token counts differ by {diff} (the vendored llama.cpp allows 256)", **details)
+
+
+def are_compatible(t: LlamaVocab, d: LlamaVocab) -> Finding:
+    """The vendored common_speculative_are_compatible: llama.cpp's checks with a 256 tolerance."""
+    for side, vocab in (("target", t), ("draft", d)):
+        loaded = llamacpp.check_loadable(side, vocab)
+        if loaded.status == FAIL:
+            return result(R_LLAMA, FAIL, loaded.message, llamacpp_check=loaded.code)
+    for check in (llamacpp.check_vocab_type, llamacpp.check_bos, llamacpp.check_eos, check_size,
+                  llamacpp.check_token_text):
+        outcome = check(t, d)
+        if outcome.status == FAIL:
+            if outcome.code == R_LLAMA.code:
+                return outcome
+            return result(R_LLAMA, FAIL, f"{outcome.code} {outcome.name}: {outcome.message}",
+                          llamacpp_check=outcome.code)
+    return result(R_LLAMA, PASS, "the vendored llama.cpp checks pass (token counts within 256, texts equal from id 5)")
+
+
+def draft(target: ModelDescription, d: ModelDescription, method: str, version: VersionRange) -> Report:
+    kind = draft_type(d)
     checks: list[Finding] = []
-    if is_recurrent(d):
-        checks.append(result(R_KIND, FAIL, "the draft is recurrent/hybrid: 'Speculative decoding cannot be used "
-                             "with Recurrent draft models!'"))
+    says: str | None = None
+    if kind == SIMPLE and drafter_kind(d) == EAGLE3:
+        checks.append(result(R_KIND, FAIL, "an EAGLE-3 head: KoboldCpp has no EAGLE-3 draft type and would run it "
+                             "as a classic draft model, which it is not"))
+    elif kind == SIMPLE and is_recurrent(d):
+        checks.append(result(R_KIND, FAIL, f"the draft is recurrent/hybrid: '{RECURRENT}'"))
+        says = RECURRENT
     else:
-        checks.append(kind_check(R_KIND, d, (MODEL,), "--draftmodel runs it as a standalone model;",
-                                 "use --usemtp for MTP"))
+        shown = {SIMPLE: "a classic draft model (draft-simple)", MTP: "an MTP drafter (draft-mtp)",
+                 M.DFLASH: "a DFlash drafter (draft-dflash)", M.DSPARK: "a DSpark drafter (draft-dspark)"}[kind]
+        checks.append(result(R_KIND, PASS, f"--draftmodel runs it as {shown}", draft_type=kind))
     n_t, n_d = target.vocab.n_tokens, d.vocab.n_tokens
     warnings: list[Finding] = []
-    diff = abs(n_t - n_d)
-    if diff > KOBOLD_LIMIT:
-        checks.append(result(R_COUNT, FAIL, f"token counts {n_t} vs {n_d} (difference {diff} > {KOBOLD_LIMIT})",
+    verdict = count_verdict(n_t, n_d)
+    if verdict == "refuse":
+        checks.append(result(R_COUNT, FAIL, f"token counts {n_t} vs {n_d} (difference {abs(n_t - n_d)} > 256)",
                              target=n_t, draft=n_d))
+        says = says or TOO_DIFFERENT.format(d=n_d, t=n_t)
     else:
-        checks.append(result(R_COUNT, PASS, f"token counts {n_t} vs {n_d} (difference {diff} <= {KOBOLD_LIMIT})"))
-        if diff:
-            warnings.append(finding(W_COUNT, f"'Draft model vocab of ({n_d}) does not match base vocab of ({n_t}). "
-                                    "Speculative decoding may malfunction!'"))
-    inner = llamacpp.run_checks(target.vocab, d.vocab)
-    first = next((c for c in inner if c.status == FAIL), None)
-    if first is None:
-        checks.append(result(R_LLAMA, PASS, "llama.cpp's draft-simple checks pass"))
-    else:
-        checks.append(result(R_LLAMA, FAIL, f"{first.code} {first.name}: {first.message} (before v1.115 the pair "
-                             "ran with vocab translation)", llamacpp_check=first.code))
-    report = Report(ENGINE, method, target, d, checks, warnings, engine_version=VERSION)
-    first_fail = report.first_failure
-    if first_fail is not None:
-        report.engine_says = {
-            "koboldcpp_vocab_count": f"Draft model vocab of ({n_d}) is too different from base vocab of ({n_t}). "
-            "Speculative decoding cannot be used!",
-            "koboldcpp_llamacpp": "draft model vocab type must match target model to use speculation "
-            "(speculative implementation 'draft-simple')",
-        }.get(first_fail.name)
+        checks.append(result(R_COUNT, PASS, f"token counts {n_t} vs {n_d} (difference {abs(n_t - n_d)} <= 256)"))
+        if verdict == "warn":
+            warnings.append(finding(W_COUNT, f"KoboldCpp prints '{MAY_MALFUNCTION.format(d=n_d, t=n_t)}'"))
+    if checks[0].status == PASS and kind == SIMPLE:
+        checks.append(are_compatible(target.vocab, d.vocab))
+        if checks[-1].status == FAIL:
+            says = says or INCOMPATIBLE
+    elif checks[0].status == PASS:
+        inner = M.evaluate_method(target, d, kind)
+        first = inner.first_failure
+        checks.append(result(R_METHOD, PASS, f"llama.cpp {kind} checks pass") if first is None else
+                      result(R_METHOD, FAIL, f"{first.code} {first.name}: {first.message}", llamacpp_check=first.code))
+        if first is not None:
+            says = says or inner.engine_says
+    report = Report(ENGINE, method, target, d, checks, warnings)
+    if report.first_failure is not None:
+        report.engine_says = says
     if report.compatible:
         report.next_steps.append("koboldcpp --model TARGET --draftmodel DRAFT --draftamount 8")
     return report
 
 
-ENGINE_OBJ = TableEngine(ENGINE, ("draft",), "draft", RULES, {"draft": draft}, {"draft-simple": "draft"})
+ENGINE_OBJ = VersionedEngine(
+    ENGINE, ("draft",), "draft", RULES, {"draft": draft}, VERSIONS,
+    {"draft-simple": "draft", "draft-mtp": "draft", "draft-dflash": "draft", "draft-dspark": "draft"},
+)

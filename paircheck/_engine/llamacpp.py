@@ -17,6 +17,7 @@ from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._engine.common import finding, result, shell_path
 from paircheck._engine.interface import Needs
+from paircheck._engine.versions import VersionRange
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription
 from paircheck.textshow import show
@@ -520,7 +521,11 @@ class LlamaCppEngine:
         # N-gram methods read no model at all beyond the target's existence.
         return Needs(tensor_infos=method not in K.LLAMACPP_NGRAM_METHODS)
 
-    def evaluate(self, target: ModelDescription, draft: ModelDescription, method: str) -> Report:
+    versions: tuple[VersionRange, ...] = ()  # one rule set: the pinned reference version
+
+    def evaluate(
+        self, target: ModelDescription, draft: ModelDescription, method: str, version: str | None = None
+    ) -> Report:
         if method != METHOD:
             from paircheck._engine.llamacpp_methods import evaluate_method
 

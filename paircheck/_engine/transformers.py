@@ -1,86 +1,168 @@
-"""Hugging Face transformers assisted generation (ecosystem.md section 7).
+"""Hugging Face transformers assisted generation, read from the released wheels on PyPI.
 
-The decision is made on ``config.get_text_config().vocab_size`` (embedding rows) alone:
+The decision is made on ``config.get_text_config().vocab_size`` (embedding rows) alone
+(GenerationMixin._validate_generation_mode in 5.24.0; _validate_assistant from 4.46.0):
 equal rows take the same-tokenizer path, different rows demand Universal Assisted
-Decoding (UAD: ``tokenizer`` and ``assistant_tokenizer``), even when the tokenizers are
-the same and only the padding differs.
+Decoding (UAD: ``tokenizer`` and ``assistant_tokenizer``), even when the tokenizers are the
+same and only the padding differs. Before 4.46.0 different rows are refused outright.
+Equal rows with different tokenizers are not checked at all: generation runs and the
+assistant's ids mean other text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from paircheck._engine.common import (
     MODEL,
     MTP_HEAD,
-    TableEngine,
     compare_texts,
+    embedding_rows,
     finding,
     is_recurrent,
     kind_check,
     result,
-    rows_detail,
 )
+from paircheck._engine.sglang import tokenizer_vocab
+from paircheck._engine.versions import VersionedEngine, VersionRange
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import ModelDescription
 
 ENGINE = "transformers"
-VERSION = "transformers >= 4.46 (UAD); sampling with UAD >= 4.50"
+NEW_SOURCE = ("huggingface/transformers release 5.24.0 (PyPI wheel), src/transformers/generation/utils.py, "
+              "GenerationMixin._validate_generation_mode")
+V_UAD = VersionRange("transformers", "4.46.0", None,
+                     NEW_SOURCE + "; the same rule in 4.46.0 and 4.49.0 wheels (_validate_assistant, whose "
+                     "message reads 'moedels')", cite="transformers 5.24.0, 4.49.0 and 4.46.0 wheels")
+V_SAME_ONLY = VersionRange("transformers", None, "4.46.0",
+                           "transformers 4.45.2 wheel, generation/utils.py GenerationMixin._validate_assistant",
+                           cite="transformers 4.45.2 wheel")
+VERSIONS = (V_UAD, V_SAME_ONLY)
+
+UAD_ERROR = ("The main and assistant models have different tokenizers. Please provide `tokenizer` and "
+             "`assistant_tokenizer` to `generate()` (see https://huggingface.co/docs/transformers/en/"
+             "generation_strategies#universal-assisted-decoding).")
+OLD_ERROR = "Make sure the main and assistant model use the same tokenizer"
+STATEFUL_ERROR = "assisted generation is not supported with stateful models, such as {cls}"
 
 R_KIND = Rule(
     "TF001", "transformers_drafter_kind", "The assistant is a model transformers can run",
-    "assistant_model must be a causal LM (or a Gemma 4 assistant model); EAGLE/DFlash heads "
-    "are not assistant models in transformers.",
+    "assistant_model must be a causal LM (or a Gemma 4 assistant model); EAGLE/DFlash heads are not "
+    "assistant models in transformers (its DFlash path is speculation_type='dflash', not checked here). "
+    "Source: " + NEW_SOURCE + ".",
     "Use an independent small model as assistant_model.",
 )
 R_PATH = Rule(
     "TF002", "transformers_tokenizer_path", "Which assisted-generation path applies",
-    "Equal config vocab_size: the same-tokenizer path (passing assistant_tokenizer is then an "
-    "error). Different: Universal Assisted Decoding is required, else 'The main and assistant "
-    "models have different tokenizers. Please provide `tokenizer` and `assistant_tokenizer` "
-    "to `generate()`'. UAD exists from 4.46 (greedy) and 4.50 (sampling).",
-    "Pass tokenizer= and assistant_tokenizer= to generate() (transformers >= 4.46).",
+    "If self.config.get_text_config().vocab_size == assistant_model.config.get_text_config().vocab_size, the "
+    "same-tokenizer path runs (passing assistant_tokenizer is then a ValueError); otherwise generate() "
+    "needs tokenizer= and assistant_tokenizer= (Universal Assisted Decoding), else ValueError: '" + UAD_ERROR
+    + "'. Before 4.46.0 different sizes raise ValueError('" + OLD_ERROR + "'). Source: " + V_UAD.source
+    + "; " + V_SAME_ONLY.source + ".",
+    "Pass tokenizer= and assistant_tokenizer= to generate() (transformers >= 4.46.0).",
 )
 R_STATE = Rule(
     "TF003", "transformers_stateful", "The target is not stateful",
-    "Assisted generation refuses stateful (recurrent) models: 'assisted generation is not "
-    "supported with stateful models'.",
+    "For ASSISTED_GENERATION, _validate_generation_mode raises ValueError('" + STATEFUL_ERROR.format(cls="...")
+    + "') when the model class sets _is_stateful (recurrent models such as Mamba). paircheck judges "
+    "statefulness from the architecture. Source: " + NEW_SOURCE + ".",
     "Use prompt_lookup_num_tokens instead, or an attention-only target.",
 )
 W_PADDED = Rule(
     "TF101", "transformers_padding_uad", "Same tokens, different padding: forced into UAD",
-    "The tokenizers are identical but the embedding rows differ (padding), so transformers "
-    "takes the UAD path anyway; issue #45307 reports it then crashing with AttributeError "
-    "... map_input_embeddings.",
-    "Pass tokenizer and assistant_tokenizer; if it crashes, use a draft with equal rows.",
+    "The tokenizers are identical but the embedding rows differ (padding), so transformers takes the UAD "
+    "path anyway (it compares vocab_size only): generate() needs tokenizer and assistant_tokenizer, and "
+    "with sampling it crashes (TF103). Source: " + NEW_SOURCE + ".",
+    "Pass tokenizer and assistant_tokenizer and decode greedily, or use a draft with equal rows.",
     kind="warning",
 )
-RULES = (R_KIND, R_PATH, R_STATE, W_PADDED)
+SAMPLING_CRASH = "'AssistantToTargetTranslator' object has no attribute 'assistant_overlap_token_ids'"
+W_SAMPLING = Rule(
+    "TF103", "transformers_uad_sampling_crash", "UAD with sampling crashes: the assistant's tokens all exist "
+    "in the target",
+    "With do_sample=True and different vocab sizes, generate() builds an AssistantToTargetTranslator with "
+    "assistant_prune_lm_head=True (generation/utils.py). Its __init__ (generation/candidate_generator.py) "
+    "sets assistant_overlap_token_ids only when some assistant token is missing from the target vocabulary "
+    "(_get_suppress_input_ids non-empty); when none is, as with the same tokenizer at another padding, the "
+    "first draft step raises AttributeError: " + SAMPLING_CRASH + ". Greedy decoding takes another "
+    "generator and runs. Seen by paircheck's differential test (tests/test_engine_transformers_oracle.py); "
+    "the same family of crash as issue #45307. Source: transformers 5.24.0 wheel, "
+    "generation/candidate_generator.py and generation/utils.py.",
+    "Decode greedily (do_sample=False), or use a draft with the same padded vocab_size.",
+    kind="warning",
+)
+W_SILENT = Rule(
+    "TF102", "transformers_same_rows_other_tokens", "Equal rows, other tokens: runs silently, accepts little",
+    "transformers compares only vocab_size: with equal rows it takes the same-tokenizer path and never "
+    "looks at the tokenizers, so an assistant from another tokenizer family runs without any error while "
+    "its ids mean other text; greedy output stays the target's, but almost nothing is accepted. "
+    "Source: " + NEW_SOURCE + ".",
+    "Use an assistant of the same tokenizer family (UAD cannot be forced while the sizes are equal).",
+    kind="warning",
+)
+RULES = (R_KIND, R_PATH, R_STATE, W_PADDED, W_SILENT, W_SAMPLING)
 
 
-def assisted(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
+def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_available: bool = True) -> str:
+    """The path generate() takes: "same" (same-tokenizer), "uad" (needs both tokenizers) or "refused"."""
+    if target_vocab_size == assistant_vocab_size:
+        return "same"
+    return "uad" if uad_available else "refused"
+
+
+def assistant_inside_target(target_texts: Sequence[bytes], assistant_texts: Sequence[bytes]) -> bool:
+    """No assistant token is missing from the target vocabulary: _get_suppress_input_ids is empty.
+
+    (transformers first rewrites the assistant's leading space sign to the target's; both
+    sides' texts here are in their own converted form, so a family with another space sign
+    simply counts as not inside, which is what the rewrite leaves too in practice.)
+    """
+    known = set(target_texts)
+    return all(text in known for text in assistant_texts)
+
+
+def assisted(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     checks = [kind_check(R_KIND, draft, (MODEL, MTP_HEAD), "transformers cannot run it as assistant_model;",
                          "use an independent model")]
-    t, d = rows_detail(target, draft)
     warnings: list[Finding] = []
-    if t.value is None or d.value is None:
-        checks.append(result(R_PATH, SKIP, f"not checked: {(t if t.value is None else d).source}"))
-    elif t.value == d.value:
-        checks.append(result(R_PATH, PASS, f"{t.value} rows on both sides: the same-tokenizer path"))
-    else:
-        checks.append(result(R_PATH, PASS, f"rows {t.value} vs {d.value}: Universal Assisted Decoding required "
-                             "(pass tokenizer and assistant_tokenizer; transformers >= 4.46)",
-                             target=t.value, draft=d.value, uad=True))
-        cmp = compare_texts(target, draft)
-        if cmp is not None and cmp.first_difference is None:
-            warnings.append(finding(W_PADDED, "identical token texts, only the padding differs: transformers still "
-                                    "demands UAD (and crashed on this in #45307)"))
+    says = None
+    # _validate_generation_mode checks statefulness before it compares the vocab sizes.
     if is_recurrent(target):
         checks.append(result(R_STATE, FAIL, "the target is a recurrent/stateful model"))
+        says = STATEFUL_ERROR.format(cls="the target's model class")
     else:
         checks.append(result(R_STATE, PASS, "the target is not stateful"))
-    report = Report(ENGINE, method, target, draft, checks, warnings, engine_version=VERSION)
-    first = report.first_failure
-    if first is not None and first.name == "transformers_stateful":
-        report.engine_says = "assisted generation is not supported with stateful models"
+    t, d = embedding_rows(target), embedding_rows(draft)
+    cmp = compare_texts(target, draft)
+    if t.value is None or d.value is None:
+        checks.append(result(R_PATH, SKIP, f"not checked: {(t if t.value is None else d).source}"))
+    else:
+        path = assistant_path(t.value, d.value, uad_available=version is V_UAD)
+        if path == "same":
+            checks.append(result(R_PATH, PASS, f"{t.value} rows on both sides: the same-tokenizer path"))
+            if cmp is not None and cmp.first_difference is not None:
+                warnings.append(finding(W_SILENT, f"token {cmp.first_difference} differs (target {cmp.target_text}, "
+                                        f"draft {cmp.draft_text}) but the rows are equal: transformers runs the pair "
+                                        "silently and accepts almost nothing"))
+        elif path == "uad":
+            checks.append(result(R_PATH, PASS, f"rows {t.value} vs {d.value}: Universal Assisted Decoding required "
+                                 "(pass tokenizer and assistant_tokenizer)", target=t.value, draft=d.value, uad=True))
+            if cmp is not None and cmp.first_difference is None:
+                warnings.append(finding(W_PADDED, "identical token texts, only the padding differs: transformers "
+                                        "still demands UAD"))
+            t_vocab, d_vocab = tokenizer_vocab(target), tokenizer_vocab(draft)
+            if version is V_UAD and t_vocab is not None and d_vocab is not None \
+                    and assistant_inside_target(t_vocab, d_vocab):
+                warnings.append(finding(W_SAMPLING, f"every assistant token exists in the target vocabulary: with "
+                                        f"do_sample=True generate() raises AttributeError: {SAMPLING_CRASH}",
+                                        sampling_crashes=True))
+        else:
+            checks.append(result(R_PATH, FAIL, f"rows {t.value} vs {d.value}: this transformers has no Universal "
+                                 "Assisted Decoding", target=t.value, draft=d.value))
+            says = says or OLD_ERROR
+    report = Report(ENGINE, method, target, draft, checks, warnings)
+    if report.first_failure is not None:
+        report.engine_says = says
     if report.compatible:
         uad = any(c.details.get("uad") for c in checks)
         report.next_steps.append("model.generate(**inputs, assistant_model=draft"
@@ -88,14 +170,14 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str) -> 
     return report
 
 
-def prompt_lookup(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
+def prompt_lookup(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     checks = [result(R_KIND, PASS, "prompt lookup needs no assistant (prompt_lookup_num_tokens=N)")]
-    return Report(ENGINE, method, target, draft, checks, engine_version=VERSION)
+    return Report(ENGINE, method, target, draft, checks)
 
 
-ENGINE_OBJ = TableEngine(
+ENGINE_OBJ = VersionedEngine(
     ENGINE, ("assisted", "prompt_lookup"), "assisted", RULES,
-    {"assisted": assisted, "prompt_lookup": prompt_lookup},
+    {"assisted": assisted, "prompt_lookup": prompt_lookup}, VERSIONS,
     {"draft-simple": "assisted", "draft-mtp": "assisted", **{m: "prompt_lookup" for m in (
         "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")}},
 )

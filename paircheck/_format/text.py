@@ -179,7 +179,10 @@ def next_lines(steps: Iterable[str], options: RenderOptions) -> list[str]:
 
 
 def render_report(report: Report, options: RenderOptions) -> str:
-    lines = [*wrap(verdict_line(report, options), options.width), "", side_table(report, options), ""]
+    lines = wrap(verdict_line(report, options), options.width)
+    if report.engine_version:  # which release(s) of the engine this verdict holds for
+        lines += wrap(paint(f"rules: {report.engine_version}", "dim", options), options.width, "  ", "  ")
+    lines += ["", side_table(report, options), ""]
     lines.append(f"Checks ({report.engine} order):")
     fixes: set[str] = set()
     for check in report.checks:
@@ -191,7 +194,7 @@ def render_report(report: Report, options: RenderOptions) -> str:
     if report.engine_says:
         lines += wrap(f"{report.engine} itself would say: {report.engine_says}", options.width, "  ")
     if report.warnings:
-        lines += ["", f"Warnings (the verdict stands; {report.engine} will not tell you these):"]
+        lines += ["", *wrap(f"Warnings (the verdict stands; {report.engine} will not tell you these):", options.width)]
         for w in report.warnings:
             lines += _finding_lines(w, options, "what to do", fixes)
     if report.registry:
@@ -312,9 +315,17 @@ def render_pairs_table(entries: Sequence[RegistryEntry], options: RenderOptions)
             (_cell(a, names, True), _cell(b, names, True), c, d, _cell(e, engines), f) for a, b, c, d, e, f in rows
         ]
         text = str(tabulate(cells, headers=headers, tablefmt="simple", disable_numparse=True))
-        if room <= 36 or max(len(line) for line in text.splitlines()) <= options.width:
+        if max(len(line) for line in text.splitlines()) <= options.width:
             return text
+        if room <= 36:  # six columns cannot fit: one block per pair instead of a table
+            return "\n".join(_pair_block(row, options) for row in rows)
         room -= 1
+
+
+def _pair_block(row: tuple[str, ...], options: RenderOptions) -> str:
+    target, draft, method, evidence, engines, source = row
+    return "\n".join([*wrap(f"{target} + {draft}", options.width, "", "    "),
+                      *wrap(f"{method}, {evidence}, {engines} ({source})", options.width, "  ", "  ")])
 
 
 def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOptions) -> list[str]:

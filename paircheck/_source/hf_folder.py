@@ -160,7 +160,9 @@ def describe_hf_folder(
         base_vocab_size=len(base_vocab) if base_vocab is not None else None,
         model_type=config.get("model_type") if isinstance(config.get("model_type"), str) else None,
         architectures=tuple(a for a in config.get("architectures") or () if isinstance(a, str)),
-        extra={"tokenizer_class": (tok_config or {}).get("tokenizer_class")},
+        # The whole config.json: engines read keys the converter ignores (MTP layer counts,
+        # vision_config, model_type rewrites).
+        extra={"tokenizer_class": (tok_config or {}).get("tokenizer_class"), "config": config},
     )
     notes = [*conv.notes]
     if arch_note:

@@ -1,0 +1,275 @@
+"""Engine rules on the pairs people use, built as Hugging Face folders from real tokenizer
+data (tests/hf_build.py) and as GGUFs from llama.cpp's real vocab files (tests/corpus.py).
+
+Each case states what the engine's own source does with the pair (see the rule's
+provenance, `paircheck explain CODE`) and checks paircheck reports exactly that.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from gguf_mutate import rewrite_gguf, set_tokens, token_texts
+from hf_build import build_qwen2_folder
+
+from paircheck.api import check_all_engines, check_descriptions, describe
+from paircheck.catalog import find_rule
+from paircheck.cli import cli, main
+from paircheck.errors import InputError
+from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, UNKNOWN, Report
+from paircheck.model import ModelDescription
+
+pytestmark = pytest.mark.corpus
+
+
+def _check(target: ModelDescription, draft: ModelDescription, engine: str, method: str | None = None) -> Report:
+    return check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
+
+
+def _qwen_folder(real_vocab: Any, path: Path, vocab_size: int, config: dict[str, Any] | None = None) -> Path:
+    """A Qwen2.5-style folder; ``config`` entries replace or extend its config.json."""
+    folder = build_qwen2_folder(real_vocab("qwen2"), path, vocab_size, path.name)
+    if config:
+        data = json.loads((folder / "config.json").read_text())
+        data.update(config)
+        (folder / "config.json").write_text(json.dumps(data))
+    return folder
+
+
+@pytest.fixture
+def qwen25(tmp_path: Path, real_vocab: Any) -> tuple[ModelDescription, ModelDescription]:
+    # Qwen2.5-14B-Instruct's config.json says vocab_size 152064, Qwen2.5-0.5B-Instruct's 151936.
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-14B-Instruct", 152064)))
+    d = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-0.5B-Instruct", 151936)))
+    return t, d
+
+
+def test_sglang_refuses_padding_difference_since_0_5_15(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
+    t, d = qwen25
+    assert t.hf is not None and d.hf is not None and t.hf.tokenizer_len == d.hf.tokenizer_len
+    newest = _check(t, d, "sglang")
+    assert newest.verdict == REFUSED and newest.first_failure is not None
+    assert newest.first_failure.code == "SG002"
+    assert newest.engine_says is not None
+    assert "target vocab_size=152064 and draft vocab_size=151936" in newest.engine_says
+    assert newest.engine_says.startswith("STANDALONE speculative decoding requires the draft model")
+    assert ">= 0.5.15" in newest.engine_version
+    assert _check(t, d, "sglang@0.5.15.post1").verdict == REFUSED
+    before = _check(t, d, "sglang@0.5.14")
+    assert before.verdict == ACCEPTED and "< 0.5.15" in before.engine_version
+    # Same config sizes, same tokenizer: the mapping check passes too.
+    same = _check(t, t, "sglang")
+    assert same.verdict == ACCEPTED and [c.code for c in same.checks] == ["SG001", "SG002", "SG003"]
+
+
+def _one_token_changed(src: Path, dst: Path, index: int) -> Path:
+    """A copy of a real vocab file whose token ``index`` means other text (same count)."""
+    def mutate(meta: Any) -> None:
+        texts = token_texts(meta)
+        texts[index] = b"paircheck-other-text"
+        set_tokens(meta, texts)
+    rewrite_gguf(src, dst, mutate)
+    return dst
+
+
+def test_sglang_mapping_check_after_equal_sizes(tmp_path: Path, real_vocab: Any) -> None:
+    # Equal sizes (vocab-only files: the token count is the padded vocab_size), one token
+    # with other text: the size passes, get_vocab() differs.
+    t = describe(str(real_vocab("llama-bpe")))
+    other = describe(str(_one_token_changed(real_vocab("llama-bpe"), tmp_path / "other.gguf", 1000)))
+    report = _check(t, other, "sglang")
+    assert [(c.code, c.status) for c in report.checks] == [("SG001", PASS), ("SG002", PASS), ("SG003", FAIL)]
+    assert report.first_failure is not None and report.first_failure.details["first_id"] == 1000
+    assert report.engine_says is not None and "different token-to-id mappings" in report.engine_says
+    old = _check(t, other, "sglang@0.5.14")
+    assert old.verdict == ACCEPTED and [w.code for w in old.warnings] == ["SG101"]
+
+
+def _qwen35(real_vocab: Any, path: Path, mtp_layers: int | None) -> Path:
+    text: dict[str, Any] = {"model_type": "qwen3_5_text", "vocab_size": 151936}
+    if mtp_layers is not None:
+        text["mtp_num_hidden_layers"] = mtp_layers
+    return _qwen_folder(real_vocab, path, 151936, {
+        "model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"], "text_config": text,
+    })
+
+
+def test_vllm_runs_a_qwen3_5_draft_as_mtp(tmp_path: Path, real_vocab: Any) -> None:
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 151936)))
+    d = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-0.8B", 1)))
+    report = _check(t, d, "vllm", "draft_model")
+    assert report.verdict == REFUSED and report.first_failure is not None
+    assert report.first_failure.code == "VL001" and report.first_failure.details["runs_as"] == "mtp"
+    assert "qwen3_5_mtp" in report.first_failure.message
+    # 0.15.0/0.16.0 do not rewrite qwen3_5: it runs as a draft model there (same rows, same tokens).
+    older = _check(t, d, "vllm@0.16.0", "draft_model")
+    assert older.verdict == ACCEPTED and [c.code for c in older.checks] == ["VL001", "VL002", "VL003"]
+    # Up to 0.14.0 (no qwen3_5 rewrite, no draft_model) the same draft is refused outright.
+    none = _check(t, d, "vllm@0.14.0", "draft_model")
+    assert none.first_failure is not None and none.first_failure.code == "VL006"
+
+
+def test_vllm_mtp_reads_hf_configs(tmp_path: Path, real_vocab: Any) -> None:
+    deepseek = describe(str(_qwen_folder(real_vocab, tmp_path / "DeepSeek-V3", 151936, {
+        "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 1})))
+    report = _check(deepseek, deepseek, "vllm", "mtp")
+    assert report.verdict == ACCEPTED and report.finding("VL004").details["layers"] == 1
+    qwen35 = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-27B", 1)))
+    assert _check(qwen35, qwen35, "vllm", "draft-mtp").verdict == ACCEPTED
+    no_layers = describe(str(_qwen_folder(real_vocab, tmp_path / "DeepSeek-V3-nomtp", 151936, {
+        "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 0})))
+    assert _check(no_layers, no_layers, "vllm", "mtp").verdict == REFUSED
+    undeclared = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-x", None)))
+    unknown = _check(undeclared, undeclared, "vllm", "mtp")
+    assert unknown.verdict == UNKNOWN and unknown.unknowns[0].code == "VL004"
+    qwen2 = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-7B", 152064)))
+    refused = _check(qwen2, qwen2, "vllm", "mtp")
+    assert refused.verdict == REFUSED and refused.engine_says == "Unsupported speculative method: 'mtp'"
+
+
+def _padded(src: Path, dst: Path, extra: int) -> Path:
+    """A copy of a real vocab file with ``extra`` padding tokens appended (shared texts equal)."""
+    rewrite_gguf(src, dst, lambda m: set_tokens(m, token_texts(m) + [f"[PAD{i}]".encode() for i in range(extra)]))
+    return dst
+
+
+def test_koboldcpp_tolerates_256_where_llamacpp_stops_at_128(tmp_path: Path, real_vocab: Any) -> None:
+    src = real_vocab("qwen2")
+    t = describe(str(src))
+    d = describe(str(_padded(src, tmp_path / "plus200.gguf", 200)))
+    assert (t.vocab.n_tokens, d.vocab.n_tokens) == (151936, 152136)
+    kobold = _check(t, d, "koboldcpp")
+    assert kobold.verdict == ACCEPTED and [w.code for w in kobold.warnings] == ["KC101"]
+    assert "Draft model vocab of (152136) does not match base vocab of (151936)" in kobold.warnings[0].message
+    assert not _check(t, d, "llama.cpp").compatible
+    far = describe(str(_padded(src, tmp_path / "plus257.gguf", 257)))
+    refused = _check(t, far, "koboldcpp")
+    assert refused.first_failure is not None and refused.first_failure.code == "KC002"
+    assert refused.engine_says == ("Error: Draft model vocab of (152193) is too different from base vocab of "
+                                   "(151936). Speculative decoding cannot be used!")
+
+
+def test_lmstudio_mlx_refuses_a_vision_target(tmp_path: Path, real_vocab: Any) -> None:
+    d = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-0.5B", 151936)))
+    text = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-7B", 152064)))
+    assert _check(text, d, "lmstudio").verdict == ACCEPTED  # base vocab_size equal, padding ignored
+    vision = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-VL-7B", 152064, {
+        "architectures": ["Qwen2_5_VLForConditionalGeneration"], "vision_config": {"depth": 32}})))
+    report = _check(vision, d, "lmstudio")
+    assert report.verdict == REFUSED and report.first_failure is not None
+    assert report.first_failure.code == "LS004"
+    assert report.engine_says == "Speculative decoding is not currently supported for batched vision models"
+
+
+def test_ollama_safetensors_drafts(tmp_path: Path, real_vocab: Any) -> None:
+    base = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-9B", None)))
+    mtp = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-9B-MTP", 1)))
+    # Plain ollama create converts a Qwen3.5 MTP draft for a Qwen3.5 base (v0.30.0 on).
+    assert _check(base, mtp, "ollama").verdict == ACCEPTED
+    assert _check(base, mtp, "ollama@0.30.0").verdict == ACCEPTED
+    assert _check(base, mtp, "ollama@0.24.0").verdict == REFUSED  # MLX runner only: not registered
+    assert _check(base, mtp, "ollama@0.22.1").verdict == REFUSED  # no DRAFT at all
+    # A classic small model is no DRAFT on any path.
+    small = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-0.5B", 151936)))
+    refused = _check(base, small, "ollama")
+    assert refused.verdict == REFUSED
+    assert "unsupported draft architecture: Qwen2ForCausalLM" in refused.finding("OL001").message
+    # A Gemma 4 assistant folder is a registered MLX draft architecture.
+    gemma = describe(str(_qwen_folder(real_vocab, tmp_path / "gemma-4-assistant", 151936, {
+        "model_type": "gemma4_assistant", "architectures": ["Gemma4AssistantForCausalLM"]})))
+    assert _check(base, gemma, "ollama").verdict == ACCEPTED
+    dflash = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B-DFlash", 151936, {
+        "model_type": "qwen3", "architectures": ["DFlashDraftModel"]})))
+    assert _check(base, dflash, "ollama").verdict == ACCEPTED
+    assert _check(base, dflash, "ollama@0.32.6").verdict == REFUSED  # registered from v0.32.7
+
+
+def test_transformers_equal_rows_other_tokens_warns(tmp_path: Path, real_vocab: Any) -> None:
+    t = describe(str(real_vocab("llama-bpe")))
+    other = describe(str(_one_token_changed(real_vocab("llama-bpe"), tmp_path / "other.gguf", 1000)))
+    report = _check(t, other, "transformers")
+    assert report.verdict == ACCEPTED and [w.code for w in report.warnings] == ["TF102"]
+    # The same file twice: nothing from transformers' rules (only the engine-neutral size note).
+    assert [w.code for w in _check(t, t, "transformers").warnings if w.code.startswith("TF")] == []
+    # Before 4.46.0 different sizes are refused; the padding-only Qwen pair is such a case.
+
+
+def test_transformers_before_uad_refuses_size_difference(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
+    t, d = qwen25
+    newest = _check(t, d, "transformers")
+    assert newest.verdict == ACCEPTED and newest.finding("TF002").details.get("uad")
+    old = _check(t, d, "transformers@4.45.2")
+    assert old.verdict == REFUSED and old.engine_says == "Make sure the main and assistant model use the same tokenizer"
+
+
+def test_versions_are_validated_and_named(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
+    t, d = qwen25
+    with pytest.raises(InputError, match="is not a version number"):
+        _check(t, d, "sglang@latest")
+    with pytest.raises(InputError, match="one rule set"):
+        _check(t, d, "llama.cpp@0.3.36")
+    for report in check_all_engines(t, d, registry=False, fingerprint=False):
+        if report.engine != "llama.cpp":
+            assert "rules read from" in report.engine_version, report.engine
+        assert report.verdict in (ACCEPTED, REFUSED, UNKNOWN)
+        assert (report.verdict == REFUSED) == (not report.compatible)
+        assert (report.verdict == UNKNOWN) == (report.compatible and any(c.status == SKIP for c in report.checks))
+
+
+def test_cli_engine_at_version(qwen25: tuple[ModelDescription, ModelDescription], capsys: Any) -> None:
+    t, d = qwen25
+    runner = CliRunner()
+    refused = runner.invoke(cli, ["--engine", "sglang", "--no-registry", t.location, d.location])
+    accepted = runner.invoke(cli, ["--engine", "sglang@0.5.14", "--no-registry", t.location, d.location])
+    assert (refused.exit_code, accepted.exit_code) == (1, 0), refused.output + accepted.output
+    as_json = runner.invoke(cli, ["--engine", "sglang@0.5.14", "--json", "--no-registry", t.location, d.location])
+    assert json.loads(as_json.output)["engine_version"].startswith("SGLang < 0.5.15")
+    with pytest.raises(SystemExit) as exc:
+        main(["--engine", "sglang@nope", t.location, d.location])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "not a version number" in err and "Traceback" not in err
+
+
+def test_every_versioned_rule_cites_its_source() -> None:
+    from paircheck._engine import engines
+
+    for engine in engines().values():
+        ranges = getattr(engine, "versions", None)
+        if not ranges:
+            continue
+        for rule in engine.rules:
+            assert find_rule(rule.code) is rule
+            assert "Source: " in rule.explanation, rule.code
+        for version in ranges:
+            assert version.source and (" at " in version.source or "wheel" in version.source
+                                       or "release" in version.source or "tag" in version.source), version
+
+
+def test_koboldcpp_draft_types(tmp_path: Path, real_vocab: Any) -> None:
+    """speculative_draft_type_from_model: nextn layers make an MTP drafter, an EAGLE-3 head has
+    no type of its own, a recurrent classic draft is refused."""
+    from test_methods import write_model
+
+    target = describe(str(write_model(tmp_path / "t.gguf", "gemma4", {"gemma4.block_count": 30,
+                                                                     "gemma4.embedding_length": 2560})))
+    # convert_hf_to_gguf.py writes nextn_predict_layers = block_count for a Gemma 4 assistant.
+    kv = {"gemma4-assistant.block_count": 4, "gemma4-assistant.nextn_predict_layers": 4,
+          "gemma4-assistant.embedding_length": 256, "gemma4-assistant.embedding_length_out": 2560}
+    assistant = describe(str(write_model(tmp_path / "mtp.gguf", "gemma4-assistant", kv)))
+    report = _check(target, assistant, "koboldcpp")
+    assert report.finding("KC001").details["draft_type"] == "draft-mtp"
+    assert [c.code for c in report.checks] == ["KC001", "KC002", "KC004"] and report.verdict == ACCEPTED
+    narrow = dict(kv, **{"gemma4-assistant.embedding_length_out": 1024})
+    bad = _check(target, describe(str(write_model(tmp_path / "narrow.gguf", "gemma4-assistant", narrow))), "koboldcpp")
+    assert bad.first_failure is not None and bad.first_failure.code == "KC004"
+    head = describe(str(write_model(tmp_path / "eagle3.gguf", "eagle3", {"eagle3.target_layers": [1, 2, 3]})))
+    assert _check(target, head, "koboldcpp").first_failure.code == "KC001"  # type: ignore[union-attr]
+    mamba = describe(str(write_model(tmp_path / "mamba.gguf", "mamba", {"mamba.block_count": 2})))
+    refused = _check(target, mamba, "koboldcpp")
+    assert refused.engine_says == "Error: Speculative decoding cannot be used with Recurrent draft models!"
+    llama = describe(str(real_vocab("llama-spm")))
+    assert _check(llama, llama, "koboldcpp").finding("KC001").details["draft_type"] == "draft-simple"

@@ -49,3 +49,17 @@ def test_prefix_truncation_sample_names_the_offset(real_vocab, name: str) -> Non
     sample = sorted(set(range(0, 64)) | set(random.Random(name).sample(lengths, 40)) | {meta.kv_end - 1})
     problems = {n: p for n in sample if (p := prefixes.check_prefix(data, n)) is not None}
     assert not problems, problems
+
+
+def test_tokenizers_panic_is_one_line_on_stderr(tmp_path: Path) -> None:
+    import json
+    import os
+    import subprocess
+
+    crash = REGRESSIONS / "tokenizer_json" / "rust-panic-slice-range.json"
+    (tmp_path / "tokenizer.json").write_bytes(crash.read_bytes())
+    (tmp_path / "config.json").write_text(json.dumps(targets.SMALL_CONFIG))
+    result = subprocess.run([sys.executable, "-m", "paircheck", str(tmp_path), str(tmp_path)],
+                            capture_output=True, text=True, env={**os.environ, "RUST_BACKTRACE": "1"})
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.count("\n") == 1 and "panicked" not in result.stderr, result.stderr

@@ -19,10 +19,13 @@ The converter's choices mirrored here (read from its source, not copied):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import struct
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -339,13 +342,41 @@ def _detect_pre(
     )
 
 
+@contextlib.contextmanager
+def _quiet_stderr_fd() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null for the duration: a Rust panic inside tokenizers
+    prints its message (and, with RUST_BACKTRACE, a backtrace) straight to fd 2 before
+    Python sees the exception, and paircheck promises one line on stderr."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _tokenizer_from_str(text: str, location: str) -> Any:
     from tokenizers import Tokenizer  # imported here: ~50 ms, only for BPE HF folders
 
     try:
-        return Tokenizer.from_str(text)
+        with _quiet_stderr_fd():
+            return Tokenizer.from_str(text)
     except Exception as exc:
         raise InputError(location, f"tokenizers cannot load tokenizer.json: {exc}") from None
+    except BaseException as exc:
+        # A Rust panic inside tokenizers arrives as pyo3's PanicException, which derives
+        # from BaseException, not Exception (found by fuzz/: a BPE vocab with gaps).
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            raise
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(location, f"tokenizers crashed loading tokenizer.json ({reason})") from None
 
 
 def _byte_level(text: str) -> str:

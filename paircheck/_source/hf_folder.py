@@ -39,6 +39,8 @@ from paircheck.errors import InputError
 from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription, Override
 from paircheck.vocab import derive_llama_vocab
 
+# Eight times the largest real vocabulary (262,144 tokens): the padding is bounded.
+MAX_CONFIG_VOCAB = 1 << 21
 HF_FILES = (
     "config.json",
     "tokenizer.json",
@@ -116,6 +118,11 @@ def describe_hf_folder(
     text_config: dict[str, Any] = nested if isinstance(nested, dict) else {}
     config_vocab = config.get("vocab_size") or text_config.get("vocab_size")
     config_vocab = config_vocab if isinstance(config_vocab, int) and config_vocab > 0 else None
+    if config_vocab is not None and config_vocab > MAX_CONFIG_VOCAB:
+        # The converter pads the vocabulary up to vocab_size: a hostile number would make
+        # paircheck allocate that many padding tokens (found by fuzz/).
+        limit = f"{MAX_CONFIG_VOCAB:,}"
+        raise InputError(location, f"config.json vocab_size {config_vocab} is implausible (more than {limit})")
 
     tok_json: dict[str, Any] | None = None
     tok_text = ""

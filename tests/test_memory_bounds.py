@@ -78,3 +78,22 @@ def test_hostile_counts_cost_a_few_mb(what: str, data: bytes, known_size: bool) 
     _, peak = _peak(run)
     # The input itself is not counted (allocated before); a few MB of reading buffers are.
     assert peak < 4 * MB, (what, peak / MB)
+
+
+def test_tokenizer_json_without_pre_tokenizer_stays_small(tmp_path: Path) -> None:
+    import shutil
+
+    from paircheck._source.hf_folder import describe_hf_folder
+
+    folder = targets._Folder("tokenizer.json")
+    crash = Path(__file__).parent / "fuzz_regressions" / "tokenizer_json" / "no-pre-tokenizer-cubic-memory.json"
+    shutil.copy(crash, folder.dir / "tokenizer.json")
+
+    def run() -> None:
+        try:
+            describe_hf_folder(folder.dir, "x")
+        except InputError:
+            pass
+
+    _, peak = _peak(run)
+    assert peak < 50 * MB, peak / MB  # was 1.6 GB: every substring of the whole check text

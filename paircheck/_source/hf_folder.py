@@ -437,6 +437,10 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
         ):
             raise _SlowPath
         words = _check_text_words(tok_json, model)
+        if any(len(w) > 64 for w in words):
+            # No pre-tokenizer splits the check text: its substrings would cost O(n^3)
+            # memory (1.6 GB, found by fuzz/); the full tokenizer is cheap enough then.
+            raise _SlowPath
         subs = {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
         keep = subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
         keep.add(model.get("unk_token"))

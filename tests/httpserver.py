@@ -14,7 +14,15 @@ Hub layout served (``HF_ENDPOINT`` pointed at ``server.url``):
 Faults are set per URL path with ``server.fault(path, kind)``: ``norange`` (answer 200
 with the whole body), ``416``, ``truncate`` (promise more bytes than sent, then close),
 ``stall`` (never answer within the client's timeout), ``401``, ``403``, ``404``,
-``loop`` (redirect to itself via a second URL), ``html`` (an HTML page instead).
+``loop`` (redirect to itself via a second URL), ``html`` (an HTML page instead),
+``badrange`` (206 with bytes from another offset than asked), ``stallbody`` (send half
+the body, then stall), ``trickle`` (one small piece every ``trickle_seconds``, each
+within any sane timeout), ``shortlen`` (a Content-Length smaller than the body sent:
+garbage left on the kept-alive connection), ``longlen`` (a Content-Length larger than
+the body, connection kept open: the client waits for bytes that never come),
+``CODExN`` (answer HTTP CODE to the first N requests, then serve normally; a 429 carries
+``Retry-After: server.retry_after``), ``CODE`` for any other status (always), and
+``redirect:URL`` (302 to URL, for example on another server).
 """
 
 from __future__ import annotations
@@ -46,6 +54,7 @@ class Counters:
     body_bytes: int = 0
     by_path: dict[str, int] = field(default_factory=dict)
     log: list[tuple[str, str, str | None, int]] = field(default_factory=list)  # method, path, Range, status
+    auth: list[str | None] = field(default_factory=list)  # the Authorization header of each request
 
 
 class TestServer:
@@ -60,6 +69,9 @@ class TestServer:
         self.counters = Counters()
         self.lock = threading.Lock()
         self.stall_seconds = 5.0
+        self.trickle_seconds = 0.2
+        self.retry_after = "1"
+        self.fault_hits: dict[str, int] = {}
         handler = _make_handler(self)
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -119,7 +131,9 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             self._handle(head=False)
 
         # -- plumbing
-        def _status(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None, head: bool = False) -> None:
+        def _status(
+            self, code: int, body: bytes = b"", headers: dict[str, str] | None = None, head: bool = False
+        ) -> None:
             self._record(code)
             self.send_response(code)
             for key, value in (headers or {}).items():
@@ -134,6 +148,7 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             with server.lock:
                 server.counters.requests += 1
                 server.counters.log.append((self.command, path, self.headers.get("Range"), code))
+                server.counters.auth.append(self.headers.get("Authorization"))
 
         def _write(self, data: bytes) -> bool:
             path = urlsplit(self.path).path
@@ -156,8 +171,21 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 time.sleep(server.stall_seconds)
                 self.close_connection = True
                 return
-            if fault in ("401", "403", "404"):
-                self._status(int(fault), b'{"error": "denied"}', {"Content-Type": "application/json"}, head)
+            if fault and (m := re.fullmatch(r"(\d{3})x(\d+)", fault)):
+                with server.lock:
+                    hits = server.fault_hits[path] = server.fault_hits.get(path, 0) + 1
+                if hits <= int(m[2]):
+                    extra = {"Retry-After": server.retry_after} if m[1] == "429" else {}
+                    self._status(int(m[1]), b"try again", extra, head)
+                    return
+                fault = None
+            if fault and fault.startswith("redirect:"):
+                self._status(302, b"", {"Location": fault[len("redirect:") :]}, head)
+                return
+            if fault and re.fullmatch(r"\d{3}", fault) and fault != "416":
+                code = int(fault)
+                extra = {"Retry-After": server.retry_after} if code == 429 else {}
+                self._status(code, b'{"error": "denied"}', {"Content-Type": "application/json", **extra}, head)
                 return
             if fault == "loop":
                 target = path + "-again" if not path.endswith("-again") else path[: -len("-again")]
@@ -165,7 +193,8 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 self._status(302, b"", {"Location": target}, head)
                 return
             if fault == "html":
-                self._status(200, b"<!DOCTYPE html><html><body>Sign in</body></html>", {"Content-Type": "text/html"}, head)
+                page = b"<!DOCTYPE html><html><body>Sign in</body></html>"
+                self._status(200, page, {"Content-Type": "text/html"}, head)
                 return
             if path in server.files:
                 self._serve(server.files[path], fault, head, {})
@@ -229,22 +258,45 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             if fault == "416" or (match and int(match[1]) >= size and size > 0) or (match and size == 0):
                 self._status(416, b"", {"Content-Range": f"bytes */{size}", **extra}, head)
                 return
-            if match and fault != "norange":
+            if match and fault not in ("norange", "norange-shortlen", "norange-longlen"):
                 start = int(match[1])
+                if fault == "badrange":
+                    start = max(0, start - 100) if start else 100
                 end = min(int(match[2]) if match[2] else size - 1, size - 1)
                 length = end - start + 1
                 headers = {"Content-Range": f"bytes {start}-{end}/{size}", "Accept-Ranges": "bytes", **extra}
                 code = 206
             else:
                 start, length, code = 0, size, 200
-                headers = {"Accept-Ranges": "none" if fault == "norange" else "bytes", **extra}
+                headers = {"Accept-Ranges": "none" if fault and fault.startswith("norange") else "bytes", **extra}
             self._record(code)
             self.send_response(code)
             for key, value in headers.items():
                 self.send_header(key, value)
-            self.send_header("Content-Length", str(length))
+            lied = {"shortlen": max(0, length - 1000), "norange-shortlen": max(0, length - 1000),
+                    "longlen": length + 1000, "norange-longlen": length + 1000}.get(fault or "", length)
+            self.send_header("Content-Length", str(lied))
             self.end_headers()
             if head:
+                return
+            if fault == "stallbody":
+                self._write(_read(content, start, max(1, length // 2)))
+                time.sleep(server.stall_seconds)
+                self.close_connection = True
+                return
+            if fault == "trickle":
+                pos = start
+                while pos < start + length:
+                    if not self._write(_read(content, pos, 64)):
+                        break
+                    pos += 64
+                    time.sleep(server.trickle_seconds)
+                self.close_connection = True
+                return
+            if fault in ("longlen", "norange-longlen"):
+                self._write(_read(content, start, length))
+                time.sleep(server.stall_seconds)
+                self.close_connection = True
                 return
             if fault == "truncate":
                 self._write(_read(content, start, max(0, length // 2)))
@@ -260,3 +312,55 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
                 pos += len(piece)
 
     return Handler
+
+
+class ForwardProxy:
+    """A plain-HTTP forward proxy on 127.0.0.1 (absolute-form GET), counting what it relays."""
+
+    __test__ = False
+
+    def __init__(self) -> None:
+        import http.client
+
+        self.seen: list[str] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                proxy.seen.append(self.path)
+                parts = urlsplit(self.path)
+                upstream = http.client.HTTPConnection(parts.netloc, timeout=10)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "proxy-connection")}
+                upstream.request("GET", parts.path + (f"?{parts.query}" if parts.query else ""), headers=headers)
+                resp = upstream.getresponse()
+                body = resp.read()
+                self.send_response(resp.status)
+                for key, value in resp.getheaders():
+                    if key.lower() not in ("content-length", "connection", "transfer-encoding"):
+                        self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                upstream.close()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> ForwardProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

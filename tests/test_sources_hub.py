@@ -31,7 +31,9 @@ def _padded(src: Path, dst: Path, n_tokens: int) -> Path:
 
 
 def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True, env={**os.environ, **env})
+    return subprocess.run(
+        [sys.executable, "-m", "paircheck", *args], capture_output=True, text=True, env={**os.environ, **env}
+    )
 
 
 def test_parse_hub_spec() -> None:
@@ -117,3 +119,27 @@ def test_offline_cache_as_huggingface_hub_lays_it_out(real_vocab, tmp_path: Path
     assert result.returncode == 0, result.stdout + result.stderr
     missing = _run(["Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct"], env)
     assert missing.returncode == 2 and "HF_HUB_OFFLINE" in missing.stderr
+
+
+def test_mistyped_local_path_with_folders_says_no_such_file_first(tmp_path: Path, gguf_factory) -> None:
+    model = gguf_factory()
+    with TestServer() as server:  # a Hub that has no such repo: the Hub reading is tried, fast
+        result = subprocess.run([sys.executable, "-m", "paircheck", str(model), "models/qwen/x.gguf"],
+                                capture_output=True, text=True, cwd=tmp_path,
+                                env={**os.environ, "HF_ENDPOINT": server.url, "HF_HUB_CACHE": str(tmp_path / "c"),
+                                     "PAIRCHECK_HTTP_TIMEOUT": "2"})
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "models/qwen/x.gguf: no such file (and as a Hub file in models/qwen: no such repository" in result.stderr
+
+
+def test_pipe_is_read_as_a_stream(gguf_factory) -> None:
+    model = gguf_factory()
+    # bash's <(...) gives /dev/fd/N: a pipe, readable once, whose size is unknown.
+    result = subprocess.run(["bash", "-c", f'"{sys.executable}" -m paircheck --json "{model}" <(cat "{model}")'],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["compatible"] is True
+    truncated = subprocess.run(
+        ["bash", "-c", f'"{sys.executable}" -m paircheck "{model}" <(head -c 1000 "{model}")'],
+        capture_output=True, text=True)
+    assert truncated.returncode == 2 and "truncated" in truncated.stderr and truncated.stderr.count("\n") == 1

@@ -88,7 +88,9 @@ def test_cli_remote_pair_and_fault_exit_codes(gguf_factory, tmp_path: Path) -> N
     env = {**os.environ, "PAIRCHECK_HTTP_TIMEOUT": "1"}
     with TestServer() as server:
         url = server.add_file("a.gguf", path)
-        ok = subprocess.run([sys.executable, "-m", "paircheck", url, str(path)], capture_output=True, text=True, env=env)
+        ok = subprocess.run(
+            [sys.executable, "-m", "paircheck", url, str(path)], capture_output=True, text=True, env=env
+        )
         server.fault("b.gguf", "404")
         bad = subprocess.run(
             [sys.executable, "-m", "paircheck", url, server.url + "/b.gguf"], capture_output=True, text=True, env=env

@@ -192,6 +192,8 @@ def load_registry(path: Path | None = None) -> Registry:
                 raw = tomllib.load(fh)
         except tomllib.TOMLDecodeError as exc:
             raise RegistryError(str(f), f"invalid TOML: {exc}") from exc
+        except UnicodeDecodeError as exc:  # tomllib decodes the whole file first (found by fuzz/)
+            raise RegistryError(str(f), f"invalid TOML: not UTF-8 at byte {exc.start}") from None
         except OSError as exc:
             raise RegistryError(str(f), f"cannot read: {exc.strerror or exc}") from exc
         doc_problems, items = _check_document(raw, f.name)

@@ -114,6 +114,8 @@ class _Cursor:
             want = max(n - have, self.chunk)
             data = self.source.read_at(end, want)
             if not data:
+                # Keep what did arrive: the magic check names a truncated "GGU" from it.
+                self.buf, self.buf_start = b"".join(parts), self.pos
                 raise GGUFFormatError(
                     f"file ends at byte {end} while reading {what} (truncated)"
                 )
@@ -548,6 +550,8 @@ def _not_gguf_message(head: bytes) -> str:
     """Say what the file looks like instead, when that is easy to tell."""
     if not head:
         return "empty file, not a GGUF model"
+    if len(head) < len(GGUF_MAGIC) and GGUF_MAGIC.startswith(head):
+        return f"file ends at byte {len(head)} while reading the magic number (truncated, or not a GGUF file)"
     if head.startswith(b"version https://git-lfs"):
         return "this is a Git LFS pointer, not the model: run `git lfs pull` or download the file"
     stripped = head.lstrip()

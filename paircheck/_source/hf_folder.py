@@ -19,10 +19,13 @@ The converter's choices mirrored here (read from its source, not copied):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import struct
-from collections.abc import Mapping
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,8 @@ from paircheck.errors import InputError
 from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription, Override
 from paircheck.vocab import derive_llama_vocab
 
+# Eight times the largest real vocabulary (262,144 tokens): the padding is bounded.
+MAX_CONFIG_VOCAB = 1 << 21
 HF_FILES = (
     "config.json",
     "tokenizer.json",
@@ -113,6 +118,11 @@ def describe_hf_folder(
     text_config: dict[str, Any] = nested if isinstance(nested, dict) else {}
     config_vocab = config.get("vocab_size") or text_config.get("vocab_size")
     config_vocab = config_vocab if isinstance(config_vocab, int) and config_vocab > 0 else None
+    if config_vocab is not None and config_vocab > MAX_CONFIG_VOCAB:
+        # The converter pads the vocabulary up to vocab_size: a hostile number would make
+        # paircheck allocate that many padding tokens (found by fuzz/).
+        limit = f"{MAX_CONFIG_VOCAB:,}"
+        raise InputError(location, f"config.json vocab_size {config_vocab} is implausible (more than {limit})")
 
     tok_json: dict[str, Any] | None = None
     tok_text = ""
@@ -339,13 +349,41 @@ def _detect_pre(
     )
 
 
+@contextlib.contextmanager
+def _quiet_stderr_fd() -> Iterator[None]:
+    """Send file descriptor 2 to /dev/null for the duration: a Rust panic inside tokenizers
+    prints its message (and, with RUST_BACKTRACE, a backtrace) straight to fd 2 before
+    Python sees the exception, and paircheck promises one line on stderr."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        sys.stderr.flush()
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def _tokenizer_from_str(text: str, location: str) -> Any:
     from tokenizers import Tokenizer  # imported here: ~50 ms, only for BPE HF folders
 
     try:
-        return Tokenizer.from_str(text)
+        with _quiet_stderr_fd():
+            return Tokenizer.from_str(text)
     except Exception as exc:
         raise InputError(location, f"tokenizers cannot load tokenizer.json: {exc}") from None
+    except BaseException as exc:
+        # A Rust panic inside tokenizers arrives as pyo3's PanicException, which derives
+        # from BaseException, not Exception (found by fuzz/: a BPE vocab with gaps).
+        if isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+            raise
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise InputError(location, f"tokenizers crashed loading tokenizer.json ({reason})") from None
 
 
 def _byte_level(text: str) -> str:
@@ -399,6 +437,10 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
         ):
             raise _SlowPath
         words = _check_text_words(tok_json, model)
+        if any(len(w) > 64 for w in words):
+            # No pre-tokenizer splits the check text: its substrings would cost O(n^3)
+            # memory (1.6 GB, found by fuzz/); the full tokenizer is cheap enough then.
+            raise _SlowPath
         subs = {w[i:j] for w in words for i in range(len(w)) for j in range(i + 1, len(w) + 1)}
         keep = subs | {t.get("content") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
         keep.add(model.get("unk_token"))

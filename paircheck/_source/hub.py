@@ -9,27 +9,47 @@ no network. ``HF_HUB_OFFLINE``, ``HF_TOKEN``, ``HF_ENDPOINT`` and ``HF_HUB_CACHE
 ``HF_HOME`` are read when called (not at import, as huggingface_hub's constants are), so
 they apply however paircheck is started. Only the small tokenizer/config files of a repo
 are downloaded; a GGUF is read with range requests (``remote.py``), never downloaded.
+
+The Hub's HTTP API is called with ``remote.HttpClient``, not huggingface_hub's client:
+that one retries connection errors five times with backoff and logs each retry on
+stderr (about 30 s and 11 lines on a machine without network), and its timeouts are
+process-wide constants read at import. Ours fails at once on name resolution and
+connection errors, retries only what retrying can fix, bounds every wait by
+``PAIRCHECK_HTTP_TIMEOUT`` and prints nothing but the final error line. Downloaded files
+are stored in the huggingface_hub cache layout (``snapshots/<commit>/<file>`` and
+``refs/<revision>``), written atomically, so the next run needs no network.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
 from paircheck._source.interface import ReadOptions
-from paircheck._source.remote import describe_remote_gguf, http_timeout
+from paircheck._source.remote import HttpClient, _Response, describe_remote_gguf, http_timeout, status_error
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]+"
-_SPEC = re.compile(rf"^(?:hf://)?(?P<repo>{_REPO})(?:@(?P<rev>[\w./-]+?))?(?::(?P<tag>[\w.-]+)|/(?P<file>.+\.gguf))?$", re.I)
+_SPEC = re.compile(
+    rf"^(?:hf://)?(?P<repo>{_REPO})(?:@(?P<rev>[\w./-]+?))?(?::(?P<tag>[\w.-]+)|/(?P<file>.+\.gguf))?$", re.I
+)
 _SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
 # llama.cpp's gguf_filename_is_model: sidecars that are not the model itself.
 _NOT_MODEL = ("mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-")
+# The Hub's model info for a repo with many files is a few MB; config and tokenizer files
+# are at most tens of MB (a 262k-token tokenizer.json is about 33 MB).
+MAX_API_BYTES = 64 << 20
+MAX_FILE_BYTES = 256 << 20
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 @dataclass(frozen=True)
@@ -87,7 +107,8 @@ def _snapshot(settings: HubSettings, ref: HubRef) -> Path | None:
 
 
 def _cached_files(snap: Path) -> list[str]:
-    return sorted(str(p.relative_to(snap)).replace(os.sep, "/") for p in snap.rglob("*") if p.is_file() or p.is_symlink())
+    files = (p for p in snap.rglob("*") if p.is_file() or p.is_symlink())
+    return sorted(str(p.relative_to(snap)).replace(os.sep, "/") for p in files)
 
 
 def _is_model_gguf(path: str) -> bool:
@@ -112,36 +133,88 @@ def choose_gguf(files: list[str], tag: str | None) -> str | None:
     return None
 
 
-def _hub_error(location: str, exc: Exception, settings: HubSettings) -> InputError:
-    from huggingface_hub import errors
+def _client(settings: HubSettings, location: str) -> HttpClient:
+    headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
+    return HttpClient(location, headers, http_timeout())
 
-    if isinstance(exc, errors.GatedRepoError) or getattr(getattr(exc, "response", None), "status_code", None) in (401, 403):
-        return InputError(
-            location,
-            "access denied: the repository is gated or private; accept its terms on the Hub, "
-            "then log in (`hf auth login`) or set HF_TOKEN",
-        )
-    if isinstance(exc, errors.RepositoryNotFoundError):
+
+def _hub_status_error(location: str, resp: _Response, settings: HubSettings) -> InputError:
+    """The Hub's answer as one line; ``X-Error-Code`` tells the Hub's cases apart."""
+    code = resp.headers.get("X-Error-Code", "")
+    if code == "RepoNotFound" or (resp.status == 404 and not code):
         return InputError(location, "no such repository on the Hub (or it is private: log in or set HF_TOKEN)")
-    if isinstance(exc, errors.RevisionNotFoundError):
+    if code == "RevisionNotFound":
         return InputError(location, "no such revision in this repository")
-    if isinstance(exc, errors.EntryNotFoundError):
+    if code == "EntryNotFound":
         return InputError(location, "file not found in this repository")
-    if isinstance(exc, errors.LocalEntryNotFoundError) or isinstance(exc, errors.OfflineModeIsEnabled):
-        return InputError(location, "not in the local Hugging Face cache and offline (HF_HUB_OFFLINE is set or the Hub is unreachable)")
-    if isinstance(exc, errors.HfHubHTTPError):
-        return InputError(location, f"the Hub at {settings.endpoint} answered: {str(exc).splitlines()[0]}")
-    return InputError(location, f"cannot reach the Hub at {settings.endpoint}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": "))
+    if resp.status in (401, 403):
+        return status_error(location, resp.status, "", hub=True)
+    answer = f"HTTP {resp.status} {resp.body.reason}".rstrip()
+    return InputError(location, f"the Hub at {settings.endpoint} answered {answer}")
 
 
-def _list_files(ref: HubRef, settings: HubSettings, location: str) -> list[str]:
-    from huggingface_hub import HfApi
-
-    api = HfApi(endpoint=settings.endpoint, token=settings.token)
+def _read_limited(client: HttpClient, resp: _Response, limit: int, what: str) -> bytes:
+    length = resp.headers.get("Content-Length")
+    if length and length.isdigit() and int(length) > limit:
+        resp.body.close()
+        raise InputError(client.location, f"{what} is {int(length):,} bytes, more than the {limit:,} paircheck reads")
+    parts: list[bytes] = []
+    have = 0
     try:
-        return list(api.list_repo_files(ref.repo_id, revision=ref.revision))
-    except Exception as exc:
-        raise _hub_error(location, exc, settings) from None
+        while True:
+            sock = resp.conn.sock
+            if sock is not None:
+                sock.settimeout(client.wait_budget())
+            piece = resp.body.read1(1 << 20)
+            if not piece:
+                if resp.body.length:
+                    raise InputError(client.location, f"the connection closed in the middle of {what} (truncated)")
+                break
+            have += len(piece)
+            if have > limit:
+                resp.body.close()
+                raise InputError(client.location, f"{what} is more than the {limit:,} bytes paircheck reads")
+            parts.append(piece)
+        resp.body.read()  # marks the answer complete so the connection is reused
+    except TimeoutError:
+        client.wait_budget()
+        wait = f"{client.timeout:g}"
+        raise InputError(client.location, f"the Hub stalled for {wait} s while sending {what} (timeout)") from None
+    except OSError as exc:
+        raise InputError(client.location, f"connection error while reading {what}: {exc.strerror or exc}") from None
+    return b"".join(parts)
+
+
+def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location: str) -> tuple[list[str], str | None]:
+    """The repo's file names and commit, from the Hub's model info API."""
+    url = f"{settings.endpoint}/api/models/{ref.repo_id}/revision/{quote(ref.revision, safe='')}"
+    resp = client.get(url, {"Accept": "application/json"})
+    if resp.status != 200:
+        client._drain(resp.body)
+        raise _hub_status_error(location, resp, settings)
+    raw = _read_limited(client, resp, MAX_API_BYTES, "the Hub's file list")
+    try:
+        info: Any = json.loads(raw)
+    except ValueError:
+        raise InputError(
+            location,
+            f"the Hub at {settings.endpoint} answered with something that is not JSON "
+            "(a proxy or captive portal page? check HF_ENDPOINT)",
+        ) from None
+    siblings = info.get("siblings") if isinstance(info, dict) else None
+    if not isinstance(siblings, list):
+        raise InputError(location, f"the Hub at {settings.endpoint} answered without a file list (check HF_ENDPOINT)")
+    files = [s["rfilename"] for s in siblings if isinstance(s, dict) and isinstance(s.get("rfilename"), str)]
+    sha = info.get("sha")
+    return files, sha if isinstance(sha, str) and _COMMIT.match(sha) else None
+
+
+def _list_files(ref: HubRef, settings: HubSettings, location: str) -> tuple[list[str], str | None]:
+    client = _client(settings, location)
+    try:
+        return _repo_info(client, ref, settings, location)
+    finally:
+        client.close()
 
 
 def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
@@ -153,7 +226,10 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
     # Cache first: a repo (or the chosen GGUF) already downloaded needs no network.
     if snap is not None:
         if wants_gguf or not any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
-            chosen = ref.filename if ref.filename in cached else choose_gguf(cached, ref.tag) if not ref.filename else None
+            if ref.filename:
+                chosen = ref.filename if ref.filename in cached else None
+            else:
+                chosen = choose_gguf(cached, ref.tag)
             if chosen is not None:
                 return _local_gguf(snap / chosen, spec, ref, options)
         elif any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
@@ -161,7 +237,7 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
     if settings.offline:
         raise InputError(spec, "not in the local Hugging Face cache, and HF_HUB_OFFLINE is set")
 
-    files = _list_files(ref, settings, spec)
+    files, commit = _list_files(ref, settings, spec)
     ggufs = [f for f in files if _is_model_gguf(f)]
     has_tokenizer = any(f in files for f in ("tokenizer.json", "tokenizer.model"))
     if wants_gguf or (ggufs and not has_tokenizer):
@@ -173,7 +249,7 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
         return _remote_gguf(chosen, spec, ref, settings, options)
     if not has_tokenizer:
         raise InputError(spec, f"{ref.repo_id} has neither GGUF files nor tokenizer.json/tokenizer.model")
-    return _download_folder(files, spec, ref, settings, options)
+    return _download_folder(files, commit, spec, ref, settings, options)
 
 
 def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
@@ -204,29 +280,75 @@ def _remote_gguf(
 
 
 def _download_folder(
-    files: list[str], spec: str, ref: HubRef, settings: HubSettings, options: ReadOptions
+    files: list[str],
+    commit: str | None,
+    spec: str,
+    ref: HubRef,
+    settings: HubSettings,
+    options: ReadOptions,
 ) -> ModelDescription:
-    from huggingface_hub import hf_hub_download
+    from huggingface_hub import hf_hub_url
 
-    folder: Path | None = None
-    for name in HF_FILES:
-        if name not in files:
-            continue
-        try:
-            local = hf_hub_download(
-                ref.repo_id,
-                name,
-                revision=ref.revision,
-                endpoint=settings.endpoint,
-                token=settings.token,
-                cache_dir=settings.cache_dir,
-                etag_timeout=http_timeout(),
-            )
-        except Exception as exc:
-            raise _hub_error(spec, exc, settings) from None
-        folder = Path(local).parent
-    assert folder is not None
+    wanted = [name for name in HF_FILES if name in files]
+    client = _client(settings, spec)
+    fetched: dict[str, bytes] = {}
+    try:
+        for name in wanted:
+            url = hf_hub_url(ref.repo_id, name, revision=ref.revision, endpoint=settings.endpoint)
+            resp = client.get(url)
+            if resp.status != 200:
+                client._drain(resp.body)
+                raise _hub_status_error(spec, resp, settings)
+            commit = commit or _commit_header(resp)
+            fetched[name] = _read_limited(client, resp, MAX_FILE_BYTES, name)
+    finally:
+        client.close()
+    folder = _store(settings, ref, commit, fetched)
     return describe_hf_folder(folder, spec, "hub", options.overrides, repo_id=ref.repo_id)
+
+
+def _commit_header(resp: _Response) -> str | None:
+    value = resp.headers.get("X-Repo-Commit", "")
+    return value if _COMMIT.match(value) else None
+
+
+def _store(settings: HubSettings, ref: HubRef, commit: str | None, fetched: dict[str, bytes]) -> Path:
+    """Write the files where huggingface_hub would find them (``snapshots/<commit>/``,
+    ``refs/<revision>``), each atomically; a private temp folder when the cache is not
+    writable or the commit is unknown."""
+    if commit is not None:
+        repo_dir = settings.cache_dir / ("models--" + ref.repo_id.replace("/", "--"))
+        snap = repo_dir / "snapshots" / commit
+        try:
+            snap.mkdir(parents=True, exist_ok=True)
+            for name, data in fetched.items():
+                _atomic_write(snap / name, data)
+            if ref.revision != commit:
+                (repo_dir / "refs").mkdir(exist_ok=True)
+                _atomic_write(repo_dir / "refs" / ref.revision, commit.encode())
+            return snap
+        except OSError:
+            pass  # a read-only cache: use a temp folder below
+    folder = Path(tempfile.mkdtemp(prefix="paircheck-hub-"))
+    for name, data in fetched.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    """Write beside ``path`` then rename: an interrupted run leaves the old file whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
 
 
 class HubSource:

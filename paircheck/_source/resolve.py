@@ -5,14 +5,18 @@ a split GGUF), then an http(s) URL, then a Hub reference (``org/name``,
 ``org/name:Q4_K_M``, ``org/name/file.gguf``, ``hf://...``). A local path always wins over
 a Hub id of the same spelling, as with transformers' ``from_pretrained``; a missing path
 that looks local (``./x.gguf``, ``models/a/b.gguf`` beside an existing ``models``) is "no
-such file", never a Hub lookup.
+such file", never a Hub lookup. A missing ``a/b/c.gguf`` is tried as a Hub file (that is
+a documented form), but when that fails too the error says "no such file" first.
+A path that exists but is not a regular file (a pipe such as ``<(cat D.gguf)``, a
+character device) is read once, front to back, as a stream.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import BinaryIO
 
-from paircheck._source.gguf_file import GGUFFileSource
+from paircheck._source.gguf_file import GGUFFileSource, describe_source
 from paircheck._source.hf_folder import HFFolderSource
 from paircheck._source.hub import HubSource
 from paircheck._source.interface import ReadOptions, Source
@@ -31,12 +35,70 @@ def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
     if not spec:
         raise InputError("", "empty model argument")
     options = options or ReadOptions()
+    path = Path(spec).expanduser()
+    if path.exists() and not path.is_file() and not path.is_dir():
+        return _describe_stream(path, spec, options)
     for source in sources():
         if source.name == "hub" and looks_local(spec):
             break
         if source.claims(spec):
+            if source.name == "hub" and _maybe_mistyped_path(spec):
+                # ``a/b/c.gguf`` is a Hub file or a mistyped local path: say the local part first.
+                try:
+                    return source.describe(spec, options)
+                except InputError as exc:
+                    repo = "/".join(spec.split("/")[:2])
+                    raise InputError(spec, f"no such file (and as a Hub file in {repo}: {exc.message})") from None
             return source.describe(spec, options)
     raise InputError(spec, "no such file")
+
+
+def _maybe_mistyped_path(spec: str) -> bool:
+    return not spec.startswith("hf://") and spec.lower().endswith(".gguf") and spec.count("/") >= 2
+
+
+class StreamSource:
+    """A pipe or other non-seekable file as a ByteSource: read once, front to back."""
+
+    def __init__(self, name: str, handle: BinaryIO) -> None:
+        self.name = name
+        self._handle = handle
+        self._pos = 0
+
+    @property
+    def size(self) -> int | None:
+        return None  # unknown: the reader checks every count against bytes that really arrive
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        if offset < self._pos:
+            raise InputError(self.name, "a pipe can be read only once, front to back")
+        while self._pos < offset:  # skipped bytes (never in practice: the reader reads on)
+            skipped = self._handle.read(min(offset - self._pos, 1 << 20))
+            if not skipped:
+                return b""
+            self._pos += len(skipped)
+        # In pieces: read(n) allocates n bytes up front, and n comes from a header the
+        # size of the input cannot check (a hostile pipe claims a 2^63-byte string).
+        parts: list[bytes] = []
+        have = 0
+        while have < length:
+            piece = self._handle.read(min(length - have, 1 << 20))
+            if not piece:
+                break
+            parts.append(piece)
+            have += len(piece)
+        self._pos += have
+        return b"".join(parts)
+
+
+def _describe_stream(path: Path, spec: str, options: ReadOptions) -> ModelDescription:
+    try:
+        with open(path, "rb") as handle:
+            return describe_source(StreamSource(spec, handle), spec, "gguf", options)
+    except PermissionError:
+        raise InputError(spec, "permission denied") from None
+    except OSError as exc:
+        raise InputError(spec, f"cannot read: {exc.strerror or exc}") from None
 
 
 def looks_local(spec: str) -> bool:

@@ -7,6 +7,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from paircheck.errors import InputError
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.lint import Describe, LintResult
@@ -65,6 +66,8 @@ def _unquote(text: str) -> str:
 
 
 def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintResult:
+    if "\0" in text:  # os.path.expanduser("~\0...") raises ValueError (found by fuzz/)
+        raise InputError("Modelfile", "has a NUL byte: a Modelfile is text (was a binary file given?)")
     out = LintResult("Modelfile")
     instructions, problems = parse_modelfile(text)
     out.findings += problems
@@ -107,7 +110,6 @@ def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintR
             continue
         if describe is not None and os.path.isfile(path):
             from paircheck.api import check_descriptions
-            from paircheck.errors import InputError
 
             try:
                 out.reports.append(check_descriptions(describe(from_path), describe(path), "ollama"))

@@ -245,7 +245,7 @@ def canonical_engine(name: str) -> str | None:
 
 # --- ggml tensor types ------------------------------------------------------------------
 # What the pinned ggml knows of tensor types (ggml/src/ggml.c type_traits, checked against
-# libggml's ggml_type_name/ggml_blck_size/ggml_type_size by tests/test_loadable.py):
+# libggml's ggml_type_name/ggml_blck_size/ggml_type_size by tests/_engine/test_loadable.py):
 # type -> (name, elements per block, bytes per block). Removed types keep a block size of 0,
 # which gguf_init_from_reader refuses.
 GGML_TYPES: dict[int, tuple[str, int, int]] = {

@@ -85,7 +85,7 @@ W_SAMPLING = Rule(
     "sets assistant_overlap_token_ids only when some assistant token is missing from the target vocabulary "
     "(_get_suppress_input_ids non-empty); when none is, as with the same tokenizer at another padding, the "
     "first draft step raises AttributeError: " + SAMPLING_CRASH + ". Greedy decoding takes another "
-    "generator and runs. Seen by paircheck's differential test (tests/test_engine_transformers_oracle.py); "
+    "generator and runs. Seen by paircheck's differential test (tests/_engine/test_engine_transformers_oracle.py); "
     "the same family of crash as issue #45307. Source: transformers 5.24.0 wheel, "
     "generation/candidate_generator.py and generation/utils.py.",
     "Decode greedily (do_sample=False), or use a draft with the same padded vocab_size.",

@@ -76,7 +76,7 @@ R_UNAVAILABLE = Rule(
     "paircheck ships its registry as TOML files (registry/*.toml in a checkout, package data "
     "in an installed wheel). When they are missing or invalid the check still runs and the "
     "verdict is unchanged; only the notes on documented pairs are missing.",
-    "Reinstall paircheck, or fix the TOML file the message names (`pytest tests/test_registry.py` "
+    "Reinstall paircheck, or fix the TOML file the message names (`pytest tests/_registry/test_registry.py` "
     "validates a checkout).",
     kind="registry",
 )

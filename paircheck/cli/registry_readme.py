@@ -1,7 +1,7 @@
 """Generate the README's known-pairs table from the registry.
 
 ``python -m paircheck.cli.registry_readme`` rewrites the block between the markers in
-README.md; tests/test_registry.py fails when the README and the registry drift apart,
+README.md; tests/_registry/test_registry.py fails when the README and the registry drift apart,
 so the table is never edited by hand.
 """
 

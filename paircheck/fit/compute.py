@@ -16,7 +16,7 @@ ubatch):
 * without flash attention, the attention scores of a full layer (``n_head`` x KV cells
   per token) with the f32 mask.
 
-Measured against llama.cpp on the CPU backend (tests/test_fit_llamacpp.py: both
+Measured against llama.cpp on the CPU backend (tests/fit/test_fit_llamacpp.py: both
 llama-fit-params' projection and llama-server's allocation, 7 architectures, ubatch
 256..2048, contexts 4096..32768, flash attention on and off): within ``COMPUTE_BOUND_REL``
 or ``COMPUTE_BOUND_ABS``. On a GPU backend the device buffer follows the same graph;

@@ -24,7 +24,7 @@ from paircheck.scan import ScanResult, compare, scan
 from paircheck.scan.cache import cache_path
 from paircheck.scan.discover import Candidate, discover
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass

@@ -26,7 +26,7 @@ import pytest
 from paircheck.bench.client import load_result
 from paircheck.cli import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class StandIn(ThreadingHTTPServer):

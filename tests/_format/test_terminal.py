@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SPM = REPO / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"
 PHI3 = REPO / "fixtures" / "examples" / "ggml-vocab-phi-3.gguf"
 BAICHUAN = REPO / "fixtures" / "examples" / "ggml-vocab-baichuan.gguf"

@@ -18,7 +18,7 @@ from paircheck.preflight.llama_server import parse
 from paircheck.preflight.ollama import lint_modelfile
 from paircheck.preflight.vllm import detect_method, lint_vllm
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def codes(result) -> set[str]:  # type: ignore[no-untyped-def]

@@ -19,7 +19,7 @@ from paircheck.preflight import codes as C
 from paircheck.preflight.lint import FAIL, OK, UNCHECKED, LintResult, lint_llama
 from paircheck.preflight.llama_server import parse
 
-PACKAGE = Path(__file__).resolve().parent.parent / "paircheck"
+PACKAGE = Path(__file__).resolve().parents[2] / "paircheck"
 
 
 def test_every_preflight_code_is_explained() -> None:

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "fuzz"))
 
 import prefixes  # noqa: E402
 import targets  # noqa: E402
 
-REGRESSIONS = Path(__file__).resolve().parent / "fuzz_regressions"
+REGRESSIONS = Path(__file__).resolve().parents[1] / "fuzz_regressions"
 CASES = sorted(p for p in REGRESSIONS.glob("*/*") if p.is_file() and p.name != "README.md")
 
 

@@ -21,7 +21,7 @@ from paircheck.bench.server import llama_server, server_args
 from paircheck.cli import main
 from paircheck.errors import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VOCAB = ROOT / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"  # llama.cpp's own, shipped
 N_PREDICT = "24"
 RUNS = "2"

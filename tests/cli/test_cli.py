@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "fixtures" / "examples"
 SPM = EXAMPLES / "ggml-vocab-llama-spm.gguf"
 PHI3 = EXAMPLES / "ggml-vocab-phi-3.gguf"

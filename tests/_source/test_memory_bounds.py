@@ -86,7 +86,8 @@ def test_tokenizer_json_without_pre_tokenizer_stays_small(tmp_path: Path) -> Non
     from paircheck._source.hf_folder import describe_hf_folder
 
     folder = targets._Folder("tokenizer.json")
-    crash = Path(__file__).resolve().parents[1] / "fuzz_regressions" / "tokenizer_json" / "no-pre-tokenizer-cubic-memory.json"
+    regressions = Path(__file__).resolve().parents[1] / "fuzz_regressions"
+    crash = regressions / "tokenizer_json" / "no-pre-tokenizer-cubic-memory.json"
     shutil.copy(crash, folder.dir / "tokenizer.json")
 
     def run() -> None:

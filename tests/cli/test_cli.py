@@ -36,7 +36,9 @@ def test_readme_example_pairs() -> None:
     first = bad.stdout.splitlines()[0]
     assert first.startswith("NOT COMPATIBLE") and "32000" in first and "64000" in first
     assert "token 5 differs" in bad.stdout
-    assert max(len(line) for line in bad.stdout.splitlines()[1:]) <= 100
+    # Prose fits 100 columns when piped; a command to paste is never wrapped, whatever its paths.
+    prose = [line for line in bad.stdout.splitlines() if not line.lstrip().startswith("llama-server")]
+    assert max(len(line) for line in prose) <= 100
 
 
 def test_check_subcommand_and_default_are_the_same() -> None:

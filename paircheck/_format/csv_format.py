@@ -6,16 +6,10 @@ import csv
 import io
 from collections.abc import Sequence
 
-from paircheck._format._unsupported import unsupported
+from paircheck._format._unsupported import PartialFormat
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import Comparison
-from paircheck.bench.estimate import Estimate
-from paircheck.findings import Report
-from paircheck.fit.result import FitResult
-from paircheck.preflight.lint import LintResult
-from paircheck.scan import ScanResult
 
 CSV_FIELDS = (
     "id", "family", "target_name", "target_repo", "draft_name", "draft_repo", "draft_builtin", "method",
@@ -64,29 +58,8 @@ def render_csv(entries: Sequence[RegistryEntry]) -> str:
     return buf.getvalue().rstrip("\n")
 
 
-class CSVFormat:
+class CSVFormat(PartialFormat):
     name = "csv"
-
-    def report(self, report: Report, options: RenderOptions) -> str:
-        raise unsupported(self.name, "a pair check")
-
-    def matrix(self, reports: list[Report], options: RenderOptions) -> str:
-        raise unsupported(self.name, "--engine all")
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         return render_csv(entries)
-
-    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
-        raise unsupported(self.name, "bench compare")
-
-    def estimate(self, est: Estimate, options: RenderOptions) -> str:
-        raise unsupported(self.name, "estimate")
-
-    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
-        raise unsupported(self.name, "lint results")
-
-    def fit(self, result: FitResult, options: RenderOptions) -> str:
-        raise unsupported(self.name, "fit")
-
-    def scan(self, result: ScanResult, options: RenderOptions) -> str:
-        raise unsupported(self.name, "scan")

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from paircheck._format._unsupported import unsupported
+from paircheck._format._unsupported import PartialFormat
 from paircheck._format.interface import RenderOptions
 from paircheck._format.text import SOURCE_KIND_SHORT, render_comparison
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label
 from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison
-from paircheck.bench.estimate import Estimate
-from paircheck.findings import Report
-from paircheck.fit.result import FitResult
-from paircheck.preflight.lint import LintResult
-from paircheck.scan import ScanResult
 
 
 def _md(text: str) -> str:
@@ -51,14 +46,8 @@ def render_markdown(entries: Sequence[RegistryEntry]) -> str:
     return "\n".join(lines)
 
 
-class MarkdownFormat:
+class MarkdownFormat(PartialFormat):
     name = "markdown"
-
-    def report(self, report: Report, options: RenderOptions) -> str:
-        raise unsupported(self.name, "a pair check")
-
-    def matrix(self, reports: list[Report], options: RenderOptions) -> str:
-        raise unsupported(self.name, "--engine all")
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         if not entries:
@@ -67,15 +56,3 @@ class MarkdownFormat:
 
     def comparison(self, comp: Comparison, options: RenderOptions) -> str:
         return render_comparison(comp, markdown=True)
-
-    def estimate(self, est: Estimate, options: RenderOptions) -> str:
-        raise unsupported(self.name, "estimate")
-
-    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
-        raise unsupported(self.name, "lint results")
-
-    def fit(self, result: FitResult, options: RenderOptions) -> str:
-        raise unsupported(self.name, "fit")
-
-    def scan(self, result: ScanResult, options: RenderOptions) -> str:
-        raise unsupported(self.name, "scan")

@@ -20,7 +20,6 @@ import json
 import os
 import platform
 import socket
-import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from paircheck import __version__
+from paircheck.atomic import write_text_atomic
 from paircheck.bench.prompts import BUILTIN_PROMPTS, Prompt
 from paircheck.errors import InputError
 
@@ -137,17 +137,8 @@ def wait_ready(url: str, timeout: float, alive: Callable[[], str | None] | None 
 
 
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON to a temporary file beside ``path``, then rename: never a half-written file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1, ensure_ascii=False)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write JSON whole or not at all: never a half-written result file."""
+    write_text_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
 def machine_info() -> dict[str, Any]:

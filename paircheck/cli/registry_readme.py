@@ -15,6 +15,7 @@ from pathlib import Path
 from paircheck._format.markdown import render_markdown
 from paircheck._registry.load import load_registry
 from paircheck._registry.schema import EVIDENCE
+from paircheck.atomic import write_text_atomic
 
 START = "<!-- pairs:start -->"
 END = "<!-- pairs:end -->"
@@ -76,7 +77,7 @@ def update_readme(path: Path | None = None) -> bool:
         raise ValueError(f"{target}: missing {START} / {END} markers")
     new = replace_block(old, render_readme_table())
     if new != old:
-        target.write_text(new, encoding="utf-8")
+        write_text_atomic(target, new)  # an interrupted run leaves the old README whole
         return True
     return False
 

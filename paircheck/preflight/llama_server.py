@@ -284,7 +284,8 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
     return cmd
 
 
-# Flags that no longer exist (no stub), with what replaced them (common/arg.cpp of the pinned llama.cpp, where each removal left its hint).
+# Flags that no longer exist (no stub), with what replaced them
+# (common/arg.cpp of the pinned llama.cpp, where each removal left its hint).
 GONE = {
     "-cd": "the draft context always has the target's size; drop it (-c sets both)",
     "--ctx-size-draft": "the draft context always has the target's size; drop it (-c sets both)",

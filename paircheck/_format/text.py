@@ -276,7 +276,8 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     if fixes:
         lines += ["", "Fixes:"]
         for fix in sorted(fixes):
-            lines += wrap(fix, options.width, "  - ", "  ")
+            lines += textwrap.wrap(fix, options.width, initial_indent="  - ", subsequent_indent="    ",
+                                   break_on_hyphens=False, break_long_words=False)
     lines += [
         "",
         *wrap(

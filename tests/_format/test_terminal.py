@@ -113,3 +113,13 @@ def test_token_texts_are_cut_once_and_keep_their_byte_count(real_vocab) -> None:
     # A cut text is followed by its whole byte count, never by a fragment of it.
     assert not re.search(r"\.\.\.\d*\s*bytes\)|\.\.\.\(\d*$", out, re.M)
     assert "'<|end_of_text|'" not in out and "bytes), not added" not in out.replace(" bytes), not added", "")
+
+
+def test_wrapped_bullets_continue_under_their_text() -> None:
+    # A wrapped "  - fix" continues indented, never with a second dash (seen at 80 columns).
+    out = piped(["--engine", "all", str(SPM), str(BAICHUAN)], {"COLUMNS": "60"})
+    assert "Fixes:" in out
+    bullets = out.split("Fixes:", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert bullets and bullets[0].startswith("  - ")
+    for line in bullets:  # a new bullet ("  - X") or its continuation ("    X")
+        assert re.match(r"  - \S|    [^\s-]", line), line

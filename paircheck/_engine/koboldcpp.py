@@ -5,7 +5,9 @@ Read from LostRuins/koboldcpp: gpttype_adapter.cpp (``speculative_decoding_setup
 commit for it) and the vendored common/speculative.cpp at ad1eee0, which defines
 ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE 256`` where upstream llama.cpp (and the pinned reference)
 has 128. So token counts 129..256 apart with equal shared texts run in KoboldCpp (with a
-warning) although llama-server refuses them.
+warning) although llama-server refuses them. The MTP/DFlash/DSpark setup checks of that copy
+(and the MTP-layers check of its src/llama-context.cpp at 2e04e65) were compared line by line
+with the pinned llama.cpp's and are identical, so those drafters get the pinned rules.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ ENGINE = "koboldcpp"
 ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp, speculative_decoding_setup and "
            "speculative_draft_type_from_model (newest stored version; commit not given by the index)")
 VENDORED = "LostRuins/koboldcpp common/speculative.cpp at ad1eee0c5f36355d10020e37cf2946cf88dc6979"
+VENDORED_CONTEXT = "LostRuins/koboldcpp src/llama-context.cpp at 2e04e6509d3ccf41c7b329c1b6cea5c18bd74c63"
 VERSIONS = (VersionRange("KoboldCpp", None, None, f"{ADAPTER}; {VENDORED}",
                          cite="koboldcpp gpttype_adapter.cpp, common/speculative.cpp at ad1eee0"),)
 
@@ -70,9 +73,14 @@ R_LLAMA = Rule(
 )
 R_METHOD = Rule(
     "KC004", "koboldcpp_head_method", "The MTP/DFlash drafter fits the target",
-    "An MTP, DFlash or DSpark drafter runs through the vendored llama.cpp's implementation of that type; "
-    "paircheck applies the pinned llama.cpp's requirements for it (MTP layers and width, DFlash keys and "
-    "layer ids), which the vendored copy is assumed to share. Source: " + ADAPTER + ".",
+    "An MTP, DFlash or DSpark drafter runs through the vendored llama.cpp's implementation of that type. "
+    "Its checks were compared with the pinned llama.cpp's and are the same: the MTP row-width assert "
+    "('MTP input row width must match the target h_nextn width'), DFlash's 'DFlash model has no "
+    "target_layer_ids' and DSpark's confidence-head check (" + VENDORED + "), and the MTP-layers check "
+    "of llama_init_from_model ('context type MTP requested but model doesn't contain MTP layers', "
+    + VENDORED_CONTEXT + "). So paircheck applies the pinned llama.cpp's rules for these types. Not "
+    "compared: the list of architectures with MTP-loading code (src/llama-model.cpp), taken from the "
+    "pinned version. Source: " + ADAPTER + ".",
     "See the llama.cpp check named in the message (paircheck --method draft-mtp/draft-dflash).",
 )
 W_COUNT = Rule(

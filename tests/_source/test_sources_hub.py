@@ -142,4 +142,5 @@ def test_pipe_is_read_as_a_stream(gguf_factory) -> None:
     truncated = subprocess.run(
         ["bash", "-c", f'"{sys.executable}" -m paircheck "{model}" <(head -c 1000 "{model}")'],
         capture_output=True, text=True)
-    assert truncated.returncode == 2 and "truncated" in truncated.stderr and truncated.stderr.count("\n") == 1
+    # Cut inside the keys (the size of a pipe is unknown): loadable fails, exit 1.
+    assert truncated.returncode == 1 and "ends inside its metadata" in " ".join(truncated.stdout.split())

@@ -213,6 +213,9 @@ def _incomplete_fix(desc: ModelDescription | None, error: TensorSectionError) ->
     if error.loader != "llama.cpp" and desc is not None:
         # A Hugging Face folder: `hf download` resumes (it fetches only what is missing or cut).
         repo = desc.identity.repo
+        if error.file.startswith(("http://", "https://")):
+            return ("The copy on the Hub is itself incomplete (its header declares more than the Hub holds): "
+                    "tell the repository's owners, or use another repository.")
         if desc.source_kind == "hub" and repo:
             return f"Resume the download: hf download {repo} (or: huggingface-cli download {repo})"
         folder = shell_path(desc)

@@ -262,3 +262,83 @@ def check_folder(folder: Path, location: str) -> Iterator[TensorSectionError]:
         found = check_local_file(path)
         if found.error is not None:
             yield found.error
+
+
+def _body(client: Any, resp: Any, skip: int, length: int, location: str) -> bytes:
+    """``length`` bytes of an answer after its first ``skip``, bounded in time and memory."""
+    want = skip + length
+    parts: list[bytes] = []
+    have = 0
+    try:
+        while have < want:
+            sock = resp.conn.sock
+            if sock is not None:
+                sock.settimeout(client.wait_budget())
+            piece = resp.body.read1(min(want - have, 1 << 20))
+            if not piece:
+                break
+            parts.append(piece)
+            have += len(piece)
+    except TimeoutError:
+        client.wait_budget()
+        raise InputError(location, f"the Hub stalled for {client.timeout:g} s (timeout)") from None
+    except OSError as exc:
+        what = exc.strerror or exc
+        raise InputError(location, f"connection error while reading a safetensors header: {what}") from None
+    if resp.body.length:
+        resp.body.close()  # the rest is weights: stop, never read them
+    else:
+        client._drain(resp.body)
+    return b"".join(parts)[skip:want]
+
+
+def remote_reader(client: Any, url: str, location: str) -> Callable[[int, int], bytes]:
+    """``read(offset, length)`` over HTTP range requests (never more than asked for)."""
+    from paircheck._source.remote import status_error
+
+    def read(offset: int, length: int) -> bytes:
+        resp = client.get(url, {"Range": f"bytes={offset}-{offset + length - 1}"})
+        if resp.status == 416:
+            client._drain(resp.body)
+            return b""
+        if resp.status not in (200, 206):
+            client._drain(resp.body)
+            raise status_error(location, resp.status, resp.body.reason, hub=True)
+        # A 200 (Range ignored) is cut to what was asked: the data is never read.
+        return _body(client, resp, offset if resp.status == 200 else 0, length, location)
+
+    return read
+
+
+def check_hub_files(
+    client: Any,
+    url_of: Callable[[str], str],
+    sizes: dict[str, int | None],
+    index: bytes | None,
+    repo_id: str,
+    location: str,
+) -> TensorSectionError | None:
+    """The first refusal for a Hub repo's weights: every shard the index names is listed,
+    and each file's header is checked against the size the Hub lists (read with range
+    requests: the 8-byte length, then the header; never the data). Files whose size the
+    listing omits are not judged."""
+    if index is not None:
+        names = index_shards(index, location)
+    else:
+        names = sorted(n for n in sizes if n.endswith(".safetensors") and "/" not in n)
+    present = [n for n in names if n in sizes]
+    for name in names:
+        if name not in sizes:
+            return TensorSectionError(
+                f"No such file: {name} (named in {INDEX_NAME}, not in the repository)", url_of(name), None, None,
+                loader=LOADER,
+            )
+    for name in present:
+        size = sizes[name]
+        if size is None:
+            continue
+        # Named by its URL: the file the Hub serves, not one on this machine.
+        found = check_header(remote_reader(client, url_of(name), location), size, url_of(name))
+        if found.error is not None:
+            return found.error
+    return None

@@ -12,7 +12,10 @@ LC001 failing with the plain-words reason and the `hf download` fix, exit 1.
 from __future__ import annotations
 
 import json
+import os
 import struct
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,6 +23,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from hf_build import build_qwen2_folder
+from httpserver import COMMIT, TestServer
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
@@ -268,3 +272,69 @@ def test_garbage_safetensors_is_lc001_not_a_crash(real_vocab, tmp_path: Path, ga
     check = check_pair(str(folder), str(folder)).checks[0]
     assert check.status == FAIL
     assert oracle(folder / "model.safetensors")[0] is False
+
+
+def _hub_run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True,
+                          env={**os.environ, **env})
+
+
+def test_hub_repo_headers_against_the_listed_sizes_with_range_reads(real_vocab, tmp_path: Path) -> None:
+    folder, datas = _model_folder(real_vocab, tmp_path, 4)
+    small = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".safetensors")}
+    shards = {f"model-{i + 1:05d}-of-00004.safetensors": data for i, data in enumerate(datas)}
+    cut = dict(shards)
+    cut["model-00002-of-00004.safetensors"] = datas[1][:5000]
+    (tmp_path / "cut.safetensors").write_bytes(datas[1][:5000])
+    assert oracle(tmp_path / "cut.safetensors")[0] is False
+    missing = {k: v for k, v in shards.items() if not k.startswith("model-00003")}
+    with TestServer() as server:
+        server.add_repo("org/whole", small | shards)
+        server.add_repo("org/cut", small | cut)
+        server.add_repo("org/missing", small | missing)
+        env = {"HF_ENDPOINT": server.url, "HF_HUB_CACHE": str(tmp_path / "cache"), "HF_TOKEN": "",
+               "HF_HUB_DISABLE_TELEMETRY": "1", "PAIRCHECK_HTTP_TIMEOUT": "5"}
+        whole = _hub_run(["--json", "org/whole", "org/whole"], env)
+        sent = sum(n for path, n in server.counters.by_path.items() if path.endswith(".safetensors"))
+        cut_run = _hub_run(["--json", "org/whole", "org/cut"], env)
+        missing_run = _hub_run(["--json", "org/missing", "org/whole"], env)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+    doc = json.loads(whole.stdout)
+    assert doc["target"]["loadable"] is True and doc["draft"]["loadable"] is True
+    # Each header was read twice (once per side), 8 + ~130 bytes each: never the 16 KB of data.
+    assert 0 < sent < 8 * 400, sent
+    assert cut_run.returncode == 1, cut_run.stderr
+    doc = json.loads(cut_run.stdout)
+    (fail,) = [c for c in doc["checks"] if c["status"] == "fail"]
+    assert fail["details"]["side"] == "draft" and fail["details"]["loader"] == "safetensors"
+    assert fail["message"].startswith(
+        "draft: file model-00002-of-00004.safetensors is incomplete: 5.0 KB of 16.5 KB; "
+        "the download was probably interrupted."
+    ), fail["message"]
+    assert "Error while deserializing header: incomplete metadata, file not fully covered" in fail["message"]
+    assert "copy on the Hub is itself incomplete" in fail["fix"]
+    assert doc["draft"]["loadable"] is False and doc["draft"]["incomplete"] is True
+    assert doc["draft"]["vocab"]["vocab_loadable"] is True
+    assert missing_run.returncode == 1, missing_run.stderr
+    (fail,) = [c for c in json.loads(missing_run.stdout)["checks"] if c["status"] == "fail"]
+    assert "model-00003-of-00004.safetensors (named in model.safetensors.index.json, not in the repository)" in (
+        fail["message"]
+    )
+
+
+def test_cut_shard_in_the_hub_cache_names_hf_download(real_vocab, tmp_path: Path) -> None:
+    """A repo downloaded into the Hub cache with one shard cut: `hf download REPO` resumes it."""
+    folder, datas = _model_folder(real_vocab, tmp_path, 2)
+    snap = tmp_path / "cache" / "models--org--model" / "snapshots" / COMMIT
+    snap.mkdir(parents=True)
+    (snap.parents[1] / "refs").mkdir()
+    (snap.parents[1] / "refs" / "main").write_text(COMMIT)
+    for path in folder.iterdir():
+        (snap / path.name).write_bytes(path.read_bytes())
+    (snap / "model-00001-of-00002.safetensors").write_bytes(datas[0][:3000])
+    env = {"HF_HUB_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
+    result = _hub_run(["--json", "org/model", "org/model"], env)
+    assert result.returncode == 1, result.stderr
+    fail = [c for c in json.loads(result.stdout)["checks"] if c["status"] == "fail"][0]
+    assert fail["fix"] == "Resume the download: hf download org/model (or: huggingface-cli download org/model)"
+    assert "file model-00001-of-00002.safetensors is incomplete: 3.0 KB of 16.5 KB" in fail["message"]

@@ -39,20 +39,26 @@ R_LOADABLE = Rule(
     "the row, offsets that follow one another with the file's alignment) and that each "
     "tensor's data lies inside the file: a file cut short, typically an interrupted "
     "download, fails here with 'tensor ... data is not within the file bounds, model is "
-    "corrupted or incomplete'. Then the vocabulary: unknown tokenizer model or BPE "
+    "corrupted or incomplete'; a file cut inside its keys fails with 'failed to read key-value pairs' "
+    "(then nothing of its vocabulary can be judged). For a Hugging Face folder, the weights are "
+    "checked as the safetensors loader checks them (each header against its file's size, every "
+    "shard of model.safetensors.index.json present). Then the vocabulary: unknown tokenizer model or BPE "
     "pre-tokenizer, special-token ids or add flags stored with the wrong GGUF type "
     "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
     "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
     "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
     "model'.",
     "For an incomplete file, resume or repeat the download (for a Hub file: "
-    "`huggingface-cli download REPO FILE`). Otherwise reconvert the model with a current "
+    "`huggingface-cli download REPO FILE`; for a Hugging Face folder: `hf download REPO`). "
+    "Otherwise reconvert the model with a current "
     "convert_hf_to_gguf.py, or use a newer llama.cpp if the tokenizer or architecture is "
     "newer than your build.",
     source="ggml-org/llama.cpp as vendored by llama-cpp-python 0.3.36: ggml/src/gguf.cpp "
     "gguf_init_from_reader ('failed to read tensor info', 'tensor '%s' has offset %lu, "
     "expected %zu', ...), src/llama-model-loader.h llama_tensor_weight ('tensor '%s' data is "
-    "not within the file bounds, model is corrupted or incomplete')",
+    "not within the file bounds, model is corrupted or incomplete'); huggingface/safetensors "
+    "v0.8.0-rc.0 safetensors/src/tensor.rs SafeTensors::read_metadata, Metadata::validate "
+    "('incomplete metadata, file not fully covered', ...)",
 )
 R_VOCAB_TYPE = Rule(
     "LC002",
@@ -243,7 +249,10 @@ def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None =
         kv_cut = desc is not None and not desc.metadata.kv_complete
         also = f" (and then: {vocab.failure.message})" if vocab.failure is not None and not kv_cut else ""
         said = f"{error.loader} refuses to load it: {error.message}{also}"
-        message = f"{side}: {_incomplete_reason(error, desc)}. {said}" if error.incomplete else f"{side}: {said}"
+        if error.incomplete:
+            message = f"{side}: {_incomplete_reason(error, desc)}. {said}"
+        else:
+            message = f"{side}: {error.reason}. {said}" if error.reason else f"{side}: {said}"
         found = result(
             R_LOADABLE, FAIL, message, side=side, error=error.message, aborts=False,
             incomplete=error.incomplete, file=error.file, file_size=error.file_size, needed=error.needed,

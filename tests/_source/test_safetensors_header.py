@@ -181,7 +181,7 @@ def test_header_check_agrees_with_safe_open_on_every_mutation(tmp_path: Path) ->
     assert failing >= 45  # the mutations really break files, and both sides see it
 
 
-def test_cut_files_are_incomplete_with_sizes(tmp_path: Path) -> None:
+def test_cut_files_are_incomplete_with_sizes(real_vocab, tmp_path: Path) -> None:
     base = base_file(tmp_path / "base.safetensors")
     n = struct.unpack("<Q", base[:8])[0]
     for cut in (9, n // 2, n + 8, len(base) - 1):
@@ -195,6 +195,13 @@ def test_cut_files_are_incomplete_with_sizes(tmp_path: Path) -> None:
     (tmp_path / "long.safetensors").write_bytes(base + b"\0" * 10)
     error = check_local_file(tmp_path / "long.safetensors").error
     assert error is not None and not error.incomplete and "longer than its header says" in (error.reason or "")
+    folder = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "m", 151936)
+    (folder / "model.safetensors").write_bytes(base + b"\0" * 10)
+    check = check_pair(str(folder), str(folder)).checks[0]
+    assert check.status == FAIL and check.message.startswith(
+        "target: model.safetensors is 10 bytes longer than its header says (extra bytes at the end). "
+        "safetensors refuses to load it: Error while deserializing header: incomplete metadata, file not fully covered"
+    ), check.message
 
 
 def test_huge_header_claim_reads_nothing_of_it(tmp_path: Path) -> None:

@@ -248,7 +248,12 @@ def check_folder(folder: Path, location: str) -> Iterator[TensorSectionError]:
             raise InputError(location, f"cannot read {INDEX_NAME}: {exc.strerror or exc}") from None
         if not raw:
             raise InputError(location, f"{INDEX_NAME} is empty or larger than {MAX_INDEX_BYTES:,} bytes")
-        names = index_shards(raw, location)
+        try:
+            names = index_shards(raw, location)
+        except InputError as exc:
+            # The folder is still described (its tokenizer is whole); its weights cannot load.
+            yield TensorSectionError(exc.message, str(index), None, None, loader=LOADER)
+            return
         present = [n for n in names if (folder / n).is_file()]
         if not present:
             return  # weights not downloaded at all: the vocabulary alone is judged

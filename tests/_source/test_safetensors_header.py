@@ -345,3 +345,13 @@ def test_cut_shard_in_the_hub_cache_names_hf_download(real_vocab, tmp_path: Path
     fail = [c for c in json.loads(result.stdout)["checks"] if c["status"] == "fail"][0]
     assert fail["fix"] == "Resume the download: hf download org/model (or: huggingface-cli download org/model)"
     assert "file model-00001-of-00002.safetensors is incomplete: 3.0 KB of 16.5 KB" in fail["message"]
+
+
+def test_broken_index_fails_loadable_and_still_describes_the_folder(real_vocab, tmp_path: Path) -> None:
+    folder, _ = _model_folder(real_vocab, tmp_path, 2)
+    (folder / INDEX_NAME).write_text('{"metadata": {}, "weight_map": [')
+    check = check_pair(str(folder), str(folder)).checks[0]
+    assert check.status == FAIL and "model.safetensors.index.json is not valid JSON" in check.message
+    (folder / INDEX_NAME).write_text('{"metadata": {}}')
+    check = check_pair(str(folder), str(folder)).checks[0]
+    assert check.status == FAIL and "Can't load 'weight_map' from 'model.safetensors.index.json'" in check.message

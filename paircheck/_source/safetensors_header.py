@@ -87,6 +87,20 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"invalid number {name}")
 
 
+_STRUCT_FIELDS = frozenset({"__metadata__", "dtype", "shape", "data_offsets"})
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # serde refuses a struct field given twice (`__metadata__`, a tensor's `dtype`, ...);
+    # in its maps (tensor names, metadata entries) the last one wins, as in Python.
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in _STRUCT_FIELDS and key in seen:
+            raise ValueError(f"duplicate field `{key}`")
+        seen.add(key)
+    return dict(pairs)
+
+
 def _parse(header: bytes) -> list[tuple[str, str, list[int], tuple[int, int]]]:
     """The tensors of a header, as serde would deserialize HashMetadata. Raises _Refused."""
     try:
@@ -94,7 +108,7 @@ def _parse(header: bytes) -> list[tuple[str, str, list[int], tuple[int, int]]]:
     except UnicodeDecodeError as exc:
         raise _Refused(f"invalid UTF-8 in header: invalid utf-8 sequence from index {exc.start}") from None
     try:
-        doc = json.loads(text, parse_constant=_no_constants)
+        doc = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_pairs)
     except (ValueError, RecursionError) as exc:
         raise _Refused(f"invalid JSON in header: {exc}") from None
     try:

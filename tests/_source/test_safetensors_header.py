@@ -143,6 +143,10 @@ def mutations(base: bytes) -> dict[str, bytes]:
     out["json_array"] = join(b"[" + b" " * (len(raw) - 2) + b"]", body)
     out["nan"] = join(raw.replace(b'"format": "pt"', b'"format": NaN '), body)
     out["lone_surrogate"] = join(raw.replace(b'"pt"', b'"\\ud800"'), body)
+    out["duplicate_metadata"] = join(raw.replace(b'{"__metadata__"', b'{"__metadata__": {}, "__metadata__"'), body)
+    out["duplicate_dtype"] = join(raw.replace(b'"dtype": "F32"', b'"dtype": "F32", "dtype": "F32"', 1), body)
+    out["duplicate_tensor"] = join(raw.replace(b', "lm_head.bias"', b', "scalar": {"dtype": "I8", "shape": [], '
+                                               b'"data_offsets": [0, 1]}, "lm_head.bias"'), body)
     out["empty_header"] = join(b"{}", b"")
     out["empty_header_with_body"] = join(b"{}", b"abc")
     out["zero_length"] = join(b"", body)

@@ -51,6 +51,8 @@ def test_cut_inside_the_keys_fails_loadable_like_llamacpp(whole: Path, tmp_path:
         cut.write_bytes(data[:keep])
         said = llama_values(cut)
         assert said["loaded"] is False, keep
+        # paircheck quotes llama.cpp: the same line is in its loader's log.
+        assert "gguf_init_from_reader: failed to read key-value pairs" in said["error"], said
         report = check_pair(str(whole), str(cut))
         target, draft = report.checks[0], report.checks[1]
         assert target.status != FAIL and draft.status == FAIL, keep

@@ -313,9 +313,10 @@ def read_metadata(
     except GGUFTruncated:
         # The header (magic, version, counts) describes the file: a cut inside the keys is
         # llama.cpp's "failed to read key-value pairs", an interrupted download, not
-        # unreadable input. What was read is kept; nothing is derived from it.
+        # unreadable input. The keys read before the cut are dropped: no rule of any engine
+        # may judge a model by half of its metadata (a vocab_size read, the tokens not).
         meta = GGUFMetadata(
-            version=version, byte_order=bo, tensor_count=tensor_count, kv=kv, kv_end=cur.pos,
+            version=version, byte_order=bo, tensor_count=tensor_count, kv={}, kv_end=cur.pos,
             duplicate_keys=duplicates, file_size=cur.total, kv_complete=False,
         )
         end = cur.total if cur.total is not None else cur.buf_start + len(cur.buf)

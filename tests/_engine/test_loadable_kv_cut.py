@@ -75,6 +75,9 @@ def test_cut_inside_the_keys_exits_1_and_before_the_counts_exits_2(whole: Path, 
     assert result.returncode == 1, result.stderr
     doc = json.loads(result.stdout)
     assert doc["first_failure"] == "loadable" and doc["draft"]["loadable"] is False
+    # No engine judges the model by the keys read before the cut: none accepts it.
+    every = run("--json", "--engine", "all", str(whole), str(cut))
+    assert every.returncode == 1 and json.loads(every.stdout)["compatible_with"] == [], every.stdout[:400]
     for keep in (3, 10, HEADER - 1):
         cut.write_bytes(data[:keep])
         result = run(str(whole), str(cut))

@@ -140,18 +140,86 @@ def tensor_info_table(vocab: Path, models: list[Path], runs: int) -> None:
         tensor_info_cost([synthetic_model(vocab, Path(folder)), *models], runs)
 
 
+def sparse_safetensors_shards(folder: Path, n_layers: int = 80, shards: int = 4) -> int:
+    """The safetensors headers of an 80-layer dense model in ``shards`` files (BF16, 723
+    tensors), each file extended to its declared size without writing the data (sparse)."""
+    import struct
+
+    names = [("model.embed_tokens.weight", [262144, 8192]), ("model.norm.weight", [8192]),
+             ("lm_head.weight", [262144, 8192])]
+    layer = (("input_layernorm", [8192]), ("self_attn.q_proj", [8192, 8192]), ("self_attn.k_proj", [1024, 8192]),
+             ("self_attn.v_proj", [1024, 8192]), ("self_attn.o_proj", [8192, 8192]),
+             ("post_attention_layernorm", [8192]), ("mlp.gate_proj", [28672, 8192]),
+             ("mlp.up_proj", [28672, 8192]), ("mlp.down_proj", [8192, 28672]))
+    for i in range(n_layers):
+        names += [(f"model.layers.{i}.{name}.weight", dims) for name, dims in layer]
+    weight_map = {}
+    per = -(-len(names) // shards)
+    for s in range(shards):
+        file = f"model-{s + 1:05d}-of-{shards:05d}.safetensors"
+        header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+        offset = 0
+        for name, dims in names[s * per : (s + 1) * per]:
+            size = 2 * dims[0] * (dims[1] if len(dims) > 1 else 1)
+            header[name] = {"dtype": "BF16", "shape": dims, "data_offsets": [offset, offset + size]}
+            offset += size
+            weight_map[name] = file
+        raw = json.dumps(header).encode()
+        with open(folder / file, "wb") as handle:
+            handle.write(struct.pack("<Q", len(raw)) + raw)
+            handle.truncate(8 + len(raw) + offset)
+    (folder / "model.safetensors.index.json").write_text(json.dumps({"weight_map": weight_map}))
+    return len(names)
+
+
+def safetensors_header_cost(runs: int) -> None:
+    """What checking a Hugging Face folder's safetensors headers adds to describing the
+    folder (its tokenizer converted as llama.cpp's converter would), best of ``runs``."""
+    import tempfile
+
+    from corpus import corpus_dir
+    from hf_build import build_qwen2_folder
+
+    from paircheck._source.hf_folder import describe_hf_folder
+    from paircheck._source.safetensors_header import check_folder
+
+    with tempfile.TemporaryDirectory(prefix="paircheck-bench-") as tmp:
+        folder = build_qwen2_folder(corpus_dir() / "ggml-vocab-qwen2.gguf", Path(tmp) / "Qwen2-80L", 151936)
+        n = sparse_safetensors_shards(folder)
+        header_kib = 0.0
+        for shard in folder.glob("*.safetensors"):
+            with open(shard, "rb") as handle:  # the file is sparse and huge: read the length only
+                header_kib += (8 + int.from_bytes(handle.read(8), "little")) / 1024
+        checks, describes = [], []
+        for _ in range(runs):
+            start = time.perf_counter()
+            assert next(check_folder(folder, "bench"), None) is None
+            middle = time.perf_counter()
+            describe_hf_folder(folder, "bench")
+            end = time.perf_counter()
+            checks.append(middle - start)
+            describes.append(end - middle)
+        check, whole = min(checks), min(describes)
+    print(f"\n{'HF folder (4 shards)':<24} {'tensors':>8} {'headers KiB':>12} {'header check':>13} "
+          f"{'whole folder':>13} {'check/whole':>12}")
+    print(f"{'qwen2 vocab + 80 layers':<24} {n:>8} {header_kib:>12.1f} {check * 1000:>11.2f}ms "
+          f"{whole * 1000:>11.1f}ms {check / whole:>12.3f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--models", nargs="*", type=Path, default=[],
                         help="real model GGUFs (with tensors) for the tensor-info cost table")
-    parser.add_argument("--tensor-infos-only", action="store_true", help="only the tensor-info cost table")
+    parser.add_argument("--tensor-infos-only", action="store_true",
+                        help="only the tensor-info and safetensors-header cost tables")
     args = parser.parse_args()
 
     from corpus import corpus_dir
 
     if args.tensor_infos_only:
         tensor_info_table(corpus_dir() / "ggml-vocab-gemma-4.gguf", args.models, args.runs)
+        safetensors_header_cost(args.runs)
         return 0
 
     from corpus import corpus_dir
@@ -194,6 +262,8 @@ def main() -> int:
         print(f"worst paircheck/llama.cpp ratio: {worst:.2f}")
     # llama.cpp reads the tensor infos even for a vocab-only load, so paircheck does too.
     tensor_info_table(root / "ggml-vocab-gemma-4.gguf", args.models, args.runs)
+    # A Hugging Face folder: the safetensors headers are read and checked, never the weights.
+    safetensors_header_cost(args.runs)
     return 0
 
 

@@ -50,6 +50,12 @@ class TensorSectionError:
     file_size: int | None  # bytes the file has
     needed: int | None  # bytes the file must have to load, when known
     incomplete: bool = False
+    # Who refuses: "llama.cpp" for a GGUF; "safetensors" for a Hugging Face folder's
+    # weights (the converter and every engine open them with the safetensors package).
+    loader: str = "llama.cpp"
+    # A plain-words reason the source knows better than the sizes tell (a missing shard,
+    # a file that ends inside its metadata); None: derived from file_size and needed.
+    reason: str | None = None
 
 
 @dataclass
@@ -69,6 +75,9 @@ class GGUFMetadata:
     file_size: int | None = None
     data_end: int | None = None
     tensor_error: TensorSectionError | None = None
+    # False when the file ends inside its key/value section: ``kv`` then holds only the
+    # keys read before the cut, and nothing can be derived from them.
+    kv_complete: bool = True
 
     def get(self, key: str, default: Any = None) -> Any:
         entry = self.kv.get(key)

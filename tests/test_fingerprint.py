@@ -232,7 +232,7 @@ def test_human_and_json_show_fingerprints(gguf_factory, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["--json", str(t), str(d)])
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 1
+    assert doc["schema_version"] == 2
     assert doc["target"]["fingerprint"] == FROZEN_FULL
     assert doc["draft"]["fingerprint"].startswith("v1:") and doc["draft"]["fingerprint"] != FROZEN_FULL
     assert doc["target"]["fingerprint_prefix"].startswith("v1p:")

@@ -39,20 +39,26 @@ R_LOADABLE = Rule(
     "the row, offsets that follow one another with the file's alignment) and that each "
     "tensor's data lies inside the file: a file cut short, typically an interrupted "
     "download, fails here with 'tensor ... data is not within the file bounds, model is "
-    "corrupted or incomplete'. Then the vocabulary: unknown tokenizer model or BPE "
+    "corrupted or incomplete'; a file cut inside its keys fails with 'failed to read key-value pairs' "
+    "(then nothing of its vocabulary can be judged). For a Hugging Face folder, the weights are "
+    "checked as the safetensors loader checks them (each header against its file's size, every "
+    "shard of model.safetensors.index.json present). Then the vocabulary: unknown tokenizer model or BPE "
     "pre-tokenizer, special-token ids or add flags stored with the wrong GGUF type "
     "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
     "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
     "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
     "model'.",
     "For an incomplete file, resume or repeat the download (for a Hub file: "
-    "`huggingface-cli download REPO FILE`). Otherwise reconvert the model with a current "
+    "`huggingface-cli download REPO FILE`; for a Hugging Face folder: `hf download REPO`). "
+    "Otherwise reconvert the model with a current "
     "convert_hf_to_gguf.py, or use a newer llama.cpp if the tokenizer or architecture is "
     "newer than your build.",
     source="ggml-org/llama.cpp as vendored by llama-cpp-python 0.3.36: ggml/src/gguf.cpp "
     "gguf_init_from_reader ('failed to read tensor info', 'tensor '%s' has offset %lu, "
     "expected %zu', ...), src/llama-model-loader.h llama_tensor_weight ('tensor '%s' data is "
-    "not within the file bounds, model is corrupted or incomplete')",
+    "not within the file bounds, model is corrupted or incomplete'); huggingface/safetensors "
+    "v0.8.0-rc.0 safetensors/src/tensor.rs SafeTensors::read_metadata, Metadata::validate "
+    "('incomplete metadata, file not fully covered', ...)",
 )
 R_VOCAB_TYPE = Rule(
     "LC002",
@@ -191,21 +197,37 @@ def _size_text(n: int) -> str:
 
 def _incomplete_reason(error: TensorSectionError, desc: ModelDescription | None) -> str:
     """The plain-words reason for a file that ends before what its header declares."""
+    if error.reason is not None:
+        return error.reason
     have, need = error.file_size, error.needed
-    # A split model: name the shard that is cut, not the file the user gave.
+    # A split model or a folder: name the file that is cut, not what the user gave.
     other = desc is not None and desc.resolved_path is not None and error.file != desc.resolved_path
-    what = f"shard {error.file.replace(chr(92), '/').rsplit('/', 1)[-1]}" if other else "the file"
+    base = error.file.replace(chr(92), "/").rsplit("/", 1)[-1]
+    what = f"{'shard' if error.loader == 'llama.cpp' else 'file'} {base}" if other else "the file"
     if have is not None and need is not None and need > have:
         a, b = _size_text(have), _size_text(need)
         if a == b:
             a, b = f"{have:,} bytes", f"{need:,} bytes"
         return f"{what} is incomplete: {a} of {b}; the download was probably interrupted"
     where = "" if have is None else f" after {_size_text(have)}"
-    return f"{what} is incomplete: it ends{where} inside its list of tensors; the download was probably interrupted"
+    inside = "its header" if error.loader != "llama.cpp" else "its list of tensors"
+    return f"{what} is incomplete: it ends{where} inside {inside}; the download was probably interrupted"
 
 
 def _incomplete_fix(desc: ModelDescription | None, error: TensorSectionError) -> str:
     origin = desc.hub_file if desc is not None else None
+    if error.loader != "llama.cpp" and desc is not None:
+        # A Hugging Face folder: `hf download` resumes (it fetches only what is missing or cut).
+        repo = desc.identity.repo
+        if error.file.startswith(("http://", "https://")):
+            return ("The copy on the Hub is itself incomplete (its header declares more than the Hub holds): "
+                    "tell the repository's owners, or use another repository.")
+        if desc.source_kind == "hub" and repo:
+            return f"Resume the download: hf download {repo} (or: huggingface-cli download {repo})"
+        folder = shell_path(desc)
+        if repo:
+            return f"Resume the download: hf download {repo} --local-dir {folder}"
+        return f"Resume the download: hf download REPO --local-dir {folder} (REPO: the model's Hub id)"
     if origin is not None and desc is not None and desc.source_kind == "hub" and desc.fetch is None:
         return f"Download it again: huggingface-cli download {origin[0]} {origin[1]} --force-download"
     if desc is not None and desc.fetch is not None:
@@ -223,12 +245,18 @@ def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None =
     if error is not None:
         # llama.cpp reads the tensor section right after the keys (gguf_init_from_reader)
         # and checks the data bounds in the loader's constructor, before the vocabulary.
-        also = f" (and then: {vocab.failure.message})" if vocab.failure is not None else ""
-        said = f"llama.cpp refuses to load it: {error.message}{also}"
-        message = f"{side}: {_incomplete_reason(error, desc)}. {said}" if error.incomplete else f"{side}: {said}"
+        # A cut inside the keys leaves no vocabulary to judge: its failure is the same cut.
+        kv_cut = desc is not None and not desc.metadata.kv_complete
+        also = f" (and then: {vocab.failure.message})" if vocab.failure is not None and not kv_cut else ""
+        said = f"{error.loader} refuses to load it: {error.message}{also}"
+        if error.incomplete:
+            message = f"{side}: {_incomplete_reason(error, desc)}. {said}"
+        else:
+            message = f"{side}: {error.reason}. {said}" if error.reason else f"{side}: {said}"
         found = result(
             R_LOADABLE, FAIL, message, side=side, error=error.message, aborts=False,
             incomplete=error.incomplete, file=error.file, file_size=error.file_size, needed=error.needed,
+            loader=error.loader,
         )
         if error.incomplete:
             found.fix = _incomplete_fix(desc, error)

@@ -1,7 +1,8 @@
 """The machine-readable shapes (documented in the README, versioned).
 
-schema_version 1. Fields are only ever added within a version; a removal or a change
-of meaning bumps it.
+schema_version 2 (a side's ``loadable`` is the file-level LC001 verdict; 1 had only
+``vocab.loadable``, which meant "the vocabulary loads"). Fields are only ever added within
+a version; a removal or a change of meaning bumps it.
 """
 
 from __future__ import annotations
@@ -24,16 +25,23 @@ from paircheck.model import ModelDescription
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 from paircheck.scan import ScanResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str, Any]:
     v = desc.vocab
     ident = desc.identity
+    error = desc.metadata.tensor_error
     side = {
         "location": desc.location,
         "path": desc.resolved_path,
         "source_kind": desc.source_kind,
+        # LC001 for this file: llama.cpp loads it (kv section, tensor infos, data within
+        # the file, vocabulary); for a Hugging Face folder also its safetensors headers.
+        "loadable": error is None and v.loadable,
+        "load_error": error.message if error is not None else v.load_error,
+        # true: the file (or a shard) ends before what its header declares (a cut download).
+        "incomplete": error is not None and error.incomplete,
         "identity": {
             "architecture": ident.architecture,
             "name": ident.name,
@@ -44,8 +52,10 @@ def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str,
             "base_models": list(ident.base_models),
         },
         "vocab": {
-            "loadable": v.loadable,
-            "load_error": v.load_error,
+            # The vocabulary alone (schema 1's vocab.loadable): false also when the file's
+            # keys could not all be read.
+            "vocab_loadable": v.loadable,
+            "vocab_load_error": v.load_error,
             "tokenizer_model": v.tokenizer_model,
             "pre": v.pre,
             "vocab_type": v.vocab_type,

@@ -2,7 +2,7 @@
 
 Text: a verdict line, the ranked table, then a ready ``llama-server`` line for the best
 usable draft (real paths, shell-quoted, never wrapped). JSON: the names the README
-documents (``target``, ``candidates``, ``unreadable``, ``cache``), schema_version 1.
+documents (``target``, ``candidates``, ``unreadable``, ``cache``), schema_version 2.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from paircheck._format.json_format import describe_side
 from paircheck._format.text import wrap
 from paircheck.scan import CandidateResult, ScanResult
 
-SCAN_SCHEMA_VERSION = 1
+SCAN_SCHEMA_VERSION = 2  # 2: the target object is the check's schema 2 side
 _FIXED = 4 + 8 + 7 + 12 + 6 + 10  # rank, usable, fails, documented, cost and the gaps
 
 

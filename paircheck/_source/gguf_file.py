@@ -17,7 +17,15 @@ from paircheck._source.gguf_reader import (
 from paircheck._source.interface import ReadOptions
 from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
 from paircheck.errors import InputError
-from paircheck.model import GGUFMetadata, Identity, ModelDescription, Override, TensorSectionError
+from paircheck.model import (
+    GGUFMetadata,
+    Identity,
+    LlamaVocab,
+    LoadFailure,
+    ModelDescription,
+    Override,
+    TensorSectionError,
+)
 from paircheck.vocab import derive_llama_vocab
 
 # Token texts and types are needed in full (types: BYTE tokens decide some load
@@ -67,11 +75,18 @@ def description_from_metadata(
     resolved: str | None,
     overrides: Mapping[str, Override] | None = None,
 ) -> ModelDescription:
+    # A file cut inside its keys has no vocabulary to derive: the keys read so far would
+    # describe a different, smaller one. Its failure is the cut itself.
+    vocab = (
+        derive_llama_vocab(meta, overrides)
+        if meta.kv_complete
+        else LlamaVocab(failure=LoadFailure("failed to read key-value pairs"))
+    )
     return ModelDescription(
         location=location,
         source_kind=source_kind,
         metadata=meta,
-        vocab=derive_llama_vocab(meta, overrides),
+        vocab=vocab,
         identity=identity_from_metadata(meta),
         resolved_path=resolved,
         metadata_bytes=meta.kv_end,

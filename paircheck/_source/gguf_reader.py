@@ -36,10 +36,17 @@ MAX_ARRAY_DEPTH = 8
 # type and count are kept. Scores, token types and merges are only counted.
 DEFAULT_KEEP_LIMIT = 1024
 MIN_TENSOR_INFO_BYTES = 8 + 4 + 4 + 8  # name length, n_dims, type, offset
+# Past this, a count or length that the rest of the file cannot hold is garbage rather
+# than the sign of a cut download (key/value sections are megabytes at most).
+MAX_PLAUSIBLE_CLAIM = 1 << 40
 
 
 class GGUFFormatError(Exception):
     """The bytes are not a readable GGUF file (not a model-level problem)."""
+
+
+class GGUFTruncated(GGUFFormatError):
+    """The file ends before what its own header declares (a cut file)."""
 
 
 class ByteSource(Protocol):
@@ -94,7 +101,9 @@ class _Cursor:
         """Fail at once when ``needed`` bytes cannot exist in the rest of the file."""
         left = self.remaining()
         if left is not None and needed > left:
-            raise GGUFFormatError(
+            # A claim no real file makes (more than a terabyte of keys) is corruption, not a cut.
+            error = GGUFTruncated if needed <= MAX_PLAUSIBLE_CLAIM else GGUFFormatError
+            raise error(
                 f"{what} needs at least {needed} bytes at offset {self.pos} "
                 f"but the file has only {left} left (truncated or corrupt)"
             )
@@ -116,7 +125,7 @@ class _Cursor:
             if not data:
                 # Keep what did arrive: the magic check names a truncated "GGU" from it.
                 self.buf, self.buf_start = b"".join(parts), self.pos
-                raise GGUFFormatError(
+                raise GGUFTruncated(
                     f"file ends at byte {end} while reading {what} (truncated)"
                 )
             parts.append(data)
@@ -297,10 +306,41 @@ def read_metadata(
     reader = _Reader(cur, bo, _default_keep(keep_arrays))
     tensor_count = reader.u64("the tensor count")
     kv_count = reader.u64("the key/value count")
-    # Each key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes.
-    cur.check_room(13 * kv_count, f"{kv_count} key/value pair{'' if kv_count == 1 else 's'}")
     kv: dict[str, tuple[int, Any]] = {}
     duplicates: list[str] = []
+    try:
+        _read_kv(reader, cur, kv_count, kv, duplicates)
+    except GGUFTruncated:
+        # The header (magic, version, counts) describes the file: a cut inside the keys is
+        # llama.cpp's "failed to read key-value pairs", an interrupted download, not
+        # unreadable input. The keys read before the cut are dropped: no rule of any engine
+        # may judge a model by half of its metadata (a vocab_size read, the tokens not).
+        meta = GGUFMetadata(
+            version=version, byte_order=bo, tensor_count=tensor_count, kv={}, kv_end=cur.pos,
+            duplicate_keys=duplicates, file_size=cur.total, kv_complete=False,
+        )
+        end = cur.total if cur.total is not None else cur.buf_start + len(cur.buf)
+        meta.tensor_error = TensorSectionError(
+            "failed to read key-value pairs", source.name, end, None, incomplete=True,
+            reason=f"the file ends inside its metadata at {end:,} bytes: the download was probably interrupted",
+        )
+        return meta, cur
+    meta = GGUFMetadata(
+        version=version,
+        byte_order=bo,
+        tensor_count=tensor_count,
+        kv=kv,
+        kv_end=cur.pos,
+        duplicate_keys=duplicates,
+    )
+    return meta, cur
+
+
+def _read_kv(
+    reader: _Reader, cur: _Cursor, kv_count: int, kv: dict[str, tuple[int, Any]], duplicates: list[str]
+) -> None:
+    # Each key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes.
+    cur.check_room(13 * kv_count, f"{kv_count} key/value pair{'' if kv_count == 1 else 's'}")
     for index in range(kv_count):
         raw_key = reader.string(f"key #{index}")
         try:
@@ -315,15 +355,6 @@ def read_metadata(
             duplicates.append(key)  # llama.cpp's gguf loader refuses such a file
         else:
             kv[key] = (vtype, value)
-    meta = GGUFMetadata(
-        version=version,
-        byte_order=bo,
-        tensor_count=tensor_count,
-        kv=kv,
-        kv_end=cur.pos,
-        duplicate_keys=duplicates,
-    )
-    return meta, cur
 
 
 def read_gguf(
@@ -336,7 +367,8 @@ def read_gguf(
     (the file is still described); an unreadable header or kv section raises
     GGUFFormatError."""
     meta, cur = read_metadata(source, keep_arrays, chunk)
-    read_tensor_infos(meta, cur)
+    if meta.kv_complete:
+        read_tensor_infos(meta, cur)
     return meta
 
 

@@ -34,6 +34,7 @@ from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
 from paircheck._source.interface import ReadOptions
+from paircheck._source.safetensors_header import check_folder as check_safetensors_folder
 from paircheck.constants import TokenType, ValueType
 from paircheck.errors import InputError
 from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription, Override
@@ -163,6 +164,8 @@ def describe_hf_folder(
     for typ, flag in adds.items():
         kv[f"tokenizer.ggml.add_{typ}_token"] = (ValueType.BOOL, flag)
     meta = GGUFMetadata(version=3, byte_order="<", tensor_count=0, kv=kv, kv_end=0)
+    # The weights as the safetensors loader checks them (headers only): a cut or missing shard.
+    meta.tensor_error = next(check_safetensors_folder(folder, location), None)
 
     hf = HFFacts(
         config_vocab_size=config_vocab,

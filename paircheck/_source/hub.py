@@ -34,8 +34,9 @@ from urllib.parse import quote
 from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
 from paircheck._source.interface import ReadOptions
 from paircheck._source.remote import HttpClient, _Response, describe_remote_gguf, http_timeout, status_error
+from paircheck._source.safetensors_header import INDEX_NAME, check_hub_files
 from paircheck.errors import InputError
-from paircheck.model import ModelDescription
+from paircheck.model import ModelDescription, TensorSectionError
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]+"
@@ -185,9 +186,13 @@ def _read_limited(client: HttpClient, resp: _Response, limit: int, what: str) ->
     return b"".join(parts)
 
 
-def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location: str) -> tuple[list[str], str | None]:
-    """The repo's file names and commit, from the Hub's model info API."""
-    url = f"{settings.endpoint}/api/models/{ref.repo_id}/revision/{quote(ref.revision, safe='')}"
+_Listing = tuple[list[str], str | None, dict[str, int | None]]
+
+
+def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location: str) -> _Listing:
+    """The repo's file names, commit and file sizes, from the Hub's model info API
+    (``blobs=true``, as huggingface_hub's ``model_info(files_metadata=True)``, adds sizes)."""
+    url = f"{settings.endpoint}/api/models/{ref.repo_id}/revision/{quote(ref.revision, safe='')}?blobs=true"
     resp = client.get(url, {"Accept": "application/json"})
     if resp.status != 200:
         client._drain(resp.body)
@@ -205,11 +210,16 @@ def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location:
     if not isinstance(siblings, list):
         raise InputError(location, f"the Hub at {settings.endpoint} answered without a file list (check HF_ENDPOINT)")
     files = [s["rfilename"] for s in siblings if isinstance(s, dict) and isinstance(s.get("rfilename"), str)]
+    sizes: dict[str, int | None] = {}
+    for s in siblings:
+        if isinstance(s, dict) and isinstance(s.get("rfilename"), str):
+            size = s.get("size")
+            sizes[s["rfilename"]] = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
     sha = info.get("sha")
-    return files, sha if isinstance(sha, str) and _COMMIT.match(sha) else None
+    return files, sha if isinstance(sha, str) and _COMMIT.match(sha) else None, sizes
 
 
-def _list_files(ref: HubRef, settings: HubSettings, location: str) -> tuple[list[str], str | None]:
+def _list_files(ref: HubRef, settings: HubSettings, location: str) -> _Listing:
     client = _client(settings, location)
     try:
         return _repo_info(client, ref, settings, location)
@@ -237,7 +247,7 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
     if settings.offline:
         raise InputError(spec, "not in the local Hugging Face cache, and HF_HUB_OFFLINE is set")
 
-    files, commit = _list_files(ref, settings, spec)
+    files, commit, sizes = _list_files(ref, settings, spec)
     ggufs = [f for f in files if _is_model_gguf(f)]
     has_tokenizer = any(f in files for f in ("tokenizer.json", "tokenizer.model"))
     if wants_gguf or (ggufs and not has_tokenizer):
@@ -249,7 +259,7 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
         return _remote_gguf(chosen, spec, ref, settings, options)
     if not has_tokenizer:
         raise InputError(spec, f"{ref.repo_id} has neither GGUF files nor tokenizer.json/tokenizer.model")
-    return _download_folder(files, commit, spec, ref, settings, options)
+    return _download_folder(files, commit, spec, ref, settings, options, sizes)
 
 
 def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
@@ -286,10 +296,12 @@ def _download_folder(
     ref: HubRef,
     settings: HubSettings,
     options: ReadOptions,
+    sizes: dict[str, int | None] | None = None,
 ) -> ModelDescription:
     from huggingface_hub import hf_hub_url
 
     wanted = [name for name in HF_FILES if name in files]
+    weights = None
     client = _client(settings, spec)
     fetched: dict[str, bytes] = {}
     try:
@@ -301,10 +313,36 @@ def _download_folder(
                 raise _hub_status_error(spec, resp, settings)
             commit = commit or _commit_header(resp)
             fetched[name] = _read_limited(client, resp, MAX_FILE_BYTES, name)
+        weights = _check_weights(client, files, sizes or {}, spec, ref, settings)
     finally:
         client.close()
     folder = _store(settings, ref, commit, fetched)
-    return describe_hf_folder(folder, spec, "hub", options.overrides, repo_id=ref.repo_id)
+    desc = describe_hf_folder(folder, spec, "hub", options.overrides, repo_id=ref.repo_id)
+    if weights is not None and desc.metadata.tensor_error is None:
+        desc.metadata.tensor_error = weights
+    return desc
+
+
+def _check_weights(
+    client: HttpClient, files: list[str], sizes: dict[str, int | None], spec: str, ref: HubRef, settings: HubSettings
+) -> TensorSectionError | None:
+    """The repo's safetensors headers against the sizes the Hub lists (range reads only)."""
+    from huggingface_hub import hf_hub_url
+
+    if not any(f.endswith(".safetensors") for f in files):
+        return None
+
+    def url_of(name: str) -> str:
+        return hf_hub_url(ref.repo_id, name, revision=ref.revision, endpoint=settings.endpoint)
+
+    index = None
+    if INDEX_NAME in files:
+        resp = client.get(url_of(INDEX_NAME))
+        if resp.status != 200:
+            client._drain(resp.body)
+            raise _hub_status_error(spec, resp, settings)
+        index = _read_limited(client, resp, MAX_FILE_BYTES, INDEX_NAME)
+    return check_hub_files(client, url_of, sizes, index, ref.repo_id, spec)
 
 
 def _commit_header(resp: _Response) -> str | None:

@@ -128,7 +128,7 @@ def cli() -> None:
       paircheck TARGET DRAFT                  check a pair (llama.cpp draft-simple)
       paircheck --engine all TARGET DRAFT     every engine's verdict (vllm, sglang, ...)
       paircheck --method draft-eagle3 T D     another speculative method
-      paircheck --json TARGET DRAFT           machine-readable report (schema_version 1)
+      paircheck --json TARGET DRAFT           machine-readable report (schema_version 2)
       paircheck -q TARGET DRAFT               no output: the exit code is the answer
       paircheck explain CODE                  what a rule checks and how to fix it
 

@@ -72,8 +72,13 @@ def test_hostile_counts_cost_a_few_mb(what: str, data: bytes, known_size: bool) 
             source: Any = targets.BytesSource(data)
         else:
             source = StreamSource("pipe", io.BufferedReader(io.BytesIO(data)))  # type: ignore[arg-type]
-        with pytest.raises(InputError):
-            describe_source(source, what, "gguf", ReadOptions())
+        try:
+            desc = describe_source(source, what, "gguf", ReadOptions())
+        except InputError:
+            return
+        # A stream's size is unknown, so an early end cannot be told from a cut download:
+        # then the file is described as cut inside its keys, never as whole.
+        assert not known_size and not desc.metadata.kv_complete and not desc.vocab.loadable
 
     _, peak = _peak(run)
     # The input itself is not counted (allocated before); a few MB of reading buffers are.

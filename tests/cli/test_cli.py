@@ -49,7 +49,7 @@ def test_json_shape() -> None:
     result = run("--json", SPM, BAICHUAN)
     assert result.returncode == 1
     data = json.loads(result.stdout)
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
     assert (data["engine"], data["method"], data["compatible"]) == ("llama.cpp", "draft-simple", False)
     assert data["first_failure"] == "vocab_size"
     assert [c["name"] for c in data["checks"]] == [
@@ -106,6 +106,10 @@ def test_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
     _assert_one_line_error(run(SPM, tmp_path), "directory")
     _assert_one_line_error(run(empty, SPM), "empty.gguf", "empty file")
     _assert_one_line_error(run(SPM, text), "notes.gguf", "not a GGUF")
+    # Cut inside the keys: described, loadable fails (exit 1); cut inside the counts: unreadable.
+    cut_kv = run(SPM, truncated)
+    assert cut_kv.returncode == 1 and "ends inside its metadata at 5,000 bytes" in " ".join(cut_kv.stdout.split())
+    truncated.write_bytes(SPM.read_bytes()[:20])
     _assert_one_line_error(run(SPM, truncated), "truncated.gguf", "truncated")
     _assert_one_line_error(run(SPM), "Missing argument")
     _assert_one_line_error(run("--engine", "nope", SPM, PHI3), "not an engine paircheck has rules for")

@@ -117,7 +117,9 @@ def fake_home(tmp_path: Path, real_vocab: Callable[[str], Path]) -> FakeHome:
     fh.same_as_target = _copy(real_vocab("llama-spm"), cache / "TheBloke_Llama-2-7B-GGUF_llama-2-7b.Q4_K_M.gguf")
     data = real_vocab("phi-3").read_bytes()
     fh.broken = cache / "truncated-Q4_K_M.gguf"
-    fh.broken.write_bytes(data[: len(data) // 3])
+    # Cut before its counts end: unreadable. (A cut inside the keys is described, and
+    # refused by loadable, like any file llama.cpp cannot load.)
+    fh.broken.write_bytes(data[:20])
     store = Path(env["OLLAMA_MODELS"])
     blob = _ollama_model(store, "registry.ollama.ai", "library", "phi3", "mini", real_vocab("llama-spm"))
     # The same bytes as the target: not a candidate (Ollama's copy of the target itself).

@@ -219,6 +219,11 @@ def describe_hf_folder(
         conv = _convert_tokenizer_json(tok_json, tok_text, base_vocab, full_vocab, config_vocab, location, llama_hf)
     if vocab_note:
         conv.notes.append(vocab_note)
+    if conv.model == "t5" and not use_spm:
+        # XLMRobertaModel._xlmroberta_set_vocab: add_space_prefix(tokenizer.add_prefix_space), which
+        # XLMRobertaTokenizer takes from tokenizer_config.json, default True.
+        flag = (tok_config or {}).get("add_prefix_space", True)
+        conv.space_prefix = flag if isinstance(flag, bool) else True
     if recipe is not None and recipe.vocab == "llama" and isinstance(tok_config, dict):
         # LlamaModel.set_vocab writes add_prefix_space of tokenizer_config.json before any vocabulary.
         if isinstance(tok_config.get("add_prefix_space"), bool):

@@ -368,6 +368,7 @@ SPECIAL_KEYS = (
     "tokenizer.ggml.eot_token_id",
     "tokenizer.ggml.add_bos_token",
     "tokenizer.ggml.add_eos_token",
+    "tokenizer.ggml.add_space_prefix",
 )
 
 # Folders the pinned converter refuses, with the error it gives (asserted exactly).

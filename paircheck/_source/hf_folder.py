@@ -3,6 +3,10 @@
 
 The converter's choices mirrored here (read from its source, not copied):
 
+* per architecture (``config.json`` ``architectures[0]``, as the converter dispatches): which
+  ``set_vocab`` runs (tokenizer.model or tokenizer.json, LlamaHfVocab or gpt2), the special
+  ids and flags some classes force afterwards, and ``add_space_prefix`` (``_RECIPES``);
+  an architecture not in that table is judged from the files alone, with a note;
 * vocab path: a SentencePiece ``tokenizer.model`` -> ``llama`` (texts from the model,
   padded to config ``vocab_size`` with ``[PAD<i>]``, added tokens from
   ``added_tokens.json`` and ``tokenizer_config.json``); otherwise ``tokenizer.json``:
@@ -79,8 +83,9 @@ class _Recipe:
     space_prefix: bool | None = None  # add_add_space_prefix(...) after a SentencePiece vocab
 
 
-_C = "convert_hf_to_gguf.py (llama-cpp-python 0.3.36) conversion/"
-# HF architectures[0] -> the converter's choice. Each line names the class and file read.
+# HF architectures[0] -> the converter's choice. Each comment names the class and the file of
+# convert_hf_to_gguf.py's conversion/ package (llama.cpp vendored in llama-cpp-python 0.3.36)
+# it was read from; tests/_source/test_converter_oracle.py runs that converter on each of them.
 _RECIPES: dict[str, _Recipe] = {
     # conversion/llama.py LlamaModel.set_vocab (MistralForCausalLM/MixtralForCausalLM register there too)
     **dict.fromkeys(
@@ -233,7 +238,12 @@ def describe_hf_folder(
         arch, arch_note = recipe.arch, None
     else:
         arch, arch_note = _architecture(config)
-        if arch_note is None:
+        if hf_arch is None:
+            arch_note = (arch_note + "; " if arch_note else "") + (
+                "config.json names no architectures: convert_hf_to_gguf.py stops (Failed to detect model "
+                "architecture); the vocabulary is judged from the tokenizer files alone"
+            )
+        elif arch_note is None:
             arch_note = (
                 f"config.json architecture {hf_arch!r}: its convert_hf_to_gguf.py set_vocab is not mirrored here; "
                 "the vocabulary is judged from the tokenizer files alone"

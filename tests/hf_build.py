@@ -158,7 +158,12 @@ def sentencepiece_model(pieces: list[tuple[bytes, float, int]], model_type: int 
         if ptype != 1:  # NORMAL is the proto default
             body += _field(3, 0, ptype)
         out += _field(1, 2, body)
-    out += _field(2, 2, _field(3, 0, model_type) + _field(7, 2, b"llama"))
+    trainer = _field(3, 0, model_type) + _field(7, 2, b"llama")
+    if any(ptype == 6 for _, _, ptype in pieces):
+        # byte_fallback (TrainerSpec field 35): sentencepiece refuses to load BYTE pieces
+        # without it, as convert_hf_to_gguf.py's SentencePieceProcessor does (Llama 2 sets it).
+        trainer += _field(35, 0, 1)
+    out += _field(2, 2, trainer)
     out += _field(3, 2, _field(1, 2, b"identity") + _field(3, 0, 1))  # name, add_dummy_prefix
     return bytes(out)
 
@@ -425,3 +430,44 @@ def bpe_tokenizer_json(
         },
         ensure_ascii=False,
     )
+
+
+# --- Folders for the converter differential test (tests/_source/test_converter_oracle.py) ---
+
+LLAMA3_SPLIT = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"
+    r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def split_byte_level(regex: str) -> dict[str, Any]:
+    """The pre-tokenizer of Llama 3 / Qwen2-style tokenizer.json: a regex split, then ByteLevel."""
+    return {
+        "type": "Sequence",
+        "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": regex}, "behavior": "Isolated", "invert": False},
+            {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": False},
+        ],
+    }
+
+
+def build_bpe_folder(
+    gguf: Path,
+    out: Path,
+    pre_tokenizer: dict[str, Any] | None,
+    tokenizer_config: dict[str, Any],
+    normalizer: dict[str, Any] | None = None,
+) -> Path:
+    """A byte-level BPE folder (tokenizer.json from :func:`bpe_tokenizer_json`), the given
+    tokenizer_config.json and a placeholder config.json (see :func:`write_config`)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "tokenizer.json").write_text(bpe_tokenizer_json(gguf, pre_tokenizer, normalizer), encoding="utf-8")
+    (out / "tokenizer_config.json").write_text(json.dumps(tokenizer_config), encoding="utf-8")
+    (out / "config.json").write_text(json.dumps({}), encoding="utf-8")
+    return out
+
+
+def write_config(folder: Path, config: dict[str, Any]) -> Path:
+    """Replace config.json: the same tokenizer files under another architecture."""
+    (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return folder

@@ -69,6 +69,28 @@ def _sdist_path(workdir: Path) -> Path:
     return _corpus._download_sdist(workdir)
 
 
+SOURCE_SUBDIR = f"llamacpp-src-{_corpus.SDIST_VERSION}"
+
+
+def source_root() -> Path:
+    """The pinned llama.cpp tree (``vendor/llama.cpp`` of the verified sdist), extracted once
+    into ``<cache_root>/llamacpp-src-0.3.36/llama.cpp``: the converter differential test runs
+    its ``convert_hf_to_gguf.py`` and ``gguf-py`` from there. The folder appears by one rename,
+    so a present folder is a complete one."""
+    parent = _corpus.cache_root() / SOURCE_SUBDIR
+    root = parent / "llama.cpp"
+    if root.is_dir():
+        return root
+    parent.mkdir(parents=True, exist_ok=True)
+    with _corpus._locked(parent.parent / f".{parent.name}.lock"):
+        if root.is_dir():  # another worker extracted it meanwhile
+            return root
+        with tempfile.TemporaryDirectory(prefix="paircheck-llamacpp-src-", dir=parent) as work:
+            workdir = Path(work)
+            os.replace(_extract_source(_sdist_path(workdir), workdir), root)
+    return root
+
+
 def _run(cmd: list[str], log: Path) -> None:
     with log.open("ab") as fh:
         fh.write(("\n$ " + " ".join(cmd) + "\n").encode())

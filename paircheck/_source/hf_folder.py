@@ -3,6 +3,10 @@
 
 The converter's choices mirrored here (read from its source, not copied):
 
+* per architecture (``config.json`` ``architectures[0]``, as the converter dispatches): which
+  ``set_vocab`` runs (tokenizer.model or tokenizer.json, LlamaHfVocab or gpt2), the special
+  ids and flags some classes force afterwards, and ``add_space_prefix`` (``_RECIPES``);
+  an architecture not in that table is judged from the files alone, with a note;
 * vocab path: a SentencePiece ``tokenizer.model`` -> ``llama`` (texts from the model,
   padded to config ``vocab_size`` with ``[PAD<i>]``, added tokens from
   ``added_tokens.json`` and ``tokenizer_config.json``); otherwise ``tokenizer.json``:
@@ -60,6 +64,77 @@ _ARCH_ALIASES = {
     "qwen3_moe": "qwen3moe",
     "gpt_neox": "gptneox",
 }
+
+
+@dataclass(frozen=True)
+class _Recipe:
+    """What the converter's model class for one ``architectures[0]`` does in ``set_vocab``.
+
+    ``vocab``: ``llama`` (LlamaModel: tokenizer.model, else LlamaHfVocab for a byte-fallback
+    BPE tokenizer.json, else gpt2), ``spm_or_gpt2`` (tokenizer.model, else tokenizer.json),
+    ``spm`` (tokenizer.model only), ``phi3`` (Phi3MiniModel's own SentencePiece reader unless
+    tokenizer_class is GPT2Tokenizer), ``json`` (TextModel._set_vocab_gpt2 / BertModel: the
+    tokenizer.json through AutoTokenizer, never tokenizer.model). ``forced``: special ids set
+    with ``_set_special_token`` after the vocabulary (kept when the files already name one).
+    """
+
+    arch: str
+    vocab: str
+    forced: tuple[tuple[str, int], ...] = ()
+    space_prefix: bool | None = None  # add_add_space_prefix(...) after a SentencePiece vocab
+
+
+# HF architectures[0] -> the converter's choice. Each comment names the class and the file of
+# convert_hf_to_gguf.py's conversion/ package (llama.cpp vendored in llama-cpp-python 0.3.36)
+# it was read from; tests/_source/test_converter_oracle.py runs that converter on each of them.
+_RECIPES: dict[str, _Recipe] = {
+    # conversion/llama.py LlamaModel.set_vocab (MistralForCausalLM/MixtralForCausalLM register there too)
+    **dict.fromkeys(
+        ("LlamaForCausalLM", "LLaMAForCausalLM", "MistralForCausalLM", "MixtralForCausalLM"), _Recipe("llama", "llama")
+    ),
+    # conversion/qwen.py Qwen2Model.set_vocab: _set_vocab_sentencepiece, on FileNotFoundError _set_vocab_gpt2
+    **dict.fromkeys(("Qwen2ForCausalLM", "Qwen2Model"), _Recipe("qwen2", "spm_or_gpt2")),
+    # conversion/qwen.py Qwen3Model(Qwen2Model).set_vocab -> super() (InternS1 aside)
+    **dict.fromkeys(("Qwen3ForCausalLM", "Qwen3Model"), _Recipe("qwen3", "spm_or_gpt2")),
+    # conversion/qwen.py Qwen2MoeModel: no set_vocab -> TextModel.set_vocab = _set_vocab_gpt2;
+    # Qwen3MoeModel.set_vocab -> super() (InternS1 aside)
+    "Qwen2MoeForCausalLM": _Recipe("qwen2moe", "json"),
+    "Qwen3MoeForCausalLM": _Recipe("qwen3moe", "json"),
+    # conversion/gemma.py GemmaModel.set_vocab: sentencepiece, then a second SpecialVocab with
+    # prefix 67, suffix 69, middle 68, fsep 70, eot 107 (eot makes 107 end-of-generation)
+    "GemmaForCausalLM": _Recipe("gemma", "spm", (("eot", 107),), False),
+    # conversion/gemma.py Gemma2Model.set_vocab: sentencepiece, add_space_prefix False
+    "Gemma2ForCausalLM": _Recipe("gemma2", "spm", (), False),
+    # conversion/gemma.py Gemma3Model.set_vocab: sentencepiece only if tokenizer.model exists, else gpt2
+    **dict.fromkeys(
+        ("Gemma3ForCausalLM", "Gemma3ForConditionalGeneration"), _Recipe("gemma3", "spm_or_gpt2", (), False)
+    ),
+    # conversion/phi.py Phi3MiniModel.set_vocab
+    "Phi3ForCausalLM": _Recipe("phi3", "phi3"),
+    # conversion/deepseek.py DeepseekModel.set_vocab: sentencepiece, else gpt2
+    "DeepseekForCausalLM": _Recipe("deepseek", "spm_or_gpt2"),
+    # conversion/deepseek.py DeepseekV2Model.set_vocab: _set_vocab_gpt2 (tiktoken fallback not mirrored)
+    **dict.fromkeys(("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"), _Recipe("deepseek2", "json")),
+    # No set_vocab override: TextModel.set_vocab = _set_vocab_gpt2 (conversion/base.py)
+    "GPTNeoXForCausalLM": _Recipe("gptneox", "json"),  # conversion/gptneox.py GPTNeoXModel
+    **dict.fromkeys(("FalconForCausalLM", "RWForCausalLM"), _Recipe("falcon", "json")),  # conversion/falcon.py
+    "GPTBigCodeForCausalLM": _Recipe("starcoder", "json"),  # conversion/starcoder.py StarCoderModel
+    "Starcoder2ForCausalLM": _Recipe("starcoder2", "json"),  # conversion/starcoder.py StarCoder2Model
+    "CohereForCausalLM": _Recipe("command-r", "json"),  # conversion/command_r.py CommandR2Model
+    "Cohere2ForCausalLM": _Recipe("cohere2", "json"),  # conversion/command_r.py Cohere2Model
+    # conversion/bert.py XLMRobertaModel.set_vocab -> _xlmroberta_set_vocab (sentencepiece.bpe.model is not
+    # read here; a Unigram tokenizer.json is): model_arch BERT
+    **dict.fromkeys(("XLMRobertaModel", "XLMRobertaForSequenceClassification"), _Recipe("bert", "json")),
+    # conversion/bert.py BertModel.set_vocab: get_vocab_base (tokenizer.json), phantom-space texts
+    **dict.fromkeys(
+        ("BertModel", "BertForMaskedLM", "BertForSequenceClassification", "CamembertModel"), _Recipe("bert", "json")
+    ),
+}
+# conversion/llama.py LlamaModel.set_vocab, after the vocabulary: CodeLlama (vocab_size 32016)
+# gets prefix/suffix/middle 32007..32009 and eot 32010; "granite small models" (49152) add_bos False.
+_CODELLAMA_VOCAB, _CODELLAMA_EOT = 32016, 32010
+_GRANITE_SMALL_VOCAB = 49152
+
 _SPECIAL_TYPES = ("bos", "eos", "unk", "sep", "pad", "cls", "mask")
 _SPECIAL_KEYS = {
     "bos": K.BOS_ID,
@@ -101,6 +176,7 @@ class _Converted:
     merges: int | None = None
     scores: bool = False
     notes: list[str] = field(default_factory=list)
+    space_prefix: bool | None = None
 
 
 def describe_hf_folder(
@@ -136,13 +212,43 @@ def describe_hf_folder(
     full_vocab: dict[str, int] | None = None
     if tok_json is not None:
         base_vocab, full_vocab = _json_vocab(tok_json, location)
-    if (folder / "tokenizer.model").is_file():
-        conv = _convert_sentencepiece(folder, config_vocab, tok_config, location)
+    hf_arch = _hf_architecture(config)
+    recipe = _RECIPES.get(hf_arch or "")
+    use_spm, llama_hf, vocab_note = _vocab_path(recipe, hf_arch, folder, tok_json is not None, tok_config)
+    if use_spm:
+        phi3 = recipe is not None and recipe.vocab == "phi3"
+        conv = _convert_sentencepiece(folder, config_vocab, tok_config, location, phi3=phi3)
+        if recipe is not None and recipe.space_prefix is not None:
+            conv.space_prefix = recipe.space_prefix
     else:
         assert tok_json is not None and full_vocab is not None and base_vocab is not None
-        conv = _convert_tokenizer_json(tok_json, tok_text, base_vocab, full_vocab, config_vocab, location)
+        conv = _convert_tokenizer_json(tok_json, tok_text, base_vocab, full_vocab, config_vocab, location, llama_hf)
+    if vocab_note:
+        conv.notes.append(vocab_note)
+    if conv.model == "t5" and not use_spm:
+        # XLMRobertaModel._xlmroberta_set_vocab: add_space_prefix(tokenizer.add_prefix_space), which
+        # XLMRobertaTokenizer takes from tokenizer_config.json, default True.
+        flag = (tok_config or {}).get("add_prefix_space", True)
+        conv.space_prefix = flag if isinstance(flag, bool) else True
+    if recipe is not None and recipe.vocab == "llama" and isinstance(tok_config, dict):
+        # LlamaModel.set_vocab writes add_prefix_space of tokenizer_config.json before any vocabulary.
+        if isinstance(tok_config.get("add_prefix_space"), bool):
+            conv.space_prefix = tok_config["add_prefix_space"]
 
-    arch, arch_note = _architecture(config)
+    if recipe is not None:
+        arch, arch_note = recipe.arch, None
+    else:
+        arch, arch_note = _architecture(config)
+        if hf_arch is None:
+            arch_note = (arch_note + "; " if arch_note else "") + (
+                "config.json names no architectures: convert_hf_to_gguf.py stops (Failed to detect model "
+                "architecture); the vocabulary is judged from the tokenizer files alone"
+            )
+        elif arch_note is None:
+            arch_note = (
+                f"config.json architecture {hf_arch!r}: its convert_hf_to_gguf.py set_vocab is not mirrored here; "
+                "the vocabulary is judged from the tokenizer files alone"
+            )
     kv: dict[str, tuple[int, Any]] = {
         K.ARCHITECTURE: (ValueType.STRING, arch),
         K.NAME: (ValueType.STRING, folder.name if repo_id is None else repo_id.split("/")[-1]),
@@ -157,8 +263,11 @@ def describe_hf_folder(
     kv[K.TOKEN_TYPE] = (ValueType.ARRAY, GGUFArray(ValueType.INT32, n, None))
     if conv.merges is not None:
         kv[K.MERGES] = (ValueType.ARRAY, GGUFArray(ValueType.STRING, conv.merges, None))
+    if conv.space_prefix is not None:
+        kv[K.ADD_SPACE_PREFIX] = (ValueType.BOOL, conv.space_prefix)
     n_vocab = n if conv.model == "llama" else None
     ids, adds = _special_vocab(tok_json, tok_config, config, n_vocab)
+    _forced_specials(recipe, config, tok_config, ids, adds)
     for typ, tid in ids.items():
         kv[_SPECIAL_KEYS[typ]] = (ValueType.UINT32, tid)
     for typ, flag in adds.items():
@@ -233,11 +342,100 @@ def _json_vocab(tok_json: dict[str, Any], location: str) -> tuple[dict[str, int]
         raise InputError(location, "tokenizer.json has no model vocab: cannot tell its vocabulary")
     if not set(map(type, base.values())) <= {int} or not set(map(type, base)) <= {str}:
         raise InputError(location, "tokenizer.json: model vocab entries must map strings to integer ids")
-    full = dict(base)
+    return base, {**base, **_added_ids(tok_json, base)}
+
+
+def _added_ids(tok_json: dict[str, Any], base: dict[str, int]) -> dict[str, int]:
+    """The ids ``tokenizers`` gives the added tokens, which are not always the JSON's ``id``.
+
+    AddedVocabulary::add_tokens: a token the model has keeps the model's id; any other gets
+    the model's size for the first one, then one past the largest added id (or the model's
+    size again while every added id is below it). So added tokens listed at ids 0..37 but
+    absent from the model vocab land at len(vocab).. (found by the converter differential
+    test: AutoTokenizer and the converter see them there, and ids 0..37 become [PAD<i>]).
+    """
+    n_model = len(base)
+    ids: dict[str, int] = {}
     for entry in tok_json.get("added_tokens") or []:
-        if isinstance(entry, dict) and isinstance(entry.get("content"), str) and isinstance(entry.get("id"), int):
-            full[entry["content"]] = entry["id"]
-    return base, full
+        content = entry.get("content") if isinstance(entry, dict) else None
+        if not isinstance(content, str) or content in ids:
+            continue
+        if content in base:
+            ids[content] = base[content]
+        elif not ids:
+            ids[content] = n_model
+        else:
+            top = max(ids.values())
+            ids[content] = top + 1 if top >= n_model or n_model == 0 else n_model
+    return ids
+
+
+def _hf_architecture(config: dict[str, Any]) -> str | None:
+    """The class name the converter dispatches on: get_model_architecture of conversion/base.py
+    (``architectures[0]``, or the text_config's own ``architectures[0]`` when it has one)."""
+    text = config.get("text_config")
+    for source in (text if isinstance(text, dict) else {}, config):
+        names = source.get("architectures")
+        if isinstance(names, list) and names and isinstance(names[0], str):
+            return names[0]
+    return None
+
+
+def _vocab_path(
+    recipe: _Recipe | None, hf_arch: str | None, folder: Path, has_json: bool, tok_config: dict[str, Any] | None
+) -> tuple[bool, bool, str | None]:
+    """(read tokenizer.model?, may a byte-fallback BPE be LlamaHfVocab?, note) for the recipe."""
+    has_spm = (folder / "tokenizer.model").is_file()
+    if recipe is None:  # not mirrored: the choice the files alone suggest
+        return has_spm, True, None
+    if recipe.vocab == "phi3" and (tok_config or {}).get("tokenizer_class") == "GPT2Tokenizer":
+        return False, False, None  # Phi3MiniModel.set_vocab: "Phi-4 model uses GPT2Tokenizer"
+    if recipe.vocab in ("spm", "phi3") and not has_spm:
+        return (
+            False,
+            False,
+            (
+                f"{hf_arch}: convert_hf_to_gguf.py reads only tokenizer.model for this architecture and stops "
+                "without it; judged from tokenizer.json"
+            ),
+        )
+    if recipe.vocab == "json":
+        if has_json:
+            return False, False, None
+        return (
+            True,
+            False,
+            (
+                f"{hf_arch}: convert_hf_to_gguf.py reads the vocabulary through AutoTokenizer (a tokenizer.json); "
+                "judged from tokenizer.model"
+            ),
+        )
+    return has_spm, recipe.vocab == "llama", None
+
+
+def _forced_specials(
+    recipe: _Recipe | None,
+    config: dict[str, Any],
+    tok_config: dict[str, Any] | None,
+    ids: dict[str, int],
+    adds: dict[str, bool],
+) -> None:
+    """Special ids and flags the model class sets after SpecialVocab (see _RECIPES).
+
+    They are written by a second SpecialVocab whose own files rarely name these types, so
+    its value replaces the first one's unless config.json/tokenizer_config.json names it.
+    """
+    if recipe is None:
+        return
+    forced = list(recipe.forced)
+    vocab_size = config.get("vocab_size", 32000)  # LlamaModel: hparams.get("vocab_size", 32000)
+    if recipe.vocab == "llama" and vocab_size == _CODELLAMA_VOCAB:
+        forced.append(("eot", _CODELLAMA_EOT))
+    for typ, tid in forced:
+        if f"{typ}_token_id" not in config and f"{typ}_token" not in (tok_config or {}):
+            ids[typ] = tid
+    if recipe.vocab == "llama" and vocab_size == _GRANITE_SMALL_VOCAB:
+        adds["bos"] = False
 
 
 def _architecture(config: dict[str, Any]) -> tuple[str, str | None]:
@@ -262,12 +460,22 @@ def _convert_tokenizer_json(
     vocab: dict[str, int],
     config_vocab: int | None,
     location: str,
+    llama_hf: bool = True,
 ) -> _Converted:
     model = tok_json.get("model") or {}
     mtype = model.get("type")
     notes: list[str] = []
     added = {t.get("content"): t for t in tok_json.get("added_tokens") or [] if isinstance(t, dict)}
-    if mtype == "BPE" and model.get("byte_fallback"):
+    decoder = tok_json.get("decoder")
+    # gguf-py LlamaHfVocab.__init__: a BPE with byte_fallback and a Sequence decoder; anything
+    # else raises and LlamaModel.set_vocab goes on to _set_vocab_gpt2.
+    if (
+        llama_hf
+        and mtype == "BPE"
+        and model.get("byte_fallback")
+        and isinstance(decoder, dict)
+        and (decoder.get("type") == "Sequence")
+    ):
         # A SentencePiece-style BPE without tokenizer.model: LlamaHfVocab, not padded.
         ranked = sorted(vocab.items(), key=lambda kv: kv[1])
         tokens = [text.encode("utf-8") for text, _ in ranked]
@@ -315,10 +523,10 @@ def _convert_tokenizer_json(
             notes.append(pre_note)
         return _Converted("bert", pre, tokens, None, False, notes)
     if mtype == "Unigram":
-        notes.append(
-            "Unigram tokenizer.json without a SentencePiece model: the converter needs spiece.model; judged as t5"
-        )
-        return _Converted("t5", None, tokens, None, True, notes)
+        # conversion/bert.py XLMRobertaModel._xlmroberta_set_vocab reads a Unigram tokenizer.json
+        # (no sentencepiece.bpe.model): model t5, pre "default", padded to config vocab_size.
+        notes.append("Unigram tokenizer.json: judged as XLMRobertaModel's converter path writes it (t5)")
+        return _Converted("t5", "default", tokens, None, True, notes)
     if mtype != "BPE":
         notes.append(f"tokenizer model type {mtype!r}: judged as byte-level BPE (gpt2)")
     pre, pre_note = _detect_pre(tok_json, tok_text, base_vocab, location)
@@ -457,9 +665,7 @@ def _check_text_ids(tok_json: dict[str, Any], tok_text: str, base_vocab: dict[st
         enc = small.encode(CHECK_TEXT, add_special_tokens=True)
     except (_SlowPath, InputError, TypeError, ValueError, AttributeError):
         return _tokenizer_from_str(tok_text, location).encode(CHECK_TEXT, add_special_tokens=True).ids
-    added = {
-        t["content"]: t.get("id") for t in tok_json.get("added_tokens") or [] if isinstance(t, dict) and "content" in t
-    }
+    added = _added_ids(tok_json, base_vocab)
     return [
         tid if special else int(base_vocab.get(tok, added.get(tok, tid)) or tid)
         for tid, tok, special in zip(enc.ids, enc.tokens, enc.special_tokens_mask, strict=True)
@@ -505,8 +711,11 @@ def _check_text_words(tok_json: dict[str, Any], model: dict[str, Any]) -> list[s
 
 
 def _convert_sentencepiece(
-    folder: Path, config_vocab: int | None, tok_config: dict[str, Any] | None, location: str
+    folder: Path, config_vocab: int | None, tok_config: dict[str, Any] | None, location: str, phi3: bool = False
 ) -> _Converted:
+    """_create_vocab_sentencepiece of conversion/base.py, or with ``phi3`` the reader of
+    conversion/phi.py Phi3MiniModel.set_vocab: added tokens of tokenizer_config.json kept
+    verbatim (no does_token_look_special, no \u2581 -> space), then tokenizer.json's."""
     pieces = _read_sentencepiece(folder / "tokenizer.model", location)
     size = config_vocab or len(pieces)
     tokens = [f"[PAD{i}]".encode() for i in range(size)]
@@ -527,9 +736,15 @@ def _convert_sentencepiece(
         if not isinstance(data, dict) or not isinstance(data.get("content"), str) or not 0 <= tid < size:
             continue
         text = data["content"]
-        if not (data.get("special") or _looks_special(text)):
+        if not phi3 and not (data.get("special") or _looks_special(text)):
             text = text.replace("\u2581", " ")
         tokens[tid] = text.encode("utf-8")
+    if phi3:
+        tok_json = _json(folder / "tokenizer.json", location) or {}
+        for entry in tok_json.get("added_tokens") or []:
+            if isinstance(entry, dict) and isinstance(entry.get("content"), str) and isinstance(entry.get("id"), int):
+                if 0 <= entry["id"] < size:
+                    tokens[entry["id"]] = entry["content"].encode("utf-8")
     notes = []
     if len(pieces) > size:
         notes.append(

@@ -365,3 +365,53 @@ def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Ca
     report = api.check_descriptions(t, api.describe(str(documented)))
     assert report.finding("RG001") is not None and report.verdict == ACCEPTED
     assert [(c.location, c.documented) for c in result.candidates] == [(str(documented), True), (str(plain), False)]
+
+
+def test_modelled_speedup_and_memory_where_tensor_infos_exist(
+    tmp_path: Path, real_vocab: Callable[[str], Path]
+) -> None:
+    """Files with tensor infos get the MODELLED speedup (bench.estimate's formula) and the pair's
+    memory (fit's model); a vocab-only file gets neither, shown as "-" with the reason once."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import fit_shapes
+
+    from paircheck._format.interface import RenderOptions
+    from paircheck._format.scan_render import render_scan_text, scan_to_dict
+    from paircheck.bench.estimate import best_draft_max, modelled_speedup
+    from paircheck.fit import DraftOptions, FitOptions, fit
+    from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE
+
+    target = fit_shapes.write_shape(fit_shapes.qwen25("7B"), tmp_path / "t.gguf")
+    draft = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "d.gguf")
+    vocab_only = _copy(real_vocab("llama-spm"), tmp_path / "v.gguf")
+    result = compare(str(target), [str(vocab_only), str(draft)])
+    by_loc = {c.location: c for c in result.candidates}
+    c, v = by_loc[str(draft)], by_loc[str(vocab_only)]
+    assert c.cost_ratio is not None and 0 < c.cost_ratio < 0.2
+    k = best_draft_max(REFERENCE_ACCEPTANCE, c.cost_ratio)
+    assert c.modelled_draft_max == k
+    assert c.modelled_speedup == round(modelled_speedup(REFERENCE_ACCEPTANCE, k, c.cost_ratio), 3) > 1
+    t, d = api.describe(str(target)), api.describe(str(draft))
+    expected = fit(t.metadata, d.metadata, FitOptions(ctx=32768), DraftOptions(), None, ("t", "d"))
+    assert c.memory_bytes == expected.total_device_bytes + expected.total_host_bytes > 0
+    assert (v.modelled_speedup, v.memory_bytes) == (None, None)
+    doc = scan_to_dict(result)
+    row = next(x for x in doc["candidates"] if x["location"] == str(draft))
+    assert (row["modelled_speedup"], row["memory_bytes"]) == (c.modelled_speedup, c.memory_bytes)
+    assert doc["modelled_acceptance"] == REFERENCE_ACCEPTANCE
+    text = render_scan_text(result, RenderOptions(width=200))
+    assert "MODELLED" in text and f"{c.modelled_speedup:.2f}x" in text and NO_TENSORS in text
+    assert text.count(NO_TENSORS) == 1
+
+
+def test_ranking_prefers_the_best_modelled_speedup(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    import fit_shapes
+
+    target = fit_shapes.write_shape(fit_shapes.qwen25("7B"), tmp_path / "t.gguf")
+    small = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "z-small.gguf")
+    big = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "a-big.gguf", scheme="f16")
+    result = compare(str(target), [str(big), str(small)])
+    speeds = [c.modelled_speedup for c in result.candidates]
+    assert all(s is not None for s in speeds) and speeds == sorted(speeds, reverse=True)  # type: ignore[type-var]
+    assert result.candidates[0].location == str(small)  # q4 reads fewer bytes than f16: faster, despite its name

@@ -415,3 +415,47 @@ def test_ranking_prefers_the_best_modelled_speedup(tmp_path: Path) -> None:
     speeds = [c.modelled_speedup for c in result.candidates]
     assert all(s is not None for s in speeds) and speeds == sorted(speeds, reverse=True)  # type: ignore[type-var]
     assert result.candidates[0].location == str(small)  # q4 reads fewer bytes than f16: faster, despite its name
+
+
+def _run_with_tty_stderr(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    """Run the CLI with stderr on a real pseudo-terminal (stdout a pipe); return code, stdout, stderr."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    # A new pseudo-terminal is 0x0; give it a real terminal's size, as a terminal window has.
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    full = {**env, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "paircheck", *args], stdout=subprocess.PIPE, stderr=slave,
+                                stdin=subprocess.DEVNULL, env=full)
+        os.close(slave)
+        chunks: list[bytes] = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed its end
+                break
+            if not data:
+                break
+            chunks.append(data)
+        out = proc.stdout.read().decode() if proc.stdout else ""
+        code = proc.wait(timeout=300)
+    finally:
+        os.close(master)
+    return code, out, b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_on_a_terminal_only(fake_home: FakeHome) -> None:
+    fh = fake_home
+    code, out, err = _run_with_tty_stderr(["scan", "--no-cache", str(fh.target), str(fh.given)], fh.env)
+    assert code == 0 and "usable draft" in out
+    assert "reading" in err and " files" in err  # tqdm's bar: "reading: N files [...]"
+    for quiet in (["--json"], ["--quiet"]):
+        code, out, err = _run_with_tty_stderr(["scan", "--no-cache", *quiet, str(fh.target), str(fh.given)], fh.env)
+        assert code == 0 and "reading" not in err, (quiet, err)
+    # stderr a pipe: nothing either (the ordinary runner captures stderr through a pipe).
+    proc = _run(["scan", "--no-cache", str(fh.target), str(fh.given)], fh.env)
+    assert proc.returncode == 0 and "reading" not in proc.stderr

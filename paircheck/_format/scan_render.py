@@ -35,6 +35,11 @@ def _ratio(c: CandidateResult) -> str:
     return f"{c.cost_ratio:.2f}" if c.cost_ratio is not None else "-"
 
 
+def _documented(c: CandidateResult) -> str:
+    # "vocab": recognised only by a vocabulary fingerprint, which a family shares (see `paircheck T D`).
+    return "" if not c.documented else ("vocab" if c.documented_by == "vocabulary" else "yes")
+
+
 def _speedup(c: CandidateResult) -> str:
     return f"{c.modelled_speedup:.2f}x" if c.modelled_speedup is not None else "-"
 
@@ -84,7 +89,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         every = result.engine == "all"
         rows = [
             (i, _left_short(label, label_max), _accepted_by(c) if every else _usable_word(c), c.first_failure or "",
-             "yes" if c.documented else "", _ratio(c), _speedup(c), _memory(c))
+             _documented(c), _ratio(c), _speedup(c), _memory(c))
             for i, (c, label) in enumerate(zip(result.candidates, labels, strict=True), 1)
         ]
         # With --engine all the failing code is llama.cpp's (the first engine's).
@@ -141,6 +146,7 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "first_failure": c.first_failure,
                 "reason": c.reason,
                 "documented": c.documented,
+                "documented_by": c.documented_by,
                 "file_bytes": c.file_bytes,
                 "cost_ratio": c.cost_ratio,
                 "size_warning": c.size_warning,

@@ -47,6 +47,9 @@ class CandidateResult:
     # Memory of target + draft as llama-server allocates it at the target's training context
     # (paircheck.fit, device + host bytes); None when either file has no tensor infos.
     memory_bytes: int | None = None
+    # How the registry recognised the pair when documented: "name" (repo ids or names) or
+    # "vocabulary" (a side known only by its vocabulary fingerprint, as the check's RG001 says).
+    documented_by: str | None = None
 
     @property
     def accepted_by(self) -> list[str]:
@@ -59,7 +62,9 @@ class CandidateResult:
         speed = -self.modelled_speedup if self.modelled_speedup is not None else float("inf")
         size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
         # --engine all: a draft more engines accept first (0 for a single engine).
-        return usable, -len(self.accepted_by), 0 if self.documented else 1, speed, size, self.location
+        # Documented by name before documented only by vocabulary (a family's), before undocumented.
+        documented = 0 if self.documented and self.documented_by != "vocabulary" else (1 if self.documented else 2)
+        return usable, -len(self.accepted_by), documented, speed, size, self.location
 
 
 @dataclass(frozen=True)
@@ -154,13 +159,14 @@ class TargetFacts:
 
     fingerprint: str | None
     identities: tuple[Any, ...]
+    vocab: Any  # the target's _registry.consult.FileVocab (fingerprints and size)
     weights: WeightBytes | None
     file_bytes: int | None
     registry: Any  # a loaded registry, or None when it cannot be read
 
     @classmethod
     def of(cls, target: ModelDescription) -> TargetFacts:
-        from paircheck._registry.consult import identities
+        from paircheck._registry.consult import file_vocab, identities
         from paircheck._registry.load import default_registry
         from paircheck._registry.schema import RegistryError
 
@@ -168,7 +174,8 @@ class TargetFacts:
             registry = default_registry()
         except RegistryError:
             registry = None  # "documented" is then false for all; the verdicts do not depend on it
-        return cls(fingerprints(target.vocab).full, identities(target), description_weight_bytes(target),
+        fps = fingerprints(target.vocab)
+        return cls(fps.full, identities(target), file_vocab(target, fps), description_weight_bytes(target),
                    _file_bytes(target.resolved_path), registry)
 
 
@@ -200,7 +207,7 @@ def summarize(
     look-up and the size warning are made here as ``api.annotate`` makes them, with the
     target's fingerprint, identities and weight bytes computed once per scan."""
     from paircheck._engine.pair_size import same_file, size_finding
-    from paircheck._registry.consult import find_documented, identities
+    from paircheck._registry.consult import file_vocab, find_documented, identities
 
     facts = facts or TargetFacts.of(target)
     if engine == "all":
@@ -213,7 +220,8 @@ def summarize(
         main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
         verdicts, usable = {main.engine: main.verdict}, _usable(main)
     draft_bytes = _file_bytes(draft.resolved_path)
-    draft_fp = fingerprints(draft.vocab).full
+    draft_fps = fingerprints(draft.vocab)
+    draft_fp = draft_fps.full
     dw = description_weight_bytes(draft)
     if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
         return None
@@ -223,9 +231,14 @@ def summarize(
     size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
     speedup, draft_max = _modelled(ratio)
     memory = _memory(target, draft) if dw is not None and tw is not None else None
-    documented = facts.registry is not None and bool(
-        find_documented(facts.registry, facts.identities, identities(draft), facts.fingerprint, draft_fp)
+    # The same look-up as the check's (api.annotate -> consult): by name, else by vocabulary.
+    matches = (
+        find_documented(facts.registry, facts.identities, identities(draft), facts.vocab,
+                        file_vocab(draft, draft_fps))
+        if facts.registry is not None else []
     )
+    documented = bool(matches)
+    documented_by = ("vocabulary" if matches[0].by_vocabulary() else "name") if matches else None
     return CandidateResult(
         location=found.location,
         name=found.name,
@@ -243,6 +256,7 @@ def summarize(
         modelled_speedup=speedup,
         modelled_draft_max=draft_max,
         memory_bytes=memory,
+        documented_by=documented_by,
     )
 
 

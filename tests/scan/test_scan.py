@@ -364,7 +364,11 @@ def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Ca
     t = api.describe(str(target))
     report = api.check_descriptions(t, api.describe(str(documented)))
     assert report.finding("RG001") is not None and report.verdict == ACCEPTED
-    assert [(c.location, c.documented) for c in result.candidates] == [(str(documented), True), (str(plain), False)]
+    # The plain copy has the Qwen vocabulary, so it is documented too, but only by vocabulary:
+    # a pair documented by name ranks before it.
+    assert [(c.location, c.documented_by) for c in result.candidates] == [
+        (str(documented), "name"), (str(plain), "vocabulary")
+    ]
 
 
 def test_modelled_speedup_and_memory_where_tensor_infos_exist(
@@ -459,3 +463,31 @@ def test_progress_bar_on_a_terminal_only(fake_home: FakeHome) -> None:
     # stderr a pipe: nothing either (the ordinary runner captures stderr through a pipe).
     proc = _run(["scan", "--no-cache", str(fh.target), str(fh.given)], fh.env)
     assert proc.returncode == 0 and "reading" not in proc.stderr
+
+
+def test_documented_by_vocabulary_agrees_with_the_check(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:
+    """Renamed Llama 3 vocab files with size labels: the scan calls the pair documented by
+    vocabulary exactly when the check's RG001 recognises it by vocabulary fingerprint."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from gguf_mutate import VT, make_kv, rewrite_gguf
+
+    def renamed(dst: Path, size: str) -> Path:
+        def mutate(meta) -> None:  # type: ignore[no-untyped-def]
+            meta.drop("general.name")
+            meta.set(make_kv("general.size_label", size, VT.STRING))
+
+        rewrite_gguf(real_vocab("llama-bpe"), dst, mutate)
+        return dst
+
+    target = renamed(tmp_path / "t0.gguf", "8B")
+    # Labels of another length than the target's: same-size copies of the target are left out.
+    small, other = renamed(tmp_path / "d1.gguf", "1.0B"), renamed(tmp_path / "d2.gguf", "3.0B")
+    result = compare(str(target), [str(other), str(small)])
+    by = {c.location: c for c in result.candidates}
+    assert (by[str(small)].documented, by[str(small)].documented_by) == (True, "vocabulary")
+    assert (by[str(other)].documented, by[str(other)].documented_by) == (False, None)  # no 3B draft documented
+    assert result.candidates[0].location == str(small)  # documented ranks first among usable
+    t = api.describe(str(target))
+    for c in result.candidates:
+        report = api.check_descriptions(t, api.describe(c.location))
+        assert c.documented == (report.finding("RG001") is not None)

@@ -25,6 +25,7 @@ from paircheck.findings import Finding, Report
 from paircheck.model import ModelDescription, Override
 
 if TYPE_CHECKING:
+    from paircheck._registry.consult import FileVocab
     from paircheck._registry.identity import ModelIdentity
 
 DEFAULT_ENGINE = LLAMACPP
@@ -97,7 +98,7 @@ def annotate(
         except RegistryError as exc:
             findings = [R_UNAVAILABLE.note(f"the registry of documented pairs could not be read: {exc}")]
         else:
-            findings = consult(loaded, target, draft, {side: fp.full for side, fp in fps.items()})
+            findings = consult(loaded, target, draft, fps)
     # The draft's size: a warning, never a verdict, from the tensor infos already read.
     size = None if draftless else size_warning(target, draft)
     for report in reports:
@@ -197,17 +198,16 @@ __all__ = [
 ]
 
 
-def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], str | None]:
-    """Every identity ``spec`` names for the registry, and its vocabulary fingerprint if read.
+def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], FileVocab | None]:
+    """Every identity ``spec`` names for the registry, and its vocabulary fingerprints and size if read.
 
     An existing GGUF file or Hugging Face folder is read (metadata only) so that its
     ``general.name``, ``general.repo_url``, basename/size/finetune and its fingerprint are
     used, not just its file name. A missing path is an error; anything else (a repo id, a
     model name) is taken as text.
     """
-    from paircheck._registry.consult import identities
+    from paircheck._registry.consult import file_vocab, identities
     from paircheck._registry.identity import identity_from_path, identity_from_string
-    from paircheck.fingerprint import fingerprint
 
     path = Path(spec).expanduser()
     if not path.exists():
@@ -221,4 +221,4 @@ def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], str | None]:
     except InputError:
         return (identity_from_path(path),), None  # unreadable: its name still identifies it
     found = (*identities(desc), identity_from_path(path))
-    return tuple(dict.fromkeys(found)), fingerprint(desc.vocab)
+    return tuple(dict.fromkeys(found)), file_vocab(desc)

@@ -14,10 +14,11 @@ from typing import Any
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_format import describe_side
 from paircheck._format.text import wrap
-from paircheck.scan import CandidateResult, ScanResult
+from paircheck.fit import format_size
+from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 
-SCAN_SCHEMA_VERSION = 2  # 2: the target object is the check's schema 2 side
-_FIXED = 4 + 8 + 7 + 12 + 6 + 10  # rank, usable, fails, documented, cost and the gaps
+SCAN_SCHEMA_VERSION = 2  # 2: the target object is the check's schema 2 side; modelled speedup and memory
+_FIXED = 4 + 8 + 7 + 12 + 6 + 10 + 9 + 10  # rank, usable, fails, documented, cost, speedup, memory, gaps
 
 
 def _usable_word(c: CandidateResult) -> str:
@@ -32,6 +33,19 @@ def _accepted_by(c: CandidateResult) -> str:
 
 def _ratio(c: CandidateResult) -> str:
     return f"{c.cost_ratio:.2f}" if c.cost_ratio is not None else "-"
+
+
+def _documented(c: CandidateResult) -> str:
+    # "vocab": recognised only by a vocabulary fingerprint, which a family shares (see `paircheck T D`).
+    return "" if not c.documented else ("vocab" if c.documented_by == "vocabulary" else "yes")
+
+
+def _speedup(c: CandidateResult) -> str:
+    return f"{c.modelled_speedup:.2f}x" if c.modelled_speedup is not None else "-"
+
+
+def _memory(c: CandidateResult) -> str:
+    return format_size(c.memory_bytes) if c.memory_bytes is not None else "-"
 
 
 def _home_short(path: str) -> str:
@@ -75,15 +89,21 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         every = result.engine == "all"
         rows = [
             (i, _left_short(label, label_max), _accepted_by(c) if every else _usable_word(c), c.first_failure or "",
-             "yes" if c.documented else "", _ratio(c))
+             _documented(c), _ratio(c), _speedup(c), _memory(c))
             for i, (c, label) in enumerate(zip(result.candidates, labels, strict=True), 1)
         ]
         # With --engine all the failing code is llama.cpp's (the first engine's).
-        headers = ("#", "draft", "engines" if every else "usable", "fails", "documented", "cost")
+        headers = ("#", "draft", "engines" if every else "usable", "fails", "documented", "cost", "MODELLED",
+                   "memory")
         lines.append(str(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)))
         lines.append("")
-        lines += wrap("cost: the draft's weight bytes read per token / the target's (lower is faster; "
-                      "- when a file has no tensors)", options.width)
+        lines += wrap("cost: the draft's weight bytes read per token / the target's (lower is faster). "
+                      f"MODELLED: the speedup Leviathan et al.'s model gives at an assumed acceptance of "
+                      f"{REFERENCE_ACCEPTANCE} with the best draft length, not a measurement (`paircheck bench run` "
+                      "measures). memory: target + draft as llama-server allocates them at the target's "
+                      "training context.", options.width)
+        if any(c.modelled_speedup is None or c.memory_bytes is None for c in result.candidates):
+            lines += wrap(NO_TENSORS, options.width)
         reasons = [(i, c) for i, c in enumerate(result.candidates, 1) if c.reason or c.size_warning]
         if reasons:
             lines += ["", "why:"]
@@ -126,9 +146,13 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "first_failure": c.first_failure,
                 "reason": c.reason,
                 "documented": c.documented,
+                "documented_by": c.documented_by,
                 "file_bytes": c.file_bytes,
                 "cost_ratio": c.cost_ratio,
                 "size_warning": c.size_warning,
+                "modelled_speedup": c.modelled_speedup,
+                "modelled_draft_max": c.modelled_draft_max,
+                "memory_bytes": c.memory_bytes,
                 **({"engines": c.engines} if c.engines else {}),
             }
             for i, c in enumerate(result.candidates, 1)
@@ -137,5 +161,6 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "same_as_target": list(result.skipped_same_model),
         "searched": list(result.searched),
         "cache": {"hits": result.cache_hits, "misses": result.cache_misses},
+        "modelled_acceptance": REFERENCE_ACCEPTANCE,
         "launch": launch_line(result),
     }

@@ -10,19 +10,24 @@ Each side is identified from everything its description knows: the GGUF
 ``general.basename`` + ``size_label`` + ``finetune``, a Hugging Face cache folder
 (``models--Org--Name``) in the path, and the path, URL or repo id the user typed.
 ``general.base_model.*`` is deliberately not used: a fine-tune of X is not X.
-Registry entries that carry vocabulary fingerprints also match by fingerprint.
+Registry entries that carry vocabulary fingerprints (``target_vocab``/``draft_vocab``)
+also match a file by its vocabulary, weakest of all: a vocabulary is shared by a family,
+so such a match says "a model with the vocabulary of X", narrowed to X's side only when
+the file's size (``general.size_label`` or its tensor infos) is X's.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from paircheck._registry.entry import RegistryEntry, evidence_text
+from paircheck._registry.entry import RegistryEntry, VocabPrint, evidence_text
 from paircheck._registry.identity import ModelIdentity, ModelRef, identity_from_string
 from paircheck._registry.load import Registry, fingerprint_matches, match_model
 from paircheck.findings import INFO, Finding, Rule
+from paircheck.fingerprint import Fingerprints, fingerprints, prefix_end
 from paircheck.model import ModelDescription
 
 # Methods whose draft is a head trained for one specific target.
@@ -89,8 +94,9 @@ HEAD_ELSEWHERE = (R_HEAD_ELSEWHERE.code, R_HEAD_ELSEWHERE.name)
 MAX_PAIRS = 3  # documented-pair findings shown; the rest are in `paircheck pairs`
 
 _HF_CACHE_RE = re.compile(r"^models--([^-].*?)--(.+)$")
-# The side matched by vocabulary fingerprint beats a repo id, which beats a name.
-_STRENGTH = {"fingerprint": 0, "repo": 1, "name": 2}
+# A repo id beats a name, which beats a vocabulary fingerprint: a fingerprint names a
+# vocabulary that a whole family shares (Llama 3.1 8B and 70B), narrowed by a size if any.
+_STRENGTH = {"repo": 0, "name": 1, "vocabulary+size": 2, "vocabulary": 3}
 
 
 # --------------------------------------------------------------------------- identity
@@ -139,18 +145,94 @@ def _hf_cache_identity(path: str | None) -> ModelIdentity | None:
     return None
 
 
+def _size_billions(label: str | None) -> float | None:
+    """``"14B"`` -> 14.0, ``"135M"`` -> 0.135; None for labels that are not one size (8x7B, A3B, E2B)."""
+    if not label:
+        return None
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([BM])", label.strip().upper())
+    if not m:
+        return None
+    value = float(m.group(1))
+    return value if m.group(2) == "B" else value / 1000
+
+
+# Two sizes are "the same model size" within this relative distance: a label rounds
+# (Qwen2.5-7B has 7.6B parameters) and a parameter count includes the embeddings.
+SIZE_TOLERANCE = 0.2
+
+
+@dataclass(frozen=True)
+class FileVocab:
+    """What a file offers to be recognised by vocabulary when its name says nothing.
+
+    ``full``/``prefix`` are its fingerprints (paircheck.fingerprint); ``size_b`` its
+    parameter count in billions from ``general.size_label`` or its tensor infos, with
+    ``size_from`` saying which; None when the file has neither (a vocab-only file).
+    """
+
+    full: str | None = None
+    prefix: str | None = None
+    prefix_end: int | None = None
+    size_b: float | None = None
+    size_from: str | None = None
+
+
+def file_vocab(desc: ModelDescription, fps: Fingerprints | None = None) -> FileVocab:
+    """The fingerprints and size of one description (fingerprints computed when not given)."""
+    got = fps if fps is not None else fingerprints(desc.vocab)
+    size_b, size_from = None, None
+    label = desc.identity.size_label
+    if _size_billions(label) is not None:
+        size_b, size_from = _size_billions(label), f"general.size_label {label}"
+    elif desc.metadata.tensors:
+        count = desc.metadata.get("split.count")
+        if not (isinstance(count, int) and count > 1):  # the first shard holds only part
+            n = sum(math.prod(t.shape) for t in desc.metadata.tensors)
+            if n:
+                size_b, size_from = n / 1e9, f"tensor infos: {n / 1e9:.2f}B parameters"
+    return FileVocab(got.full, got.prefix, got.prefix_end, size_b, size_from)
+
+
+def _as_file_vocab(value: FileVocab | str | None) -> FileVocab | None:
+    # A bare string is a full fingerprint (the older calling convention).
+    return FileVocab(full=value) if isinstance(value, str) else value
+
+
+def vocab_matches(vocab: VocabPrint | None, fv: FileVocab | None) -> bool:
+    """Whether a file has the vocabulary a registry side documents (prefix, or full when given)."""
+    if vocab is None or fv is None:
+        return False
+    return fingerprint_matches(vocab.prefix, fv.prefix) or fingerprint_matches(vocab.full, fv.full)
+
+
+def vocab_differs(vocab: VocabPrint | None, fv: FileVocab | None) -> bool:
+    """True only when the prefix fingerprints prove different vocabularies: same prefix end
+    (every id below it is compared), different value. Different ends prove nothing."""
+    if vocab is None or fv is None or not fv.prefix or fv.prefix_end is None:
+        return False
+    return prefix_end(vocab.vocab_size) == fv.prefix_end and not fingerprint_matches(vocab.prefix, fv.prefix)
+
+
 def _side_match(
-    ref: ModelRef, documented_fp: str | None, idents: Sequence[ModelIdentity], fp: str | None
+    ref: ModelRef, vocab: VocabPrint | None, idents: Sequence[ModelIdentity], fv: FileVocab | None
 ) -> str | None:
-    if fingerprint_matches(documented_fp, fp):
-        return "fingerprint"
     best = None
     for ident in idents:
         how = match_model(ref, ident)
         if how == "repo":
             return how
         best = best or how
-    return best
+    if best is not None or not vocab_matches(vocab, fv):
+        return best
+    assert fv is not None
+    # The vocabulary is shared by a whole family: a size narrows it to this side, a
+    # different size rules this side out, no size leaves "a model with this vocabulary".
+    documented = _size_billions(identity_from_string(ref.name).size_label)
+    if fv.size_b is None or documented is None:
+        return "vocabulary"
+    if abs(fv.size_b - documented) <= SIZE_TOLERANCE * documented:
+        return "vocabulary+size"
+    return None
 
 
 # --------------------------------------------------------------------------- matching
@@ -165,38 +247,72 @@ class PairMatch:
     def strength(self) -> int:
         return max(_STRENGTH[self.target_by], _STRENGTH[self.draft_by])
 
+    def by_vocabulary(self) -> list[str]:
+        """The sides recognised by vocabulary fingerprint, not by name."""
+        return [side for side, how in (("target", self.target_by), ("draft", self.draft_by)) if how.startswith("vocab")]
+
 
 def find_documented(
     registry: Registry,
     target: Sequence[ModelIdentity],
     draft: Sequence[ModelIdentity],
-    target_fp: str | None = None,
-    draft_fp: str | None = None,
+    target_fp: FileVocab | str | None = None,
+    draft_fp: FileVocab | str | None = None,
 ) -> list[PairMatch]:
     """Entries documenting this target/draft pair, best match first."""
+    t_fv, d_fv = _as_file_vocab(target_fp), _as_file_vocab(draft_fp)
     out: list[PairMatch] = []
     for e in registry.entries:
-        t = _side_match(e.target, e.target_fingerprint, target, target_fp)
+        t = _side_match(e.target, e.target_vocab, target, t_fv)
         if t is None:
             continue
-        d = _side_match(e.draft, e.draft_fingerprint, draft, draft_fp)
+        d = _side_match(e.draft, e.draft_vocab, draft, d_fv)
         if d is not None:
             out.append(PairMatch(e, t, d))
     out.sort(key=lambda m: (m.strength(), m.entry.status != "works", m.entry.sort_key()))
+    if out and out[0].strength() < _STRENGTH["vocabulary+size"]:
+        # Recognised by name: entries that share only the vocabulary would be noise.
+        out = [m for m in out if m.strength() < _STRENGTH["vocabulary+size"]]
     return out
 
 
-def drafts_for(
-    registry: Registry, target: Sequence[ModelIdentity], target_fp: str | None = None
-) -> list[RegistryEntry]:
-    """Entries whose target is this model (any of its identities), best match first."""
+def target_matches(
+    registry: Registry, target: Sequence[ModelIdentity], target_fp: FileVocab | str | None = None
+) -> list[tuple[RegistryEntry, str]]:
+    """Entries whose target is this model, each with how it matched, best match first."""
+    fv = _as_file_vocab(target_fp)
     scored = []
     for e in registry.entries:
-        how = _side_match(e.target, e.target_fingerprint, target, target_fp)
+        how = _side_match(e.target, e.target_vocab, target, fv)
         if how is not None:
-            scored.append((_STRENGTH[how], e.status != "works", e.sort_key(), e))
+            scored.append((_STRENGTH[how], e.status != "works", e.sort_key(), e, how))
     scored.sort(key=lambda item: item[:3])
-    return [item[3] for item in scored]
+    best = scored[0][0] if scored else None
+    # Recognised by name, the entries for that name; by vocabulary only, every entry of that vocabulary.
+    return [(item[3], item[4]) for item in scored if best is not None and (best < 2 or item[0] >= 2)]
+
+
+def drafts_for(
+    registry: Registry, target: Sequence[ModelIdentity], target_fp: FileVocab | str | None = None
+) -> list[RegistryEntry]:
+    """Entries whose target is this model (any of its identities), best match first."""
+    return [e for e, _ in target_matches(registry, target, target_fp)]
+
+
+def vocabulary_note(matches: Sequence[tuple[RegistryEntry, str]], fv: FileVocab | str | None) -> str | None:
+    """One sentence when the target was recognised by vocabulary only, saying how far that goes."""
+    fv = _as_file_vocab(fv)
+    by_vocab = [(e, how) for e, how in matches if how.startswith("vocabulary")]
+    if not by_vocab or len(by_vocab) != len(matches):
+        return None
+    names = list(dict.fromkeys(e.target.name for e, _ in by_vocab))
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    fp = fv.prefix if fv and fv.prefix else "?"
+    if all(how == "vocabulary+size" for _, how in by_vocab) and fv and fv.size_from:
+        return (f"recognised by vocabulary fingerprint ({fp}) and size ({fv.size_from}), not by name: "
+                f"a model with the vocabulary and size of {shown}")
+    return (f"recognised by vocabulary fingerprint ({fp}) only, not by name: a model with the vocabulary of "
+            f"{shown}; the file carries no size that narrows it to one model")
 
 
 def family_of(registry: Registry, idents: Iterable[ModelIdentity]) -> str | None:
@@ -272,13 +388,28 @@ def _entry_details(e: RegistryEntry, **extra: object) -> dict[str, object]:
     }
 
 
-def _pair_finding(m: PairMatch, fps: Mapping[str, str | None]) -> Finding:
+def _recognised(m: PairMatch, fvs: Mapping[str, FileVocab | None]) -> str:
+    """How far a vocabulary match goes, said before the pair so no one reads it as a name match."""
+    parts = []
+    for side in m.by_vocabulary():
+        ref = m.entry.target if side == "target" else m.entry.draft
+        fv = fvs.get(side)
+        if getattr(m, f"{side}_by") == "vocabulary+size" and fv and fv.size_from:
+            parts.append(f"the {side} has the vocabulary and size ({fv.size_from}) of {ref.name}")
+        else:
+            parts.append(f"the {side} is a model with the vocabulary of {ref.name} (no size in the file narrows it)")
+    if not parts:
+        return ""
+    return f"Recognised by vocabulary fingerprint, not by name: {'; '.join(parts)}. Documented pair: "
+
+
+def _pair_finding(m: PairMatch, fvs: Mapping[str, FileVocab | None]) -> Finding:
     e = m.entry
-    pair = f"{e.target.name} + {e.draft.name} ({e.method})"
+    pair = _recognised(m, fvs) + f"{e.target.name} + {e.draft.name} ({e.method})"
     mismatched = [
         side
-        for side, documented in (("target", e.target_fingerprint), ("draft", e.draft_fingerprint))
-        if documented and fps.get(side) and not fingerprint_matches(documented, fps.get(side))
+        for side, documented in (("target", e.target_vocab), ("draft", e.draft_vocab))
+        if vocab_differs(documented, fvs.get(side))
     ]
     caveat = (
         f" The documented {' and '.join(mismatched)} vocabulary fingerprint differs from this file's."
@@ -302,7 +433,7 @@ def _family_finding(
     registry: Registry,
     target_ids: Sequence[ModelIdentity],
     draft_ids: Sequence[ModelIdentity],
-    target_fp: str | None,
+    target_fp: FileVocab | None,
     location: str,
 ) -> Finding | None:
     for_target = drafts_for(registry, target_ids, target_fp)
@@ -342,15 +473,15 @@ def _head_findings(
     registry: Registry,
     target_ids: Sequence[ModelIdentity],
     draft_ids: Sequence[ModelIdentity],
-    target_fp: str | None,
-    draft_fp: str | None,
+    target_fp: FileVocab | None,
+    draft_fp: FileVocab | None,
 ) -> list[Finding]:
     heads = [
         e
         for e in registry.entries
-        if e.method in HEAD_METHODS and _side_match(e.draft, e.draft_fingerprint, draft_ids, draft_fp) is not None
+        if e.method in HEAD_METHODS and _side_match(e.draft, e.draft_vocab, draft_ids, draft_fp) is not None
     ]
-    if not heads or any(_side_match(e.target, e.target_fingerprint, target_ids, target_fp) for e in heads):
+    if not heads or any(_side_match(e.target, e.target_vocab, target_ids, target_fp) for e in heads):
         return []
     code, name = HEAD_ELSEWHERE
     e = heads[0]
@@ -374,19 +505,24 @@ def consult(
     registry: Registry,
     target: ModelDescription,
     draft: ModelDescription,
-    fingerprints: Mapping[str, str | None] | None = None,
+    fingerprints: Mapping[str, Fingerprints | str | None] | None = None,
 ) -> list[Finding]:
     """The registry's findings for this pair (empty when it knows nothing).
 
-    ``fingerprints`` maps "target"/"draft" to their vocabulary fingerprints (see
-    paircheck.fingerprint), used for entries that carry fingerprints.
+    ``fingerprints`` maps "target"/"draft" to their paircheck.fingerprint.Fingerprints
+    (or a bare full fingerprint), used for entries that carry vocabulary fingerprints;
+    a side without one is not matched by vocabulary.
     """
-    fps = dict(fingerprints or {})
-    t_fp, d_fp = fps.get("target"), fps.get("draft")
+    given = dict(fingerprints or {})
+    fvs: dict[str, FileVocab | None] = {}
+    for side, desc in (("target", target), ("draft", draft)):
+        value = given.get(side)
+        fvs[side] = file_vocab(desc, value) if isinstance(value, Fingerprints) else _as_file_vocab(value)
+    t_fp, d_fp = fvs["target"], fvs["draft"]
     target_ids, draft_ids = identities(target), identities(draft)
     pairs = find_documented(registry, target_ids, draft_ids, t_fp, d_fp)
     if pairs:
-        return [_pair_finding(m, fps) for m in pairs[:MAX_PAIRS]]
+        return [_pair_finding(m, fvs) for m in pairs[:MAX_PAIRS]]
     found = _head_findings(registry, target_ids, draft_ids, t_fp, d_fp)
     family = _family_finding(registry, target_ids, draft_ids, t_fp, target.location)
     if family is not None:
@@ -402,8 +538,12 @@ __all__ = [
     "HEAD_METHODS",
     "PairMatch",
     "consult",
+    "FileVocab",
     "drafts_for",
     "family_of",
+    "file_vocab",
+    "target_matches",
+    "vocabulary_note",
     "find_documented",
     "identities",
 ]

@@ -38,6 +38,42 @@ class Checked:
 
 
 @dataclass(frozen=True)
+class VocabPrint:
+    """One side's vocabulary fingerprints and the files they were computed from.
+
+    ``prefix`` (``v1p:``) is what a matching file is compared with; ``full`` (``v1:``)
+    is given only when ``scope`` is "model" (the tokenizer files are the model's own).
+    A fingerprint names a vocabulary, which many models share: a match says "a model
+    with the vocabulary of <side>", never that the file is that model.
+    """
+
+    prefix: str
+    scope: str
+    tokenizer_of: str
+    artifact: str
+    file: str
+    sha256: str
+    vocab_size: int
+    vocab_size_from: str
+    full: str | None = None
+    basis: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "prefix": self.prefix,
+            "full": self.full,
+            "scope": self.scope,
+            "tokenizer_of": self.tokenizer_of,
+            "artifact": self.artifact,
+            "file": self.file,
+            "sha256": self.sha256,
+            "vocab_size": self.vocab_size,
+            "vocab_size_from": self.vocab_size_from,
+            "basis": self.basis,
+        }
+
+
+@dataclass(frozen=True)
 class RegistryEntry:
     id: str
     family: str
@@ -60,8 +96,8 @@ class RegistryEntry:
     quote_url: str | None = None
     caveats: tuple[str, ...] = ()
     see_also: tuple[str, ...] = ()
-    target_fingerprint: str | None = None
-    draft_fingerprint: str | None = None
+    target_vocab: VocabPrint | None = None
+    draft_vocab: VocabPrint | None = None
 
     def evidence_for(self, engine: str) -> str | None:
         """The evidence for one engine: its own entry, else the entry's (None if not listed)."""
@@ -159,8 +195,8 @@ class RegistryEntry:
             },
             "see_also": list(self.see_also),
             "notes": self.notes,
-            "target_fingerprint": self.target_fingerprint,
-            "draft_fingerprint": self.draft_fingerprint,
+            "target_vocab": self.target_vocab.to_dict() if self.target_vocab else None,
+            "draft_vocab": self.draft_vocab.to_dict() if self.draft_vocab else None,
         }
 
 

@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from paircheck._registry.entry import Checked, RegistryEntry, Source
+from paircheck._registry.entry import Checked, RegistryEntry, Source, VocabPrint
 from paircheck._registry.identity import ModelIdentity, ModelRef, normalise_name, ref_key
 from paircheck._registry.schema import SCHEMA_VERSION, RegistryError, _as_date, _check_document, _where
 from paircheck.constants import canonical_engine, canonical_method
@@ -245,8 +245,25 @@ def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
         quote_url=item.get("quote_url"),
         caveats=tuple(c.strip() for c in item.get("caveats", ())),
         see_also=tuple(item.get("see_also", ())),
-        target_fingerprint=item.get("target_fingerprint"),
-        draft_fingerprint=item.get("draft_fingerprint"),
+        target_vocab=_build_vocab(item.get("target_vocab")),
+        draft_vocab=_build_vocab(item.get("draft_vocab")),
+    )
+
+
+def _build_vocab(value: Mapping[str, Any] | None) -> VocabPrint | None:
+    if value is None:
+        return None
+    return VocabPrint(
+        prefix=value["prefix"],
+        scope=value["scope"],
+        tokenizer_of=value["tokenizer_of"],
+        artifact=value["artifact"],
+        file=value["file"],
+        sha256=value["sha256"],
+        vocab_size=value["vocab_size"],
+        vocab_size_from=value["vocab_size_from"].strip(),
+        full=value.get("full"),
+        basis=" ".join(value["basis"].split()) if value.get("basis") else None,
     )
 
 

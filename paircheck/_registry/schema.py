@@ -66,8 +66,16 @@ _ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-{2}))*[a-z0-9]$")
 _FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
 _REPO_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
 _URL_RE = re.compile(r"^https://[^\s/]+\.[^\s/]+(?:/\S*)?$")
-# paircheck.fingerprint's "v1:<hex>" (a bare hex string is read as v1), 16-64 digits.
-_FINGERPRINT_RE = re.compile(r"^(?:v[0-9]+:)?[0-9a-f]{16,64}$")
+# paircheck.fingerprint's full and prefix fingerprints, exactly as it prints them.
+_FULL_RE = re.compile(r"^v1:[0-9a-f]{32}$")
+_PREFIX_RE = re.compile(r"^v1p:[0-9a-f]{32}$")
+_SHA256_RE = re.compile(r"^[0-9a-f]{64}$")
+# How far a side's vocabulary fingerprint speaks for that model (see registry/README.md):
+# "model": the hashed tokenizer files are this model's own; "family": they are a sibling
+# release's, so only the prefix (the regular tokens, before any added special token) is claimed.
+VOCAB_SCOPES: tuple[str, ...] = ("model", "family")
+_VOCAB_REQUIRED = ("prefix", "scope", "tokenizer_of", "artifact", "file", "sha256", "vocab_size", "vocab_size_from")
+_VOCAB_KEYS = frozenset(_VOCAB_REQUIRED) | {"full", "basis"}
 _DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 _TOP_KEYS = frozenset({"schema_version", "pair"})
@@ -76,7 +84,7 @@ _ENTRY_REQUIRED = (
 )
 _ENTRY_OPTIONAL = (
     "why", "fails_on", "engine_evidence", "figure", "quote_url", "caveats", "see_also",
-    "target_fingerprint", "draft_fingerprint",
+    "target_vocab", "draft_vocab",
 )
 _MODEL_KEYS = frozenset({"name", "repo", "builtin"})
 _SOURCE_KEYS = frozenset({"url", "kind"})
@@ -172,9 +180,43 @@ def _check_entry(item: Mapping[str, Any]) -> list[str]:
             p.append("caveats must be a list of non-empty strings")
         else:
             p += [f"caveat longer than {MAX_CAVEAT} characters: {c[:40]!r}..." for c in caveats if len(c) > MAX_CAVEAT]
-    for key in ("target_fingerprint", "draft_fingerprint"):
-        if key in item and not (isinstance(item[key], str) and _FINGERPRINT_RE.match(item[key])):
-            p.append(f"{key} must be a paircheck fingerprint: 'v1:' and 16-64 lowercase hex digits")
+    for key in ("target_vocab", "draft_vocab"):
+        if key in item:
+            p += [f"{key}: {msg}" for msg in _check_vocab(item[key])]
+    if isinstance(item.get("draft"), Mapping) and item["draft"].get("builtin") and "draft_vocab" in item:
+        p.append("draft_vocab: a builtin draft has no vocabulary of its own")
+    return p
+
+
+def _check_vocab(value: Any) -> list[str]:
+    """A side's vocabulary fingerprints and where they were computed from."""
+    if not isinstance(value, Mapping):
+        return ["must be a table"]
+    p = [f"missing required field {k!r}" for k in _VOCAB_REQUIRED if k not in value]
+    p += [f"unknown field {k!r}" for k in sorted(set(value) - _VOCAB_KEYS)]
+    if "prefix" in value and not (isinstance(value["prefix"], str) and _PREFIX_RE.match(value["prefix"])):
+        p.append("prefix must be a prefix fingerprint: 'v1p:' and 32 lowercase hex digits")
+    if "full" in value and not (isinstance(value["full"], str) and _FULL_RE.match(value["full"])):
+        p.append("full must be a fingerprint: 'v1:' and 32 lowercase hex digits")
+    scope = value.get("scope")
+    if "scope" in value and scope not in VOCAB_SCOPES:
+        p.append(f"scope {scope!r} is not one of: {', '.join(VOCAB_SCOPES)}")
+    if scope == "family":
+        if "full" in value:
+            p.append("full is only for scope 'model': a sibling release's special tokens differ")
+        if not (isinstance(value.get("basis"), str) and value["basis"].strip()):
+            p.append("scope 'family' needs a 'basis': why the model shares the vocabulary up to the prefix end")
+    tokenizer_of = value.get("tokenizer_of")
+    if "tokenizer_of" in value and not (isinstance(tokenizer_of, str) and _REPO_RE.match(tokenizer_of)):
+        p.append("tokenizer_of must be a Hugging Face repo id (org/name)")
+    for key in ("artifact", "file", "vocab_size_from"):
+        if key in value and not (isinstance(value[key], str) and value[key].strip()):
+            p.append(f"{key} must be a non-empty string")
+    if "sha256" in value and not (isinstance(value["sha256"], str) and _SHA256_RE.match(value["sha256"])):
+        p.append("sha256 must be 64 lowercase hex digits (of the file named in 'file')")
+    size = value.get("vocab_size")
+    if "vocab_size" in value and (isinstance(size, bool) or not isinstance(size, int) or size <= 0):
+        p.append("vocab_size must be a positive integer (the model's config vocab_size)")
     return p
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from paircheck._format import formats
-from paircheck._registry.consult import drafts_for
+from paircheck._registry.consult import target_matches, vocabulary_note
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
 from paircheck._registry.load import load_registry
@@ -85,7 +85,12 @@ def pairs(
         found, fp = identities_for(for_target)
         query = found[0]
         allowed = {e.id for e in chosen}
-        entries = [e for e in drafts_for(registry, found, fp) if e.id in allowed]
+        matches = [(e, how) for e, how in target_matches(registry, found, fp) if e.id in allowed]
+        entries = [e for e, _ in matches]
+        note = vocabulary_note(matches, fp)
+        if note:
+            # On stderr so --format json/csv stay parseable; the list is the entries of that vocabulary.
+            click.echo(f"note: {note}", err=True)
     name = FORMAT_NAMES[fmt.casefold()]
     if not entries and name in ("json", "csv"):
         # Machine formats stay parseable (empty list / header only); the note goes to stderr.

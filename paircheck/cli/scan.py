@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import TextIO
 
 import click
 
@@ -36,8 +38,28 @@ def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
     sys.exit(EXIT_OK if result.usable else EXIT_INCOMPATIBLE)
 
 
-def _progress_line(location: str) -> None:
-    click.echo(f"\r\x1b[Kreading {location[-70:]}", err=True, nl=False)
+class TqdmProgress:
+    """The scan's progress callback as a tqdm bar on stderr: one step per file read (cached
+    files are not read, so they do not count), the file being read shown after the bar."""
+
+    def __init__(self, stream: TextIO) -> None:
+        from tqdm import tqdm  # only on a terminal: never imported for --json, --quiet or a pipe
+
+        self.bar = tqdm(total=None, unit=" files", desc="reading", file=stream, leave=False, dynamic_ncols=True)
+
+    def __call__(self, location: str) -> None:
+        self.bar.set_postfix_str(os.path.basename(location)[-40:], refresh=False)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        self.bar.close()
+
+
+def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | None:
+    """A progress bar only for a person watching: stderr is a terminal, and neither --json nor --quiet."""
+    if quiet or as_json or not stream.isatty():
+        return None
+    return TqdmProgress(stream)
 
 
 @click.command("scan", epilog=EPILOG)
@@ -59,8 +81,11 @@ def scan_cmd(
     """Rank every model found in DIRs (and where models are usually kept) as a draft for TARGET."""
     from paircheck.scan import scan
 
-    progress = _progress_line if not (quiet or as_json) and sys.stderr.isatty() else None
-    result = scan(target, list(dirs), not no_default_dirs, engine, method, progress=progress, use_cache=not no_cache)
-    if progress is not None:
-        click.echo("\r\x1b[K", err=True, nl=False)
+    progress = make_progress(sys.stderr, as_json, quiet)
+    try:
+        result = scan(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
+                      use_cache=not no_cache)
+    finally:
+        if progress is not None:
+            progress.close()  # leave=False: the bar is erased before the ranking prints
     emit(result, as_json, quiet)

@@ -40,6 +40,16 @@ class CandidateResult:
     size_warning: str | None
     engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
     source_kind: str = "gguf"  # "gguf" or "hf-folder" (which llama-server cannot load)
+    # MODELLED, not measured: Leviathan et al.'s speedup at REFERENCE_ACCEPTANCE with the best
+    # draft length for this cost ratio (paircheck.bench.estimate); None without tensor infos.
+    modelled_speedup: float | None = None
+    modelled_draft_max: int | None = None
+    # Memory of target + draft as llama-server allocates it at the target's training context
+    # (paircheck.fit, device + host bytes); None when either file has no tensor infos.
+    memory_bytes: int | None = None
+    # How the registry recognised the pair when documented: "name" (repo ids or names) or
+    # "vocabulary" (a side known only by its vocabulary fingerprint, as the check's RG001 says).
+    documented_by: str | None = None
 
     @property
     def accepted_by(self) -> list[str]:
@@ -48,10 +58,13 @@ class CandidateResult:
 
     def sort_key(self) -> tuple[int, int, int, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
-        ratio = self.cost_ratio if self.cost_ratio is not None else float("inf")
+        # Best modelled speedup first; a candidate without one (no tensor infos) after those with one.
+        speed = -self.modelled_speedup if self.modelled_speedup is not None else float("inf")
         size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
         # --engine all: a draft more engines accept first (0 for a single engine).
-        return usable, -len(self.accepted_by), 0 if self.documented else 1, ratio, size, self.location
+        # Documented by name before documented only by vocabulary (a family's), before undocumented.
+        documented = 0 if self.documented and self.documented_by != "vocabulary" else (1 if self.documented else 2)
+        return usable, -len(self.accepted_by), documented, speed, size, self.location
 
 
 @dataclass(frozen=True)
@@ -101,6 +114,41 @@ def _file_bytes(path: str | None) -> int | None:
         return None
 
 
+# The acceptance rate the ranking's modelled speedup assumes: a stated reference point of
+# `paircheck estimate`'s band (0.5-0.9), the same for every candidate, so the ranking depends
+# only on the cost ratio. Labelled MODELLED wherever it is shown.
+REFERENCE_ACCEPTANCE = 0.7
+NO_TENSORS = "- : a file without tensor infos (a vocab-only file) has no weights to model speed or memory from"
+
+
+def _modelled(ratio: float | None) -> tuple[float | None, int | None]:
+    from paircheck.bench.estimate import best_draft_max, modelled_speedup
+
+    if ratio is None or ratio <= 0:
+        return None, None
+    k = best_draft_max(REFERENCE_ACCEPTANCE, ratio)
+    return round(modelled_speedup(REFERENCE_ACCEPTANCE, k, ratio), 3), k
+
+
+def _memory(target: ModelDescription, draft: ModelDescription) -> int | None:
+    """Target + draft bytes as llama-server allocates them (paircheck.fit), at the target's
+    training context as the pair check uses; None when a side lacks tensor infos."""
+    from paircheck.fit import DraftOptions, FitOptions, fit
+
+    for desc in (target, draft):
+        count = desc.metadata.get("split.count")
+        if not desc.metadata.tensors or (isinstance(count, int) and count > 1):
+            return None
+    arch = target.metadata.get("general.architecture")
+    ctx = target.metadata.get(f"{arch}.context_length")
+    try:
+        result = fit(target.metadata, draft.metadata, FitOptions(ctx=int(ctx) if isinstance(ctx, int) else 4096),
+                     DraftOptions(), None, (target.display_name, draft.display_name))
+    except (InputError, ValueError, KeyError, TypeError):
+        return None  # an architecture the memory model does not know: no figure rather than a wrong one
+    return int(result.total_device_bytes + result.total_host_bytes)
+
+
 def _usable(report: Report) -> bool | None:
     return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
 
@@ -111,13 +159,14 @@ class TargetFacts:
 
     fingerprint: str | None
     identities: tuple[Any, ...]
+    vocab: Any  # the target's _registry.consult.FileVocab (fingerprints and size)
     weights: WeightBytes | None
     file_bytes: int | None
     registry: Any  # a loaded registry, or None when it cannot be read
 
     @classmethod
     def of(cls, target: ModelDescription) -> TargetFacts:
-        from paircheck._registry.consult import identities
+        from paircheck._registry.consult import file_vocab, identities
         from paircheck._registry.load import default_registry
         from paircheck._registry.schema import RegistryError
 
@@ -125,7 +174,8 @@ class TargetFacts:
             registry = default_registry()
         except RegistryError:
             registry = None  # "documented" is then false for all; the verdicts do not depend on it
-        return cls(fingerprints(target.vocab).full, identities(target), description_weight_bytes(target),
+        fps = fingerprints(target.vocab)
+        return cls(fps.full, identities(target), file_vocab(target, fps), description_weight_bytes(target),
                    _file_bytes(target.resolved_path), registry)
 
 
@@ -157,7 +207,7 @@ def summarize(
     look-up and the size warning are made here as ``api.annotate`` makes them, with the
     target's fingerprint, identities and weight bytes computed once per scan."""
     from paircheck._engine.pair_size import same_file, size_finding
-    from paircheck._registry.consult import find_documented, identities
+    from paircheck._registry.consult import file_vocab, find_documented, identities
 
     facts = facts or TargetFacts.of(target)
     if engine == "all":
@@ -170,7 +220,8 @@ def summarize(
         main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
         verdicts, usable = {main.engine: main.verdict}, _usable(main)
     draft_bytes = _file_bytes(draft.resolved_path)
-    draft_fp = fingerprints(draft.vocab).full
+    draft_fps = fingerprints(draft.vocab)
+    draft_fp = draft_fps.full
     dw = description_weight_bytes(draft)
     if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
         return None
@@ -178,9 +229,16 @@ def summarize(
     tw = facts.weights
     ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
     size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
-    documented = facts.registry is not None and bool(
-        find_documented(facts.registry, facts.identities, identities(draft), facts.fingerprint, draft_fp)
+    speedup, draft_max = _modelled(ratio)
+    memory = _memory(target, draft) if dw is not None and tw is not None else None
+    # The same look-up as the check's (api.annotate -> consult): by name, else by vocabulary.
+    matches = (
+        find_documented(facts.registry, facts.identities, identities(draft), facts.vocab,
+                        file_vocab(draft, draft_fps))
+        if facts.registry is not None else []
     )
+    documented = bool(matches)
+    documented_by = ("vocabulary" if matches[0].by_vocabulary() else "name") if matches else None
     return CandidateResult(
         location=found.location,
         name=found.name,
@@ -195,6 +253,10 @@ def summarize(
         size_warning=size.message if size else None,
         engines=verdicts if engine == "all" else {},
         source_kind="hf-folder" if draft.source_kind == "hf-folder" else "gguf",
+        modelled_speedup=speedup,
+        modelled_draft_max=draft_max,
+        memory_bytes=memory,
+        documented_by=documented_by,
     )
 
 
@@ -278,6 +340,8 @@ def _from_cache(
     elif kind == "error":
         unreadable.append(Unreadable(found.location, str(value.get("error"))))
     elif kind == "result":
+        if "modelled_speedup" not in value:
+            return False  # written before the modelled columns existed: read the file again
         # The path as found this time (a symlink, an Ollama blob): the key is the real path.
         value.update(location=found.location, name=found.name, where=found.where)
         try:
@@ -328,4 +392,7 @@ def compare(
     return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts))
 
 
-__all__ = ["CandidateResult", "ScanResult", "Unreadable", "compare", "rank", "scan", "summarize"]
+__all__ = [
+    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare", "rank", "scan",
+    "summarize",
+]

@@ -13,12 +13,23 @@ time, so memory stays bounded by one file's metadata). Layouts, each from its to
   split model from its first shard, so only ``-00001-of-N`` is a candidate.
 * LM Studio: ``~/.lmstudio/models`` (current) and ``~/.cache/lm-studio/models`` (older releases),
   ``PUBLISHER/REPO/FILE.gguf`` below them.
-* Ollama: ``OLLAMA_MODELS`` or ``~/.ollama/models``; ``manifests/HOST/NAMESPACE/NAME/TAG`` is an
-  OCI manifest whose layer with mediaType ``application/vnd.ollama.image.model`` names the GGUF
-  blob by digest ``sha256:HEX``, stored as ``blobs/sha256-HEX`` (no extension). Ollama's
-  server/modelpath.go (GetManifestPath, GetBlobsPath: ":" replaced by "-"); the layout was
-  checked against readers of real stores found with the search tools, not against a pinned
-  Ollama commit.
+* Ollama, verified against github.com/ollama/ollama at commit
+  fb30760996871fa9460115c753afd2c60d4ab0f7 (2026-08-21):
+  - the store: envconfig/config.go ``Models()``: ``OLLAMA_MODELS`` (``Var()`` trims spaces and
+    quotes around the value), else ``filepath.Join(os.UserHomeDir(), ".ollama", "models")``; the
+    same on every OS (a Linux service's user has its own home, so its store is under that home);
+  - manifests: manifest/paths.go ``PathForName`` = ``<store>/manifests/`` + types/model/name.go
+    ``Name.Filepath()`` = ``HOST/NAMESPACE/MODEL/TAG``, defaults ``registry.ollama.ai``,
+    ``library``, ``latest``;
+  - blobs: manifest/paths.go ``BlobsPath`` accepts ``sha256:HEX`` or ``sha256-HEX`` and stores
+    ``<store>/blobs/sha256-HEX`` (``":"`` replaced by ``"-"``, no extension); older releases wrote
+    ``sha256:HEX`` files, which server/fixblobs.go ``fixBlobs`` renames only when the server next
+    starts (server/routes.go), so a store not served since still holds them;
+  - the GGUF layer: mediaType ``application/vnd.ollama.image.model`` (server/create.go; a draft
+    layer is ``application/vnd.ollama.image.draft``, manifest/layer.go ``MediaTypeImageDraft``);
+  - names: ``Name.DisplayShortest()``: ``HOST/NAMESPACE/`` unless the host is the default
+    (compared case-insensitively), else ``NAMESPACE/`` unless it is ``library`` (likewise), then
+    always ``MODEL:TAG``.
 """
 
 from __future__ import annotations
@@ -78,8 +89,22 @@ def llama_cache_dir(env: Mapping[str, str]) -> Path:
     return (xdg if xdg is not None else _home(env) / ".cache") / "llama.cpp"
 
 
+OLLAMA_DEFAULT_NAMESPACE = "library"
+
+
 def ollama_dir(env: Mapping[str, str]) -> Path:
-    return _env_path(env, "OLLAMA_MODELS") or _home(env) / ".ollama" / "models"
+    # Ollama's envconfig.Var: strings.Trim(strings.TrimSpace(value), "\"'").
+    value = env.get("OLLAMA_MODELS", "").strip().strip("\"'")
+    return Path(value) if value else _home(env) / ".ollama" / "models"
+
+
+def ollama_display_name(host: str, namespace: str, model: str, tag: str) -> str:
+    """Ollama's ``Name.DisplayShortest()``: what ``ollama list`` shows for a manifest path."""
+    if host.casefold() != OLLAMA_DEFAULT_HOST:
+        return f"{host}/{namespace}/{model}:{tag}"
+    if namespace.casefold() != OLLAMA_DEFAULT_NAMESPACE:
+        return f"{namespace}/{model}:{tag}"
+    return f"{model}:{tag}"
 
 
 def _home(env: Mapping[str, str]) -> Path:
@@ -127,10 +152,7 @@ def ollama_models(store: Path) -> Iterator[Candidate | Unlisted]:
             if len(rel) != 4:
                 continue  # HOST/NAMESPACE/NAME/TAG only
             host, namespace, model, _ = rel
-            if host == OLLAMA_DEFAULT_HOST:
-                name = f"{model}:{tag}" if namespace == "library" else f"{namespace}/{model}:{tag}"
-            else:
-                name = f"{host}/{namespace}/{model}:{tag}"
+            name = ollama_display_name(host, namespace, model, tag)
             try:
                 if path.stat().st_size > _MAX_MANIFEST:
                     raise ValueError("manifest larger than 1 MiB")
@@ -146,6 +168,8 @@ def ollama_models(store: Path) -> Iterator[Candidate | Unlisted]:
                 yield Unlisted(str(path), f"Ollama manifest of {name} is not readable: {exc}")
                 continue
             blob = store / "blobs" / digest.replace(":", "-")
+            if not blob.is_file() and (store / "blobs" / digest.replace("-", ":", 1)).is_file():
+                blob = store / "blobs" / digest.replace("-", ":", 1)  # not yet renamed by fixBlobs
             if not blob.is_file():
                 yield Unlisted(str(blob), f"Ollama model {name}: blob {blob.name} is missing")
                 continue

@@ -229,16 +229,22 @@ def test_broken_toml_syntax(tmp_path: Path) -> None:
 
 
 def test_unknown_field_and_bad_fingerprint(tmp_path: Path) -> None:
+    # target_fingerprint (a bare string without provenance) was replaced by target_vocab.
     body = HEADER + GOOD_ENTRY + 'note = "typo"\ntarget_fingerprint = "XYZ"\n'
     msg = load_error(write_registry(tmp_path, body))
     assert "unknown field 'note'" in msg
-    assert "target_fingerprint" in msg
+    assert "unknown field 'target_fingerprint'" in msg
 
 
-def test_valid_fingerprint_accepted(tmp_path: Path) -> None:
-    body = HEADER + GOOD_ENTRY + 'draft_fingerprint = "0123456789abcdef"\n'
+def test_valid_vocab_accepted(tmp_path: Path) -> None:
+    body = HEADER + GOOD_ENTRY + (
+        '\n[pair.draft_vocab]\nprefix = "v1p:' + "0" * 32 + '"\nscope = "model"\nfull = "v1:' + "1" * 32 + '"\n'
+        'tokenizer_of = "org/m"\nartifact = "pypi:x==1"\nfile = "f.gguf"\nsha256 = "' + "a" * 64 + '"\n'
+        'vocab_size = 32000\nvocab_size_from = "config.json"\n'
+    )
     reg = load_registry(write_registry(tmp_path, body))
-    assert next(iter(reg)).draft_fingerprint == "0123456789abcdef"
+    vocab = next(iter(reg)).draft_vocab
+    assert vocab is not None and (vocab.full, vocab.vocab_size, vocab.basis) == ("v1:" + "1" * 32, 32000, None)
 
 
 def test_wrong_schema_version_and_empty(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from paircheck._registry.identity import identity_from_string
 from paircheck._registry.load import default_registry, load_registry
 from paircheck.api import check_all_engines, check_descriptions, check_pair, describe
 from paircheck.cli import main
-from paircheck.fingerprint import fingerprint
+from paircheck.fingerprint import fingerprint, fingerprints
 
 LMSTUDIO_DOCS = "https://lmstudio.ai/docs/advanced/speculative-decoding"
 
@@ -248,50 +248,59 @@ def test_identities_from_metadata_cache_folder_and_location(gguf_factory, tmp_pa
 # --------------------------------------------------------------------------- fingerprints in entries
 
 
+def _vocab_table(side: str, prefix: str) -> str:
+    return (
+        f'\n[pair.{side}_vocab]\nprefix = "{prefix}"\nscope = "family"\ntokenizer_of = "org/model"\n'
+        f'artifact = "pypi:x==1"\nfile = "f.gguf"\nsha256 = "{"a" * 64}"\nvocab_size = 400\n'
+        f'vocab_size_from = "config.json"\nbasis = "test"\n'
+    )
+
+
 def _registry_with_fingerprints(tmp_path: Path, target_fp: str, draft_fp: str) -> Path:
-    body = f'''schema_version = 2
+    body = '''schema_version = 2
 
 [[pair]]
 id = "fp-target--fp-draft"
 family = "testfam"
-target = {{ name = "Some Target Nobody Names" }}
-draft = {{ name = "Some Draft Nobody Names" }}
+target = { name = "Some Target Nobody Names 7B" }
+draft = { name = "Some Draft Nobody Names 1B" }
 method = "draft-model"
 engines = ["llama.cpp"]
 status = "works"
 evidence = "ran"
-source = {{ url = "https://example.org/fp", kind = "blog" }}
+source = { url = "https://example.org/fp", kind = "blog" }
 quote = "The target ran with this draft."
-checked = {{ on = 2026-11-30, read = ["https://example.org/fp"] }}
+checked = { on = 2026-11-30, read = ["https://example.org/fp"] }
 notes = "test"
-target_fingerprint = "{target_fp}"
-draft_fingerprint = "{draft_fp}"
-'''
+''' + _vocab_table("target", target_fp) + _vocab_table("draft", draft_fp)
     path = tmp_path / "reg.toml"
     path.write_text(body)
     return path
 
 
-def test_registry_fingerprints_identify_a_pair(gguf_factory, tmp_path: Path) -> None:
+def test_registry_fingerprints_identify_a_vocabulary_not_a_model(gguf_factory, tmp_path: Path) -> None:
     t = describe(str(gguf_factory("x.gguf")))
-    d = describe(str(gguf_factory("y.gguf", n_tokens=401)))
-    tfp, dfp = fingerprint(t.vocab), fingerprint(d.vocab)
-    assert tfp and dfp
-    reg = load_registry(_registry_with_fingerprints(tmp_path, tfp, dfp[:19]))  # "v1:" + 16 digits
+    d = describe(str(gguf_factory("y.gguf", n_tokens=401, extra_kv={"tokenizer.ggml.bos_token_id": 3})))
+    tfp, dfp = fingerprints(t.vocab), fingerprints(d.vocab)
+    assert tfp.prefix and dfp.prefix and tfp.prefix != dfp.prefix
+    reg = load_registry(_registry_with_fingerprints(tmp_path, tfp.prefix, dfp.prefix))
     (f,) = RC.consult(reg, t, d, {"target": tfp, "draft": dfp})
-    assert f.code == "RG001" and f.details["matched_by"] == {"target": "fingerprint", "draft": "fingerprint"}
-    # Without fingerprints (or with other files) nothing matches.
+    assert f.code == "RG001" and f.details["matched_by"] == {"target": "vocabulary", "draft": "vocabulary"}
+    assert "the target is a model with the vocabulary of Some Target Nobody Names 7B" in f.message
+    # Without fingerprints (or with the files swapped) nothing matches.
     assert RC.consult(reg, t, d, {}) == []
     assert RC.consult(reg, d, t, {"target": dfp, "draft": tfp}) == []
 
 
 def test_name_match_with_a_different_documented_fingerprint_is_noted(gguf_factory, tmp_path: Path) -> None:
-    t = describe(str(gguf_factory("Some-Target-Nobody-Names.gguf")))
-    d = describe(str(gguf_factory("Some-Draft-Nobody-Names.gguf")))
-    reg = load_registry(_registry_with_fingerprints(tmp_path, "v1:" + "0" * 32, "v1:" + "1" * 32))
-    fps = {"target": fingerprint(t.vocab), "draft": fingerprint(d.vocab)}
+    t = describe(str(gguf_factory("Some-Target-Nobody-Names-7B.gguf")))
+    d = describe(str(gguf_factory("Some-Draft-Nobody-Names-1B.gguf")))
+    fps = {"target": fingerprints(t.vocab), "draft": fingerprints(d.vocab)}
+    assert fps["target"].prefix_end == fps["draft"].prefix_end  # the same end: a different value is proof
+    reg = load_registry(_registry_with_fingerprints(tmp_path, "v1p:" + "0" * 32, "v1p:" + "1" * 32))
     (f,) = RC.consult(reg, t, d, fps)
     assert f.code == "RG001" and f.details["fingerprint_differs"] == ["target", "draft"]
+    assert f.details["matched_by"] == {"target": "name", "draft": "name"}
     assert "fingerprint differs" in f.message
 
 

@@ -366,4 +366,130 @@ def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Ca
     t = api.describe(str(target))
     report = api.check_descriptions(t, api.describe(str(documented)))
     assert report.finding("RG001") is not None and report.verdict == ACCEPTED
-    assert [(c.location, c.documented) for c in result.candidates] == [(str(documented), True), (str(plain), False)]
+    # The plain copy has the Qwen vocabulary, so it is documented too, but only by vocabulary:
+    # a pair documented by name ranks before it.
+    assert [(c.location, c.documented_by) for c in result.candidates] == [
+        (str(documented), "name"), (str(plain), "vocabulary")
+    ]
+
+
+def test_modelled_speedup_and_memory_where_tensor_infos_exist(
+    tmp_path: Path, real_vocab: Callable[[str], Path]
+) -> None:
+    """Files with tensor infos get the MODELLED speedup (bench.estimate's formula) and the pair's
+    memory (fit's model); a vocab-only file gets neither, shown as "-" with the reason once."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import fit_shapes
+
+    from paircheck._format.interface import RenderOptions
+    from paircheck._format.scan_render import render_scan_text, scan_to_dict
+    from paircheck.bench.estimate import best_draft_max, modelled_speedup
+    from paircheck.fit import DraftOptions, FitOptions, fit
+    from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE
+
+    target = fit_shapes.write_shape(fit_shapes.qwen25("7B"), tmp_path / "t.gguf")
+    draft = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "d.gguf")
+    vocab_only = _copy(real_vocab("llama-spm"), tmp_path / "v.gguf")
+    result = compare(str(target), [str(vocab_only), str(draft)])
+    by_loc = {c.location: c for c in result.candidates}
+    c, v = by_loc[str(draft)], by_loc[str(vocab_only)]
+    assert c.cost_ratio is not None and 0 < c.cost_ratio < 0.2
+    k = best_draft_max(REFERENCE_ACCEPTANCE, c.cost_ratio)
+    assert c.modelled_draft_max == k
+    assert c.modelled_speedup == round(modelled_speedup(REFERENCE_ACCEPTANCE, k, c.cost_ratio), 3) > 1
+    t, d = api.describe(str(target)), api.describe(str(draft))
+    expected = fit(t.metadata, d.metadata, FitOptions(ctx=32768), DraftOptions(), None, ("t", "d"))
+    assert c.memory_bytes == expected.total_device_bytes + expected.total_host_bytes > 0
+    assert (v.modelled_speedup, v.memory_bytes) == (None, None)
+    doc = scan_to_dict(result)
+    row = next(x for x in doc["candidates"] if x["location"] == str(draft))
+    assert (row["modelled_speedup"], row["memory_bytes"]) == (c.modelled_speedup, c.memory_bytes)
+    assert doc["modelled_acceptance"] == REFERENCE_ACCEPTANCE
+    text = render_scan_text(result, RenderOptions(width=200))
+    assert "MODELLED" in text and f"{c.modelled_speedup:.2f}x" in text and NO_TENSORS in text
+    assert text.count(NO_TENSORS) == 1
+
+
+def test_ranking_prefers_the_best_modelled_speedup(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "tests"))
+    import fit_shapes
+
+    target = fit_shapes.write_shape(fit_shapes.qwen25("7B"), tmp_path / "t.gguf")
+    small = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "z-small.gguf")
+    big = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "a-big.gguf", scheme="f16")
+    result = compare(str(target), [str(big), str(small)])
+    speeds = [c.modelled_speedup for c in result.candidates]
+    assert all(s is not None for s in speeds) and speeds == sorted(speeds, reverse=True)  # type: ignore[type-var]
+    assert result.candidates[0].location == str(small)  # q4 reads fewer bytes than f16: faster, despite its name
+
+
+def _run_with_tty_stderr(args: list[str], env: dict[str, str]) -> tuple[int, str, str]:
+    """Run the CLI with stderr on a real pseudo-terminal (stdout a pipe); return code, stdout, stderr."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    # A new pseudo-terminal is 0x0; give it a real terminal's size, as a terminal window has.
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    full = {**env, "PYTHONPATH": str(REPO), "COLUMNS": "100"}
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "paircheck", *args], stdout=subprocess.PIPE, stderr=slave,
+                                stdin=subprocess.DEVNULL, env=full)
+        os.close(slave)
+        chunks: list[bytes] = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed its end
+                break
+            if not data:
+                break
+            chunks.append(data)
+        out = proc.stdout.read().decode() if proc.stdout else ""
+        code = proc.wait(timeout=300)
+    finally:
+        os.close(master)
+    return code, out, b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_on_a_terminal_only(fake_home: FakeHome) -> None:
+    fh = fake_home
+    code, out, err = _run_with_tty_stderr(["scan", "--no-cache", str(fh.target), str(fh.given)], fh.env)
+    assert code == 0 and "usable draft" in out
+    assert "reading" in err and " files" in err  # tqdm's bar: "reading: N files [...]"
+    for quiet in (["--json"], ["--quiet"]):
+        code, out, err = _run_with_tty_stderr(["scan", "--no-cache", *quiet, str(fh.target), str(fh.given)], fh.env)
+        assert code == 0 and "reading" not in err, (quiet, err)
+    # stderr a pipe: nothing either (the ordinary runner captures stderr through a pipe).
+    proc = _run(["scan", "--no-cache", str(fh.target), str(fh.given)], fh.env)
+    assert proc.returncode == 0 and "reading" not in proc.stderr
+
+
+def test_documented_by_vocabulary_agrees_with_the_check(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:
+    """Renamed Llama 3 vocab files with size labels: the scan calls the pair documented by
+    vocabulary exactly when the check's RG001 recognises it by vocabulary fingerprint."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from gguf_mutate import VT, make_kv, rewrite_gguf
+
+    def renamed(dst: Path, size: str) -> Path:
+        def mutate(meta) -> None:  # type: ignore[no-untyped-def]
+            meta.drop("general.name")
+            meta.set(make_kv("general.size_label", size, VT.STRING))
+
+        rewrite_gguf(real_vocab("llama-bpe"), dst, mutate)
+        return dst
+
+    target = renamed(tmp_path / "t0.gguf", "8B")
+    # Labels of another length than the target's: same-size copies of the target are left out.
+    small, other = renamed(tmp_path / "d1.gguf", "1.0B"), renamed(tmp_path / "d2.gguf", "3.0B")
+    result = compare(str(target), [str(other), str(small)])
+    by = {c.location: c for c in result.candidates}
+    assert (by[str(small)].documented, by[str(small)].documented_by) == (True, "vocabulary")
+    assert (by[str(other)].documented, by[str(other)].documented_by) == (False, None)  # no 3B draft documented
+    assert result.candidates[0].location == str(small)  # documented ranks first among usable
+    t = api.describe(str(target))
+    for c in result.candidates:
+        report = api.check_descriptions(t, api.describe(c.location))
+        assert c.documented == (report.finding("RG001") is not None)

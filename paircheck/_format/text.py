@@ -157,8 +157,12 @@ def _finding_lines(item: Finding, options: RenderOptions, fix_label: str, shown_
         lines[0] = lines[0].replace(label, paint(label, color, options), 1)
     if item.fix and item.fix not in shown_fixes:
         shown_fixes.add(item.fix)
-        prefix = "see" if item.fix.startswith("paircheck ") else fix_label
-        lines += wrap(f"{prefix}: {item.fix}", options.width, "       ", "  ")
+        if item.fix.startswith("paircheck "):
+            # A command to paste is never wrapped: on the label's line when it fits, else alone.
+            one = f"       see: {item.fix}"
+            lines += [one] if len(one) <= options.width else ["       see:", f"         {item.fix}"]
+        else:
+            lines += wrap(f"{fix_label}: {item.fix}", options.width, "       ", "  ")
     return lines
 
 

@@ -42,7 +42,9 @@ import time
 import urllib.request
 from array import array
 from base64 import b64encode
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from paircheck import constants as K
@@ -536,6 +538,29 @@ def _retry_error(location: str, resp: http.client.HTTPResponse, attempts: int) -
     return InputError(location, f"{status}{tries}: the server failed; try again later")
 
 
+def body_pieces(client: Any, resp: Any, want: int) -> Iterator[bytes]:
+    """Up to ``want`` bytes of an answer's body, one piece at a time.
+
+    read1 takes one recv at a time, so the overall deadline is checked between pieces even
+    when a server trickles (read(n) would wait for all n bytes). A body that ends before its
+    Content-Length raises ``http.client.IncompleteRead``; the caller words the error.
+    """
+    have = 0
+    while have < want:
+        sock = resp.conn.sock
+        if sock is not None:
+            sock.settimeout(client.wait_budget())
+        else:
+            client.wait_budget()
+        piece = resp.body.read1(min(want - have, 1 << 20))
+        if not piece:
+            if resp.body.length:  # fewer bytes than the Content-Length promised
+                raise http.client.IncompleteRead(b"", resp.body.length)
+            return
+        have += len(piece)
+        yield piece
+
+
 def status_error(location: str, status: int, reason: str, hub: bool = False) -> InputError:
     if status in (401, 403):
         hint = (
@@ -682,23 +707,9 @@ class RemoteSource:
 
     def _read_body(self, resp: _Response, want: int) -> bytes:
         parts: list[bytes] = []
-        have = 0
         try:
-            while have < want:
-                # read1: one recv at a time, so the deadline is checked between pieces
-                # even when a server trickles (read(n) would wait for all n bytes).
-                sock = resp.conn.sock
-                if sock is not None:
-                    sock.settimeout(self.client.wait_budget())
-                else:
-                    self.client.wait_budget()
-                piece = resp.body.read1(min(want - have, 1 << 20))
-                if not piece:
-                    if resp.body.length:  # fewer bytes than the Content-Length promised
-                        raise http.client.IncompleteRead(b"", resp.body.length)
-                    break
+            for piece in body_pieces(self.client, resp, want):
                 parts.append(piece)
-                have += len(piece)
                 self.stats.bytes_received += len(piece)
                 if self._progress is not None:
                     self._progress(self.stats.bytes_received, self._planner.estimate_end())

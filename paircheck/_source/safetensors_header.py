@@ -28,6 +28,7 @@ the bytes that exist, never with what a header claims. Tensor data is never read
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import struct
@@ -285,19 +286,13 @@ def check_folder(folder: Path, location: str) -> Iterator[TensorSectionError]:
 
 def _body(client: Any, resp: Any, skip: int, length: int, location: str) -> bytes:
     """``length`` bytes of an answer after its first ``skip``, bounded in time and memory."""
+    from paircheck._source.remote import body_pieces
+
     want = skip + length
-    parts: list[bytes] = []
-    have = 0
     try:
-        while have < want:
-            sock = resp.conn.sock
-            if sock is not None:
-                sock.settimeout(client.wait_budget())
-            piece = resp.body.read1(min(want - have, 1 << 20))
-            if not piece:
-                break
-            parts.append(piece)
-            have += len(piece)
+        parts = list(body_pieces(client, resp, want))
+    except http.client.IncompleteRead:
+        raise InputError(location, "the Hub closed the connection mid-header (truncated answer)") from None
     except TimeoutError:
         client.wait_budget()
         raise InputError(location, f"the Hub stalled for {client.timeout:g} s (timeout)") from None

@@ -436,17 +436,21 @@ def _family_finding(
     target_fp: FileVocab | None,
     location: str,
 ) -> Finding | None:
-    for_target = drafts_for(registry, target_ids, target_fp)
+    matches = target_matches(registry, target_ids, target_fp)
+    for_target = [e for e, _ in matches]
     code, name = FAMILY
     if for_target:
         shown = ", ".join(dict.fromkeys(f"{e.draft.name} ({e.method})" for e in for_target[:3]))
         more = f" and {len(for_target) - 3} more" if len(for_target) > 3 else ""
+        # A vocabulary match names a family, not this model: say so rather than "this target".
+        whom = ("this target" if matches[0][1] in ("repo", "name")
+                else "targets with this vocabulary (recognised by fingerprint, not by name)")
         return Finding(
             code,
             name,
             INFO,
-            f"this exact pair is not documented, but {len(for_target)} draft(s) are documented for this "
-            f"target: {shown}{more}.",
+            f"this exact pair is not documented, but {len(for_target)} draft(s) are documented for {whom}: "
+            f"{shown}{more}.",
             {"target_entries": [e.id for e in for_target], "family": for_target[0].family},
             f"paircheck pairs --for {_quote(location)}",
         )

@@ -212,6 +212,18 @@ def test_documented_drafts_for_the_target_are_pointed_at(gguf_factory) -> None:
     assert f.code == "RG003"
     assert "llama-3.1-8b-instruct--llama-3.2-1b-instruct" in f.details["target_entries"]
     assert f.fix is not None and f.fix.startswith("paircheck pairs --for ")
+    assert "documented for this target:" in f.message  # recognised by name
+
+
+def test_drafts_found_by_vocabulary_are_not_said_to_be_for_this_target(gguf_factory, tmp_path: Path) -> None:
+    t = describe(str(gguf_factory("x.gguf")))
+    d = describe(str(gguf_factory("y.gguf", n_tokens=401, extra_kv={"tokenizer.ggml.bos_token_id": 3})))
+    tfp = fingerprints(t.vocab)
+    reg = load_registry(_registry_with_fingerprints(tmp_path, tfp.prefix, "v1p:" + "1" * 32))
+    (f,) = RC.consult(reg, t, d, {"target": tfp, "draft": fingerprints(d.vocab)})
+    assert f.code == "RG003"
+    assert "documented for targets with this vocabulary (recognised by fingerprint, not by name)" in f.message
+    assert "this target" not in f.message
 
 
 def test_family_of_prefers_the_most_specific_slug() -> None:

@@ -538,6 +538,7 @@ def warn_none(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
 
 
 GENERIC = "draft model vocab type must match target model to use speculation"
+TARGET_NOT_LOADED = "failed to load model, '...' ... exiting due to model loading error"
 # What llama-server prints at the default log level when this check fails first.
 ENGINE_MESSAGES = {
     "loadable": "failed to load draft model ... exiting due to model loading error",
@@ -575,6 +576,9 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
     first = report.first_failure
     if first is not None and first.name in ENGINE_MESSAGES:
         report.engine_says = ENGINE_MESSAGES[first.name]
+        if first.name == "loadable" and first.details.get("side") == "target":
+            # llama-server loads the main model first (server-context.cpp load_model).
+            report.engine_says = TARGET_NOT_LOADED
     if report.compatible:
         report.next_steps += [
             f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
@@ -621,5 +625,5 @@ class LlamaCppEngine:
             # The draft-simple verdict itself is unchanged; only a way forward is added.
             from paircheck._engine.llamacpp_methods import ngram_suggestion
 
-            report.next_steps += ngram_suggestion(target)
+            report.next_steps += ngram_suggestion(report)
         return report

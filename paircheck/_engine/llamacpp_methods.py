@@ -29,11 +29,17 @@ NGRAM_FLAGS = {
     "ngram-map-k4v": "--spec-type ngram-map-k4v",
     "ngram-cache": "--spec-type ngram-cache -lcs STATIC.bin (optional -lcd DYNAMIC.bin)",
 }
-def ngram_suggestion(target: ModelDescription) -> list[str]:
-    """What to do when no draft fits: the draftless n-gram methods (prose, then the command)."""
+def ngram_suggestion(report: Report) -> list[str]:
+    """What to do when no draft fits: the draftless n-gram methods (prose, then the command).
+
+    Nothing when the target itself does not load: no method can run on it, and the
+    loadable finding's fix (resume or re-download) is the way forward.
+    """
+    if any(c.code == "LC001" and c.status == FAIL and c.details.get("side") == "target" for c in report.checks):
+        return []
     return [
         "No draft needed: the n-gram methods draft from the prompt and the output so far, for example:",
-        f"llama-server -m {shell_path(target)} --spec-type ngram-mod",
+        f"llama-server -m {shell_path(report.target)} --spec-type ngram-mod",
     ]
 
 HEAD_FIX = "Use the head published for this exact target model, converted with the same llama.cpp version."
@@ -244,7 +250,7 @@ def _report(method: str, target: ModelDescription, draft: ModelDescription, chec
     first = report.first_failure
     if first is not None:
         report.engine_says = says.get(first.name)
-        report.next_steps += ngram_suggestion(target)
+        report.next_steps += ngram_suggestion(report)
     else:
         report.next_steps += next_steps
     return report

@@ -76,6 +76,20 @@ def test_cut_download_fails_loadable_with_reason_and_fix(whole: Path, tmp_path: 
     assert run(str(whole), str(whole)).returncode == 0
 
 
+def test_a_target_that_does_not_load_gets_no_launch_line(whole: Path, tmp_path: Path) -> None:
+    """No method runs on a cut target: the way forward is the download, and llama-server
+    fails on the main model (loaded first), not on the draft."""
+    from paircheck.api import check_pair
+
+    cut = cut_copy(whole, tmp_path / "cut.gguf", 3_000_000)
+    target_cut = check_pair(str(cut), str(whole))
+    assert target_cut.next_steps == []
+    assert target_cut.engine_says is not None and target_cut.engine_says.startswith("failed to load model")
+    draft_cut = check_pair(str(whole), str(cut))
+    assert any(step.startswith("llama-server -m ") for step in draft_cut.next_steps)
+    assert draft_cut.engine_says is not None and draft_cut.engine_says.startswith("failed to load draft model")
+
+
 def test_cut_in_the_tensor_list_and_in_the_padding(whole: Path, tmp_path: Path) -> None:
     from paircheck.api import describe
 

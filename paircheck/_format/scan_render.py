@@ -18,7 +18,11 @@ from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 
 SCAN_SCHEMA_VERSION = 2  # 2: the target object is the check's schema 2 side; modelled speedup and memory
-_FIXED = 4 + 8 + 7 + 12 + 6 + 10 + 9 + 10  # rank, usable, fails, documented, cost, speedup, memory, gaps
+# Each short column is as wide as its widest cell or its header plus tabulate's 2-space
+# header padding, whichever is more (#: 3, usable: 8, fails: 7, known: 7, cost: 6,
+# MODELLED: 10, memory: 9 for "123.4 GiB"), and columns are 2 spaces apart.
+_FIXED = 3 + 8 + 7 + 7 + 6 + 10 + 9 + 7 * 2
+_MIN_LABEL = 12
 
 
 def _usable_word(c: CandidateResult) -> str:
@@ -85,7 +89,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     if result.candidates:
         # Short columns only, so the table fits; each refusal's whole reason follows it.
         labels = [_label(c) for c in result.candidates]
-        label_max = min(max(map(len, labels)), max(20, options.width - _FIXED))
+        label_max = min(max(map(len, labels)), max(_MIN_LABEL, options.width - _FIXED))
         every = result.engine == "all"
         rows = [
             (i, _left_short(label, label_max), _accepted_by(c) if every else _usable_word(c), c.first_failure or "",
@@ -93,11 +97,13 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             for i, (c, label) in enumerate(zip(result.candidates, labels, strict=True), 1)
         ]
         # With --engine all the failing code is llama.cpp's (the first engine's).
-        headers = ("#", "draft", "engines" if every else "usable", "fails", "documented", "cost", "MODELLED",
+        headers = ("#", "draft", "engines" if every else "usable", "fails", "known", "cost", "MODELLED",
                    "memory")
         lines.append(str(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)))
         lines.append("")
-        lines += wrap("cost: the draft's weight bytes read per token / the target's (lower is faster). "
+        lines += wrap("known: the pair is documented in paircheck's registry (vocab: the draft is recognised "
+                      "only by its vocabulary fingerprint, which a family shares). "
+                      "cost: the draft's weight bytes read per token / the target's (lower is faster). "
                       f"MODELLED: the speedup Leviathan et al.'s model gives at an assumed acceptance of "
                       f"{REFERENCE_ACCEPTANCE} with the best draft length, not a measurement (`paircheck bench run` "
                       "measures). memory: target + draft as llama-server allocates them at the target's "

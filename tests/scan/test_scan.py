@@ -408,6 +408,12 @@ def test_modelled_speedup_and_memory_where_tensor_infos_exist(
     text = render_scan_text(result, RenderOptions(width=200))
     assert "MODELLED" in text and f"{c.modelled_speedup:.2f}x" in text and NO_TENSORS in text
     assert text.count(NO_TENSORS) == 1
+    # At 80 columns the table still fits, long paths shortened from the left.
+    narrow = render_scan_text(result, RenderOptions(width=80))
+    # (the launch line is never wrapped, so it can be pasted)
+    too_long = [line for line in narrow.splitlines() if len(line) > 80 and not line.startswith("llama-server")]
+    assert too_long == []
+    assert "MODELLED" in narrow and f"{c.modelled_speedup:.2f}x" in narrow
 
 
 def test_ranking_prefers_the_best_modelled_speedup(tmp_path: Path) -> None:

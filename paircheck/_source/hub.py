@@ -209,10 +209,11 @@ def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location:
     siblings = info.get("siblings") if isinstance(info, dict) else None
     if not isinstance(siblings, list):
         raise InputError(location, f"the Hub at {settings.endpoint} answered without a file list (check HF_ENDPOINT)")
-    files = [s["rfilename"] for s in siblings if isinstance(s, dict) and isinstance(s.get("rfilename"), str)]
+    files: list[str] = []
     sizes: dict[str, int | None] = {}
     for s in siblings:
         if isinstance(s, dict) and isinstance(s.get("rfilename"), str):
+            files.append(s["rfilename"])
             size = s.get("size")
             sizes[s["rfilename"]] = size if isinstance(size, int) and not isinstance(size, bool) and size >= 0 else None
     sha = info.get("sha")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.constants import LLAMACPP
@@ -21,6 +21,9 @@ from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Unlisted, discover
 from paircheck.weights import WeightBytes, description_weight_bytes
+
+if TYPE_CHECKING:  # the registry is imported when a scan runs, not at start-up
+    from paircheck._registry.consult import FileVocab
 
 
 @dataclass
@@ -159,7 +162,7 @@ class TargetFacts:
 
     fingerprint: str | None
     identities: tuple[Any, ...]
-    vocab: Any  # the target's _registry.consult.FileVocab (fingerprints and size)
+    vocab: FileVocab  # the target's fingerprints and size, for registry look-ups
     weights: WeightBytes | None
     file_bytes: int | None
     registry: Any  # a loaded registry, or None when it cannot be read

@@ -1,4 +1,5 @@
-"""Build llama.cpp's own ``llama-server`` and ``llama-fit-params`` for the tests.
+"""Build llama.cpp's own ``llama-server``, ``llama-fit-params``, ``llama-quantize`` and
+``llama-speculative-simple`` for the tests.
 
 Why: ``paircheck bench`` is tested against a real llama-server and ``paircheck fit``
 against llama.cpp's own memory projection, both from the pinned llama.cpp that the
@@ -8,7 +9,7 @@ beside the test corpus (``<cache_root>/llamacpp-build-0.3.36/bin``).
 
 Prerequisites: cmake (>= 3.14) and a C++17 compiler.  Run ``python tests/llamacpp_build.py``
 to build ahead of the tests; ``$PAIRCHECK_LLAMACPP_BIN`` may name a folder that already
-holds both binaries built from the same version.
+holds these binaries built from the same version.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ from pathlib import Path, PurePosixPath
 import corpus as _corpus
 
 BUILD_SUBDIR = f"llamacpp-build-{_corpus.SDIST_VERSION}"
-TOOLS = ("llama-server", "llama-fit-params")
+# llama-quantize makes the probe's real drafts (requantized copies of one model);
+# llama-speculative-simple is the pair check as the pinned binary runs it.
+TOOLS = ("llama-server", "llama-fit-params", "llama-quantize", "llama-speculative-simple")
 _ENV_BIN = "PAIRCHECK_LLAMACPP_BIN"
 _BUILD_TIMEOUT_S = 3600
 
@@ -134,7 +137,7 @@ def ensure_tools() -> dict[str, Path]:
             # no OpenSSL, no tests, no web UI: only what the tests run.
             _run([
                 "cmake", "-S", str(src), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
-                "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF",
+                "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=ON",
                 "-DLLAMA_OPENSSL=OFF", "-DLLAMA_BUILD_UI=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
                 "-DGGML_NATIVE=ON",
             ], log)

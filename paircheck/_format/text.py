@@ -15,9 +15,9 @@ from typing import Any
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label, evidence_text
 from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.client import NOT_MEASURED
 from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
 from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
+from paircheck.bench.measure import NOT_MEASURED
 from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, WARN, Finding, Report
 from paircheck.fit.memory import ModelMemory
 from paircheck.fit.result import FitResult

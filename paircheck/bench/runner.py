@@ -13,11 +13,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from paircheck.bench.client import BenchSettings, run_bench
 from paircheck.bench.compare import Comparison, compare
-from paircheck.bench.prompts import Prompt
-from paircheck.bench.server import llama_server, server_args
+from paircheck.bench.measure import BenchSettings, run_bench
 from paircheck.findings import Report
+from paircheck.llama_server.process import llama_server, server_args
+from paircheck.llama_server.prompts import Prompt
 
 DEFAULT_CTX = 4096
 

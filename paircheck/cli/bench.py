@@ -16,8 +16,8 @@ import click
 from paircheck._format import formats
 from paircheck._format.json_format import comparison_to_dict
 from paircheck._format.text import render_bench_result
-from paircheck.bench.client import DEFAULT_URL, BenchSettings, load_result, run_bench
 from paircheck.bench.compare import FORMATS, Comparison
+from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
 from paircheck.cli.options import render_options
 from paircheck.errors import InputError
 
@@ -33,7 +33,7 @@ def _progress(as_json: bool) -> bool:
 def _prompts(path: str | None) -> Any:
     if path is None:
         return None
-    from paircheck.bench.prompts import load_prompts
+    from paircheck.llama_server.prompts import load_prompts
 
     return load_prompts(path)
 
@@ -158,7 +158,7 @@ def bench_run(
     Flags after `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`).
     """
     from paircheck.bench.runner import run_pair
-    from paircheck.bench.server import find_llama_server
+    from paircheck.llama_server.process import find_llama_server
 
     fmt = "json" if as_json else fmt
     binary = find_llama_server(llama_server)

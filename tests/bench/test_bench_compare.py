@@ -11,8 +11,8 @@ import pytest
 from paircheck._format.json_format import comparison_to_dict as to_json
 from paircheck._format.text import render_comparison as render_table
 from paircheck.bench.compare import compare, first_difference
-from paircheck.bench.prompts import load_prompts
 from paircheck.errors import InputError
+from paircheck.llama_server.prompts import load_prompts
 
 
 def _req(pid: str, run: int, ms: float, content: str, pred: int, pred_ms: float,

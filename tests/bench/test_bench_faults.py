@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from paircheck.bench.client import load_result
+from paircheck.bench.measure import load_result
 from paircheck.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

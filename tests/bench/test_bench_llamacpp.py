@@ -16,10 +16,10 @@ import llamacpp_build
 import pytest
 from tiny_model import TinyShape, write_tiny_llama
 
-from paircheck.bench.client import BenchSettings, load_result, run_bench
-from paircheck.bench.server import llama_server, server_args
+from paircheck.bench.measure import BenchSettings, load_result, run_bench
 from paircheck.cli import main
 from paircheck.errors import InputError
+from paircheck.llama_server.process import llama_server, server_args
 
 ROOT = Path(__file__).resolve().parents[2]
 VOCAB = ROOT / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"  # llama.cpp's own, shipped
@@ -279,7 +279,7 @@ def test_user_prompts_and_chat_template(llama_server_bin: str, models: dict[str,
 
 
 def _load(path: Path) -> list:
-    from paircheck.bench.prompts import load_prompts
+    from paircheck.llama_server.prompts import load_prompts
 
     return load_prompts(str(path))
 

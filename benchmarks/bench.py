@@ -8,7 +8,7 @@ Baselines, on the same pairs of llama.cpp's largest real vocab files:
 paircheck is timed as a whole process (interpreter start, imports, output), because
 that is what a launch script pays. Peak memory is the child's max RSS.
 
-    python bench/bench.py [--runs 5]
+    python benchmarks/bench.py [--runs 5]
 
 Needs the test corpus (downloaded on first use, see tests/corpus.py) and, for the
 llama.cpp baseline, the ``oracle`` extra (llama-cpp-python).

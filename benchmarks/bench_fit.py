@@ -12,7 +12,7 @@ read, so its time must not depend on the weights. Baselines, on the same file:
 Also the same target with Qwen2.5-0.5B as the draft, and ``--vram`` (which adds the
 largest-context search). Peak memory is the child's max RSS.
 
-    python bench/bench_fit.py [--runs 5]
+    python benchmarks/bench_fit.py [--runs 5]
 """
 
 from __future__ import annotations

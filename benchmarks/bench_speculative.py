@@ -8,7 +8,7 @@ one narrow layer. Acceptance is then 100% by construction and the measured speed
 what the hardware makes of it (on a CPU, verifying k+1 tokens in one batch is not free,
 which the memory-bound model assumes).
 
-    python bench/bench_speculative.py [--runs 5] [--n-predict 64] [--threads 1] [--keep DIR]
+    python benchmarks/bench_speculative.py [--runs 5] [--n-predict 64] [--threads 1] [--keep DIR]
 
 Needs llama-server from tests/llamacpp_build.py (built on first use; cmake and a C++ compiler).
 """

@@ -1,4 +1,4 @@
-"""Start and stop a llama-server on a free 127.0.0.1 port, for ``paircheck bench run``.
+"""Start and stop a llama-server on a free 127.0.0.1 port, for ``bench run`` and ``probe``.
 
 The server's own output goes to a log file; when it exits before it is ready, the
 error names the last lines of that log, which say why (a model it cannot load, a
@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from paircheck.bench.client import wait_ready
 from paircheck.errors import InputError
+from paircheck.llama_server.http import wait_ready
 
 HOST = "127.0.0.1"
 STOP_TIMEOUT_S = 15.0

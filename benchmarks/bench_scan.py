@@ -8,7 +8,7 @@ in nested folders), then times, in the same run and as whole processes:
 Peak memory is each child's own max RSS (os.wait4): the scan's should stay near one pair
 check's, whatever the number of files (summaries are kept, descriptions are not).
 
-    python bench/bench_scan.py [--files 100] [--target qwen2]
+    python benchmarks/bench_scan.py [--files 100] [--target qwen2]
 
 Targets from issue 12: cold at most 10 s, warm at most 1 s for 100 files on a 2-core machine.
 Needs the test corpus (downloaded on first use, see tests/corpus.py).

@@ -10,7 +10,7 @@ import re
 import shlex
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label, evidence_text
@@ -28,6 +28,9 @@ from paircheck.preflight.lint import FAIL as LINT_FAIL
 from paircheck.preflight.lint import UNCHECKED, LintResult
 from paircheck.scan import ScanResult
 from paircheck.textshow import show
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
 # ANSI SGR codes; used only when RenderOptions.color is set.
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
@@ -732,6 +735,11 @@ def render_fit(result: FitResult, options: RenderOptions) -> str:
 
 class TextFormat:
     name = "text"
+
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        from paircheck._format.probe_text import render_probe
+
+        return render_probe(outcome, options)
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return render_fit(result, options)

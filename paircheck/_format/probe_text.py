@@ -1,0 +1,153 @@
+"""The probe's summary for people: a verdict line, the drafts ranked, the best draft by draft
+length and by prompt kind, and the launch line. Every acceptance says it was measured (on
+which server, how); every speedup says it is modelled."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from paircheck._format.interface import RenderOptions
+from paircheck._format.text import wrap
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
+    from paircheck.probe.summary import DraftSummary
+
+# The draft lengths shown by default (every one of 1..16 is in the JSON, and with -v).
+SHOWN_K = (1, 2, 3, 4, 6, 8, 12, 16)
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1%}"
+
+
+def _x(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2f}x" + (" (slower)" if x < 0.995 else "")
+
+
+def _n(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.1f}"
+
+
+def aborts(data: dict, index: int) -> list[list[int | str]]:
+    drafts = data.get("drafts", [])
+    return drafts[index].get("foreign_tokens", []) if index < len(drafts) else []
+
+
+def ranked(outcome: ProbeOutcome) -> list[tuple[int, DraftSummary]]:
+    """Best first: drafts that would not abort, by modelled speedup at their best length,
+    then by measured acceptance; drafts without a cost ratio after those with one."""
+    order = list(enumerate(outcome.summaries))
+
+    def key(item: tuple[int, DraftSummary]) -> tuple[bool, float, float]:
+        i, s = item
+        return (not aborts(outcome.data, i), s.modelled_speedup or 0.0, s.acceptance_rate or 0.0)
+
+    return sorted(order, key=key, reverse=True)
+
+
+def _how(data: dict) -> str:
+    sampling = data.get("sampling", {})
+    temp = sampling.get("temperature", 0.0)
+    decoding = "greedy" if not temp else f"sampled at temperature {temp:g} (expected values)"
+    template = "chat template applied" if data.get("template") == "applied" else "raw prompts"
+    n_prompts = len(data.get("prompts", []))
+    server = data.get("target", {}).get("server", {}) or {}
+    build = server.get("build_info")
+    where = f"llama-server {build}" if build else "llama-server"
+    return (f"{where} on this machine, {decoding}, {template}, {n_prompts} prompts x "
+            f"{data.get('n_predict')} tokens")
+
+
+def _table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> list[str]:
+    from tabulate import tabulate
+
+    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True).splitlines()
+
+
+def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str]:
+    ks = range(1, 17) if verbose else SHOWN_K
+    extra = [p for p in p_mins if p > 0][:1] if not verbose else [p for p in p_mins if p > 0]
+    headers = ("k", "drafted", "accepted", "acc/pass", "MODELLED") + tuple(
+        h for p in extra for h in (f"p{p:g} acc/pass", "MODELLED"))
+    rows = []
+    for k in ks:
+        r0 = summary.row(k, 0.0)
+        if r0 is None:
+            continue
+        cells: tuple[str, ...] = (str(k), _n(r0.drafted), _n(r0.accepted), f"{r0.accepted_per_pass:.2f}",
+                                  _x(r0.modelled_speedup).replace(" (slower)", ""))
+        for p in extra:
+            rp = summary.row(k, p)
+            cells += ("-", "-") if rp is None else (f"{rp.accepted_per_pass:.2f}",
+                                                    _x(rp.modelled_speedup).replace(" (slower)", ""))
+        rows.append(cells)
+    return _table(rows, headers)
+
+
+def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
+    data, width = outcome.data, options.width
+    order = ranked(outcome)
+    lines: list[str] = []
+    if not order:
+        return "MEASURED nothing: no draft was probed"
+    best_i, best = order[0]
+    best_name = Path(best.path).name
+    if best.best_draft_max is not None and best.modelled_speedup is not None:
+        head = (f"MEASURED: {best_name} is the best draft: {_pct(best.acceptance_rate)} of its guesses are the "
+                f"target's; at --spec-draft-n-max {best.best_draft_max}, "
+                f"{best.row(best.best_draft_max, 0.0).accepted_per_pass:.2f} accepted per target pass, "  # type: ignore[union-attr]
+                f"MODELLED speedup {_x(best.modelled_speedup)}")
+    else:
+        head = f"MEASURED: {best_name}: {_pct(best.acceptance_rate)} of its guesses are the target's"
+    lines += wrap(head, width)
+    lines += wrap(f"measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and --spec-draft-p-min "
+                  f"{', '.join(f'{p:g}' for p in data['settings']['p_min'])}", width, "  ", "  ")
+    lines.append("")
+    rows = []
+    for rank, (i, s) in enumerate(order, 1):
+        k = s.best_draft_max
+        r = s.row(k, 0.0) if k is not None else s.row(1, 0.0)
+        rows.append((
+            str(rank), Path(s.path).name, _pct(s.acceptance_rate), "-" if k is None else str(k),
+            "-" if r is None else f"{r.accepted_per_pass:.2f}",
+            "ABORTS" if aborts(data, i) else _x(s.modelled_speedup),
+            "-" if s.cost_ratio is None else f"{s.cost_ratio:.2f}",
+        ))
+    lines += _table(rows, ("#", "draft", "agree", "best k", "acc/pass", "MODELLED", "cost"))
+    lines += wrap("agree: positions where the draft's top token is the target's (measured); acc/pass: accepted "
+                  "draft tokens per target pass at best k, p-min 0, as llama-server counts them (replayed from "
+                  "the measurement); MODELLED: tokens / (passes + cost x drafted), cost = draft/target weight "
+                  "bytes per token: acceptance measured, speed modelled", width)
+    for i, s in order:
+        for prompt_id, pos, token in aborts(data, i)[:1]:
+            lines += wrap(f"warning: {Path(s.path).name} proposed token {token} at position {pos} of "
+                          f"{prompt_id!r}; the target has no such id: llama-server aborts there (LW101)", width)
+    for i, s in order:
+        for w in data["drafts"][i].get("warnings", []) if not aborts(data, i) else []:
+            lines += wrap(f"note: {Path(s.path).name}: {w}", width)
+    shown = order if options.verbose else order[:1]
+    for _, s in shown:
+        lines += ["", f"{Path(s.path).name} by --spec-draft-n-max (k), p-min 0:"]
+        lines += _by_k(s, list(data["settings"]["p_min"]), options.verbose)
+        if len(s.kinds) > 1:
+            lines += ["", f"{Path(s.path).name} by kind of prompt (p-min 0):"]
+            lines += _table(
+                [(k.kind, _pct(k.acceptance_rate), "-" if k.best_draft_max is None else str(k.best_draft_max),
+                  f"{k.accepted_per_pass:.2f}") for k in s.kinds],
+                ("kind", "agree", "best k", "acc/pass"),
+            )
+    if best.best_draft_max is not None and not aborts(data, best_i):
+        target = data["target"]["path"]
+        command = shlex.join(["llama-server", "-m", target, "-md", best.path, "--spec-type", "draft-simple",
+                              "--spec-draft-n-max", str(best.best_draft_max)])
+        lines += ["", "Next:", f"  {command}"]
+        if best.modelled_speedup is not None and best.modelled_speedup < 1:
+            lines += wrap("the model predicts no gain: measure on your machine with paircheck bench run "
+                          "before keeping the draft", width, "  ", "  ")
+    return "\n".join(lines)

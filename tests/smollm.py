@@ -116,3 +116,21 @@ def random_draft() -> Path:
         write_tiny_llama(part, src, seed=7)
         os.replace(part, dest)
     return dest
+
+
+# Every llama-server the tests start with these models: one thread (the tests share a
+# 2-core machine), and --no-repack, because the pinned llama.cpp built for an AMX CPU (the
+# CI machine has one) repacks quantized weights for AMX and then crashes in
+# ggml_backend_amx_mul_mat on the first decode (llama.cpp#20824; seen here on SmolLM2
+# Q4_1, Q8_0 and Q4_0).
+SERVER_FLAGS = ("--no-repack", "--threads", "1", "--threads-batch", "1")
+
+
+def drafts(llama_quantize: Path) -> dict[str, Path]:
+    """The real target and its drafts: Q8_0 and Q2_K copies, itself, random weights."""
+    return {
+        "target": target(),
+        "q8_0": quantized("Q8_0", llama_quantize),
+        "q2_k": quantized("Q2_K", llama_quantize),
+        "random": random_draft(),
+    }

@@ -85,6 +85,11 @@ def _join(parts: Iterable[object], sep: str = "") -> Html:
     return Html(sep.join(p if isinstance(p, Html) else _esc(p) for p in parts))
 
 
+def _lines(parts: Iterable[object]) -> Html:
+    """Parts one per line: a registry change shows as a few changed lines in the page's diff."""
+    return Html("\n" + _join((p for p in parts if p is not None), "\n") + "\n")
+
+
 def _link(url: str, text: object) -> Html:
     return _el("a", text, href=url)
 
@@ -120,7 +125,8 @@ def _engine_levels(entry: RegistryEntry) -> list[tuple[str, str]]:
 
 def _badge(engine: str, level: str) -> Html:
     # No title tooltip: the legend explains each level, for keyboard and touch users too.
-    return _el("span", f"{engine} ", _el("b", EVIDENCE_SHORT.get(level, level)), class_=f"badge ev-{level}")
+    return _el("span", f"{engine} " if engine else None, _el("b", EVIDENCE_SHORT.get(level, level)),
+               class_=f"badge ev-{level}")
 
 
 def _pair_row(entry: RegistryEntry) -> Html:
@@ -172,11 +178,13 @@ def _measured_item(item: Any) -> Html:
 def _measured(entry: RegistryEntry) -> Html | None:
     # entry.measured (structured numbers, one per claim) when the registry has them, else the
     # entry's short figure; both are the source's numbers, the quote says where they come from.
+    # (getattr for both: the structured numbers are being added to the registry while `figure` is there.)
     items = tuple(getattr(entry, "measured", ()) or ())
     if items:
         return _el("ul", *[_measured_item(m) for m in items], class_="measured", aria_label="Measured numbers")
-    if entry.figure:
-        return _el("p", "Measured: ", _el("span", entry.figure, class_="figure"), " (the source's figure)")
+    figure = getattr(entry, "figure", None)
+    if figure:
+        return _el("p", "Measured: ", _el("span", figure, class_="figure"), " (the source's figure)")
     return None
 
 
@@ -188,7 +196,7 @@ def _quote(entry: RegistryEntry) -> Html:
         cite += ["; that source could not be re-read, the quote comes from ", _link(url, url)]
     if entry.see_also:
         cite += ["; see also ", _join((_link(u, u) for u in entry.see_also), ", ")]
-    return _join([_el("blockquote", entry.quote, cite=url), _el("p", *cite, ".", class_="cite")])
+    return _lines([_el("blockquote", entry.quote, cite=url), _el("p", *cite, ".", class_="cite")])
 
 
 def _vocab(side: str, vocab: VocabPrint | None) -> Html | None:
@@ -236,8 +244,8 @@ def _details(entry: RegistryEntry) -> Html:
         if entry.checked.unreadable:
             fact("Unreadable", _join((_link(u, u) for u in entry.checked.unreadable), ", "))
     fact("Registry id", _el("code", entry.id))
-    return _el("details", _el("summary", "Notes, vocabulary and commands"),
-               _el("dl", *facts, class_="facts"), *_commands(entry))
+    return _el("details", _lines([_el("summary", "Notes, vocabulary and commands"),
+                                  _el("dl", _lines(facts), class_="facts"), *_commands(entry)]))
 
 
 def _more_row(entry: RegistryEntry) -> Html:
@@ -249,7 +257,7 @@ def _more_row(entry: RegistryEntry) -> Html:
     if entry.caveats:
         parts.append(_el("ul", *[_el("li", c) for c in entry.caveats], class_="caveats", aria_label="Caveats"))
     parts.append(_details(entry))
-    return _el("tr", _el("td", *parts, colspan=len(COLUMNS)), class_="more")
+    return _el("tr", _el("td", _lines(parts), colspan=len(COLUMNS)), class_="more")
 
 
 def _entry(entry: RegistryEntry, order: int) -> Html:
@@ -257,8 +265,7 @@ def _entry(entry: RegistryEntry, order: int) -> Html:
     # One tbody per pair, so the pair's row and its details row sort and hide together.
     return _el(
         "tbody",
-        _pair_row(entry),
-        _more_row(entry),
+        _lines([_pair_row(entry), _more_row(entry)]),
         class_="entry",
         id=f"pair-{entry.id}",
         data_order=order,
@@ -306,7 +313,7 @@ def _table(entries: Sequence[RegistryEntry]) -> Html:
         _el("caption", "One pair per group of rows: the pair, then its quote, caveats and details. "
                        "The column headers sort."),
         _el("thead", _el("tr", *heads)),
-        *[_entry(e, i) for i, e in enumerate(entries)],
+        _lines(_entry(e, i) for i, e in enumerate(entries)),
         id="pairs",
     )
 
@@ -314,7 +321,7 @@ def _table(entries: Sequence[RegistryEntry]) -> Html:
 def _legend() -> Html:
     items: list[Html] = []
     for level in EVIDENCE:
-        items += [_el("dt", _badge("engine", level)), _el("dd", EVIDENCE_MEANING[level])]
+        items += [_el("dt", _badge("", level)), _el("dd", EVIDENCE_MEANING[level])]
     return _el(
         "section",
         _el("h2", "Evidence levels", id="legend"),

@@ -136,8 +136,14 @@
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
   form.addEventListener("submit", function (event) { event.preventDefault(); });
-  // A reset clears the fields after this event: apply once it has.
-  form.addEventListener("reset", function () { sort = { key: "", desc: false }; setTimeout(apply, 0); });
+  // Clear the fields here, not by the browser's reset (which comes after this event), so the
+  // table is updated by the time the click returns.
+  form.addEventListener("reset", function (event) {
+    event.preventDefault();
+    FILTERS.forEach(function (name) { form.elements[name].value = ""; });
+    sort = { key: "", desc: false };
+    apply();
+  });
   window.addEventListener("hashchange", restore);
 
   // Copy buttons for the commands; where the clipboard is refused, the text is selected.

@@ -302,8 +302,12 @@ def test_an_edited_fragment_applies_and_unknown_values_are_ignored(b: Any, page:
     open_page(b, page, "family=no-such-family&sort=nonsense&method=eagle3")
     assert visible(b) == rows([p for p in pairs if p.method == "eagle3"])
     assert b.find_element("id", "f-family").get_attribute("value") == ""
+    from selenium.webdriver.support.wait import WebDriverWait
+
     b.execute_script("location.hash = 'method=mtp'")  # the user edits the address bar
-    assert visible(b) == rows([p for p in pairs if p.method == "mtp"])
+    expected = rows([p for p in pairs if p.method == "mtp"])
+    # hashchange is dispatched after the script returns: wait for it (at most 5 s).
+    WebDriverWait(b, 5).until(lambda d: visible(d) == expected)
 
 
 # --------------------------------------------------------------------------- keyboard, no script

@@ -335,6 +335,10 @@ def _legend() -> Html:
     )
 
 
+def _are(n: int) -> str:
+    return "is" if n == 1 else "are"
+
+
 def render_html(entries: Sequence[RegistryEntry], query: ModelIdentity | None = None) -> str:
     """The whole page for these entries (in the order given)."""
     n = len(entries)
@@ -355,8 +359,8 @@ def render_html(entries: Sequence[RegistryEntry], query: ModelIdentity | None = 
     intro = _el(
         "p",
         f"{scope}, each with its source, the evidence for each engine, the supporting quote and its "
-        f"caveats. {running} are shown running by their source (measured or ran); {failing} are documented "
-        "to fail on at least one engine.", *checked,
+        f"caveats. {running} {_are(running)} shown running by their source (measured or ran); {failing} "
+        f"{_are(failing)} documented to fail on at least one engine.", *checked,
         _link("#legend", "What the evidence levels mean"), ".",
         class_="lede",
     )

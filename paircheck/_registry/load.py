@@ -59,7 +59,8 @@ class Registry:
         ``engine`` matches an engine the pair works on *or* is documented failing on,
         because both answer "what is known about this engine"; ``search`` is a
         case-insensitive substring over names, repos, notes and URLs (all words must
-        occur); ``evidence`` keeps entries with that evidence for at least one engine.
+        occur); ``evidence`` keeps entries with that evidence for at least one engine (for
+        ``engine``, when one is given).
         """
         out: Iterable[RegistryEntry] = self.entries
         if family:
@@ -76,7 +77,11 @@ class Registry:
             out = [e for e in out if e.status == status.casefold()]
         if evidence:
             level = evidence.casefold()
-            out = [e for e in out if any(e.evidence_for(x) == level for x in (*e.engines, *e.fails_on))]
+            # With an engine, that engine's evidence: "--engine vllm --evidence measured" is a
+            # pair measured on vLLM, not one measured elsewhere that vLLM only recommends.
+            only = (canonical_engine(engine) or engine.casefold()) if engine else None
+            out = [e for e in out
+                   if any(e.evidence_for(x) == level for x in ((only,) if only else (*e.engines, *e.fails_on)))]
         if search:
             words = search.casefold().split()
             out = [e for e in out if all(w in e.search_text() for w in words)]

@@ -396,6 +396,16 @@ def test_cli_evidence_filter_and_csv_columns() -> None:
     assert code == 0 and rows and all("=measured" in r["engine_evidence"] and r["quote"] for r in rows)
 
 
+def test_cli_evidence_with_an_engine_is_that_engines_evidence() -> None:
+    # Qwen3-8B + Qwen3-0.6B is measured on llama.cpp and only recommended for vLLM.
+    code, out, _ = run("--engine", "vllm", "--evidence", "measured", "--format", "json")
+    rows = parse_json(out)
+    assert code == 0 and rows and all(r["engine_evidence"]["vllm"] == "measured" for r in rows)
+    assert "qwen3-8b--qwen3-0.6b" not in {r["id"] for r in rows}
+    code, out, _ = run("--engine", "llama.cpp", "--evidence", "measured", "--format", "json")
+    assert code == 0 and "qwen3-8b--qwen3-0.6b" in {r["id"] for r in parse_json(out)}
+
+
 def test_cli_for_target_shows_quote_and_caveats() -> None:
     code, out, _ = run("--for", "ggml-org/Qwen3.6-27B-GGUF")
     assert code == 0
@@ -626,9 +636,9 @@ def test_readme_table_lists_every_pair(registry: Registry) -> None:
     table = render_readme_table()
     rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == len(registry)
-    assert LMSTUDIO_DOCS in table
-    # Issue 13: the generated block is readable in a terminal and in diffs.
-    assert max(len(line) for line in table.splitlines()) <= 160
+    # Issue 27: the generated block fits 100 columns; sources, figures and quotes are in the page.
+    assert max(len(line) for line in table.splitlines()) <= 100
+    assert "[docs/pairs.html](docs/pairs.html)" in table
 
 
 def test_replace_block_roundtrip() -> None:

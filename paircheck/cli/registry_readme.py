@@ -36,12 +36,13 @@ def render_readme_table(registry_path: Path | None = None) -> str:
             f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
         f"Only measured and ran ({running} pairs) mean a source shows the pair running; "
         "recommended and computed do not, and the FAILS levels say how a failure is documented "
-        "(registry/README.md defines each). An engine with weaker evidence than its row is marked "
-            "with its own level; `!engine` is documented to fail there."
+        "(registry/README.md defines each). Engines with weaker evidence than their row follow "
+            "their own level (`recommended: lmstudio`); `!engine` is documented to fail there."
         ),
         (
             "Generated from `registry/` by `python -m paircheck.cli.registry_readme`; do not edit by hand. "
-            "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes."
+            "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats, notes "
+            "and the measured numbers."
         ),
     )
     intro = "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in paragraphs)

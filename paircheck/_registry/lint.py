@@ -211,8 +211,7 @@ def quant_markers(name: str) -> frozenset[str]:
 def _mentions(text: str) -> Iterator[str]:
     """Model-like names in free text: hyphenated words with a digit, repo ids, file names."""
     for chunk in re.split(r"[\s\"'`,;()\[\]{}<>|=]+", text):
-        chunk = chunk.strip(".:*")
-        for part in [chunk, *chunk.split("/")]:
+        for part in chunk.strip(".:*").split("/"):  # a repo id: its name part
             if "-" in part and re.search(r"\d", part):
                 yield part
 

@@ -274,7 +274,7 @@ _RAN = re.compile(
     r"\b(?:I|[Ww]e)\s+(?:did|ran|have\s+run|tested|tried|benchmarked|measured)\b|\bI'?ve\s+(?:tested|run|tried)\b"
 )
 _CUT = re.compile(r"\.\.\.|…| \| ")
-_CUT_NOTE = re.compile(r"condensed|\bcut\b|trimmed|shortened|elided|omitted|joined|table row", re.IGNORECASE)
+_CUT_NOTE = re.compile(r"\bcut\b|trimmed|shortened|elided|omitted|joined|table row", re.IGNORECASE)
 _BELOW_MEASURED = ("ran", "recommended", "computed")
 
 

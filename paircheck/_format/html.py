@@ -48,10 +48,11 @@ EVIDENCE_MEANING = {
     "run-failed": "The source shows a run of the pair failing: the error text or the wrong output.",
     "code-refuses": "The engine's code, or a pull request to it, shows the check that rejects the pair.",
     "stated": "The source says the pair fails, without a run or the code.",
+    "sibling": "A failure was reported for a sibling pair (another size, quantization or build), not this exact one.",
 }
 # The filter's words for the failure levels (the badges use EVIDENCE_SHORT, as `paircheck pairs` does).
 EVIDENCE_OPTION = {"run-failed": "FAILS: run failed", "code-refuses": "FAILS: code refuses",
-                   "stated": "FAILS: stated"}
+                   "stated": "FAILS: stated", "sibling": "FAILS: for a sibling pair"}
 SOURCE_KIND = {"official-docs": "official docs", "model-card": "model card", "paper": "paper", "issue": "issue",
                "blog": "write-up", "code": "example code"}
 
@@ -131,7 +132,9 @@ def _badge(engine: str, level: str) -> Html:
 
 def _pair_row(entry: RegistryEntry) -> Html:
     best = entry.best_evidence()
-    badges = _el("span", *[_badge(eng, level) for eng, level in _engine_levels(entry)], class_="badges")
+    # A source that names no engine still has a level: one badge without an engine name.
+    levels = _engine_levels(entry) or [("", entry.evidence)]
+    badges = _el("span", *[_badge(eng, level) for eng, level in levels], class_="badges")
     checked = entry.source.checked.isoformat()
     cells = [
         _side(entry.target, "target", "Target"),
@@ -158,8 +161,9 @@ def _value(value: object) -> str:
     return str(value)
 
 
-def _measured_item(item: Any) -> Html:
-    """One structured measurement (``entry.measured``): the number, where and how, and its quote."""
+def _measured_item(item: Any, shown: set[str]) -> Html:
+    """One structured measurement (``entry.measured``): the number, where and how, and its quote
+    unless an earlier line or the entry's own quote already shows it (``shown``)."""
     def field(name: str) -> Any:
         return getattr(item, name, None)
 
@@ -170,7 +174,10 @@ def _measured_item(item: Any) -> Html:
              f"draft max {field('draft_max')}" if field("draft_max") is not None else "",
              _value(field("settings")) if field("settings") else ""]
     context = "; ".join(x for x in (where, *setup) if x)
-    quote = _el("q", field("quote")) if field("quote") else None
+    text = field("quote")
+    quote = _el("q", text) if text and " ".join(str(text).split()) not in shown else None
+    if text:
+        shown.add(" ".join(str(text).split()))
     return _el("li", _el("span", f"{field('quantity')}: {_value(field('value'))}", class_="figure"),
                f" ({context})" if context else None, _el("br") if quote else None, quote)
 
@@ -181,7 +188,10 @@ def _measured(entry: RegistryEntry) -> Html | None:
     # (getattr for both: the structured numbers are being added to the registry while `figure` is there.)
     items = tuple(getattr(entry, "measured", ()) or ())
     if items:
-        return _el("ul", *[_measured_item(m) for m in items], class_="measured", aria_label="Measured numbers")
+        # One quote is often the source of several numbers, and often the entry's own quote
+        # (printed just below): each quote is printed once, which keeps the page small.
+        shown = {" ".join(entry.quote.split())} if entry.quote else set()
+        return _el("ul", *[_measured_item(m, shown) for m in items], class_="measured", aria_label="Measured numbers")
     figure = getattr(entry, "figure", None)
     if figure:
         return _el("p", "Measured: ", _el("span", figure, class_="figure"), " (the source's figure)")
@@ -235,15 +245,12 @@ def _details(entry: RegistryEntry) -> Html:
     fact("Evidence", "; ".join([*evidence_phrases(entry), *unread]))
     fact("Notes", entry.notes)
     prints = [p for p in (_vocab("target", entry.target_vocab), _vocab("draft", entry.draft_vocab)) if p]
-    fact("Vocabulary", f"family {entry.family}; ",
-         _el("ul", *prints) if prints else "no fingerprint recorded")
-    if entry.checked is not None:
-        # Every URL read is linked above (source, see also); what was read of them is the note.
-        if entry.checked.note:
-            fact("What was read", entry.checked.note)
-        if entry.checked.unreadable:
-            fact("Unreadable", _join((_link(u, u) for u in entry.checked.unreadable), ", "))
-    fact("Registry id", _el("code", entry.id))
+    fact("Vocabulary", f"family {entry.family}; ", _el("ul", *prints) if prints else "no fingerprint")
+    # The audit trail (checked.note: what was read of each source, and how) stays in the
+    # registry and `pairs --format json`; the page links every source and dates the quote,
+    # and keeping the note out keeps the page under 300 KB. The row's anchor is its id.
+    if entry.checked is not None and entry.checked.unreadable:
+        fact("Unreadable", _join((_link(u, u) for u in entry.checked.unreadable), ", "))
     return _el("details", _lines([_el("summary", "Notes, vocabulary and commands"),
                                   _el("dl", _lines(facts), class_="facts"), *_commands(entry)]))
 

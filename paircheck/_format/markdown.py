@@ -105,7 +105,14 @@ def render_markdown_summary(entries: Sequence[RegistryEntry], width: int = 100) 
         evidence = evidence_label(e, with_figure=False)
         if e.status == "fails":
             evidence = f"**{evidence}**"
-        rest = [e.method, evidence, _md(engines_label(e, sep=", "))]
+        engines = engines_label(e, sep=", ")
+        # Names need about 24 columns; a long engine list gives way first: its strongest
+        # engines stay, the others are counted (the page and `paircheck pairs` list them).
+        fixed = len("| " + " | ".join(["", "", e.method, evidence, ""]) + " |")
+        if fixed + len(engines) + 24 > width and "; " in engines:
+            head, _, tail = engines.partition("; ")
+            engines = f"{head}; +{len(tail.split(', '))} more"
+        rest = [e.method, evidence, _md(engines)]
         target, draft = _md(e.target.name), _md(e.draft.name)
         budget = width - len("| " + " | ".join(["", "", *rest]) + " |")
         if len(target) + len(draft) > budget:

@@ -50,14 +50,14 @@ def render_readme_table(registry_path: Path | None = None) -> str:
             f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
         f"Only measured and ran ({running} pairs) mean a source shows the pair running; "
         "recommended and computed do not, and the FAILS levels say how a failure is documented "
-        "(registry/README.md defines each). An engine with weaker evidence than its row is marked "
-            "with its own level; `!engine` is documented to fail there."
+        "(registry/README.md defines each). Engines with weaker evidence than their row follow "
+            "their own level (`recommended: lmstudio`); `!engine` is documented to fail there."
         ),
         (
             "Generated from `registry/` by `python -m paircheck.cli.registry_readme` (with the page "
             "[docs/pairs.html](docs/pairs.html)); do not edit by hand. To fit 100 columns a long draft name "
             "loses the words it shares with its target, or its middle, to \"…\"; the page, `paircheck pairs` "
-            "and `--format json` give whole names, figures, repos, quotes, caveats and notes."
+            "and `--format json` give whole names, figures, measured numbers, repos, quotes, caveats and notes."
         ),
     )
     intro = "\n\n".join(textwrap.fill(text, WIDTH, break_on_hyphens=False) for text in paragraphs)

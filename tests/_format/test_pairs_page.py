@@ -23,7 +23,7 @@ from paircheck._engine import engines
 from paircheck._format.html import render_html, search_text, sort_key
 from paircheck._format.markdown import render_markdown_summary
 from paircheck._registry.consult import target_matches
-from paircheck._registry.entry import RegistryEntry
+from paircheck._registry.entry import Measurement, RegistryEntry
 from paircheck._registry.launch import (
     LLAMACPP_SPEC_TYPES,
     SGLANG_ALGORITHMS,
@@ -196,42 +196,23 @@ def test_everything_from_the_registry_is_escaped(registry: Registry) -> None:
 # --------------------------------------------------------------------------- measured numbers
 
 
-@dataclasses.dataclass(frozen=True)
-class Measured:
-    quantity: str
-    value: float
-    quote: str
-    engine: str | None = None
-    engine_version: str | None = None
-    target_quant: str | None = None
-    draft_quant: str | None = None
-    hardware: str | None = None
-    draft_max: int | None = None
-    settings: Any = None
-
-
-@dataclasses.dataclass(frozen=True)
-class WithMeasured(RegistryEntry):
-    # The registry's structured numbers (another change adds ``measured`` to RegistryEntry);
-    # the page reads the attribute when it is there.
-    measured: tuple[Measured, ...] = ()
-
-
 def test_structured_measured_numbers_are_shown_with_where_and_how(registry: Registry) -> None:
     base = next(e for e in registry if e.figure)
-    fields = {f.name: getattr(base, f.name) for f in dataclasses.fields(RegistryEntry)}
     numbers = (
-        Measured("speedup", 2.43, "7.30 tok/sec without and 17.74 tok/sec with", engine="lmstudio",
-                 engine_version="0.3.10", target_quant="4bit", draft_quant="4bit", hardware="M3 Pro <36GB>",
-                 draft_max=8, settings={"prompt": "quicksort"}),
-        Measured("acceptance rate", 0.71, "acceptance <b>71%</b>"),
+        Measurement("speedup", 2.43, "7.30 tok/sec without and 17.74 tok/sec with", engine="lmstudio",
+                    engine_version="0.3.10", target_quant="4bit", draft_quant="4bit", hardware="M3 Pro <36GB>",
+                    draft_max=8, settings="prompt=quicksort"),
+        Measurement("acceptance_rate", 0.71, "acceptance <b>71%</b>", engine="lmstudio"),
+        # a second number from a quote already shown: the quote is not printed twice
+        Measurement("tokens_per_second", 17.74, "7.30 tok/sec without and 17.74 tok/sec with", engine="lmstudio"),
     )
-    text = render_html([WithMeasured(**fields, measured=numbers)])
+    text = render_html([dataclasses.replace(base, measured=numbers, figure=None)])
     assert ("speedup: 2.43</span> (lmstudio 0.3.10; on M3 Pro &lt;36GB&gt;; target 4bit; draft 4bit; "
             "draft max 8; prompt=quicksort)") in text
-    assert "acceptance rate: 0.71</span>" in text and "acceptance &lt;b&gt;71%&lt;/b&gt;" in text
+    assert "acceptance_rate: 0.71</span>" in text and "acceptance &lt;b&gt;71%&lt;/b&gt;" in text
+    assert text.count("<q>7.30 tok/sec without and 17.74 tok/sec with</q>") == 1
     assert "(the source&#x27;s figure)" not in text  # the numbers replace the short figure
-    plain = render_html([base])
+    plain = render_html([dataclasses.replace(base, measured=())])
     assert f"{html.escape(base.figure or '')}</span> (the source&#x27;s figure)" in plain
 
 

@@ -61,7 +61,8 @@ class Pair:
         sides = (raw["target"], raw["draft"])
         self.haystack = " ".join([self.id, *(s[k] for s in sides for k in ("name", "repo") if s.get(k))]).lower()
         order = WORKS if raw["status"] == "works" else FAILS
-        best = min((self.levels[e] for e in raw["engines"]), key=order.index)
+        # a source that names no engine: the entry's own level
+        best = min((self.levels[e] for e in raw["engines"]), key=order.index, default=raw["evidence"])
         checked = raw["checked"]["on"]
         self.keys = {
             "target": _natural(raw["target"]["name"]),

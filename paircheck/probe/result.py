@@ -111,3 +111,26 @@ def find_draft(data: dict[str, Any], draft: str, where: str) -> dict[str, Any]:
             return found[0]
     names = ", ".join(Path(d["path"]).name for d in done) or "none"
     raise InputError(where, f"has no finished measurement of {Path(draft).name} (it has: {names})")
+
+
+def best_length(data: dict[str, Any], draft: str, where: str) -> tuple[int, str] | None:
+    """The --spec-draft-n-max the probe measured best for ``draft`` (p-min 0), and how it knows."""
+    entry = find_draft(data, draft, where)
+    k = entry.get("best_draft_max")
+    if not isinstance(k, int):
+        return None
+    row = next((r for r in entry["by_draft_max"] if r["draft_max"] == k and r["p_min"] == 0), None)
+    per_pass = f", {row['accepted_per_pass']:.2f} accepted per target pass" if row else ""
+    speed = entry.get("modelled_speedup")
+    modelled = f", MODELLED speedup {speed:.2f}x" if isinstance(speed, (int, float)) else ""
+    return k, f"The draft length {k} is the best one paircheck probe measured ({where}{per_pass}{modelled})."
+
+
+def with_draft_length(steps: list[str], k: int) -> list[str]:
+    """The launch lines with ``--spec-draft-n-max k`` added to every draft-simple line."""
+    out = []
+    for step in steps:
+        if step.startswith("llama-server ") and "--spec-type draft-simple" in step and "--spec-draft-n-max" not in step:
+            step = f"{step} --spec-draft-n-max {k}"
+        out.append(step)
+    return out

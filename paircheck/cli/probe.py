@@ -23,7 +23,7 @@ PROBE_EXIT = (
 )
 
 
-class _ServerFlagsAfterDashes(click.Command):
+class ServerFlagsAfterDashes(click.Command):
     """``-- FLAGS`` go to every llama-server unchanged; click would mix them into the drafts."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -44,7 +44,7 @@ def _p_mins(text: str) -> tuple[float, ...]:
     return tuple(sorted(set(values)))
 
 
-def _progress(enabled: bool) -> Any:
+def progress_bars(enabled: bool) -> Any:
     if not enabled:
         return None
     from tqdm import tqdm
@@ -64,7 +64,7 @@ def _progress(enabled: bool) -> Any:
     return tick
 
 
-@click.command("probe", cls=_ServerFlagsAfterDashes, epilog=PROBE_EXIT)
+@click.command("probe", cls=ServerFlagsAfterDashes, epilog=PROBE_EXIT)
 @click.argument("target")
 @click.argument("drafts", nargs=-1, required=True)
 @click.option("--llama-server", "llama_server", default=None,
@@ -153,7 +153,7 @@ def probe(
     before = path.stat().st_mtime_ns if path.exists() else None
     try:
         outcome: ProbeOutcome = probe_drafts(target, list(drafts), settings, endpoints, path, prompts,
-                                             _progress(not as_json and sys.stderr.isatty()), checked)
+                                             progress_bars(not as_json and sys.stderr.isatty()), checked)
     except KeyboardInterrupt:
         raise InputError(str(path), "interrupted; what was measured is kept there (complete: false)") from None
     except InputError as exc:

@@ -70,6 +70,51 @@ def _table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> list[str]:
     return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True).splitlines()
 
 
+def _middle(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    keep = limit - 1
+    return text[: (keep + 1) // 2] + "…" + text[len(text) - keep // 2:]
+
+
+def _shared_prefix(name: str, others: Sequence[str]) -> int:
+    """How much of ``name``'s start another name shares, cut back to a separator."""
+    best = 0
+    for other in others:
+        n = 0
+        while n < min(len(name), len(other)) and name[n] == other[n]:
+            n += 1
+        best = max(best, n)
+    while best and name[best - 1] not in ".-_ ":
+        best -= 1
+    return best
+
+
+def short_names(names: Sequence[str], limit: int) -> list[str]:
+    """Names within ``limit`` that can still be told apart: a name first loses the start it
+    shares with another (``…Q8_0.gguf``, ``…Q2_K.gguf``), then its middle."""
+    out = []
+    for i, name in enumerate(names):
+        if len(name) > limit:
+            shared = _shared_prefix(name, [n for j, n in enumerate(names) if j != i])
+            if shared >= 4:
+                name = "…" + name[shared:]
+        out.append(_middle(name, limit))
+    return out
+
+
+def _fitted(rows: list[list[str]], headers: Sequence[str], name_col: int, width: int) -> list[str]:
+    """The table within ``width``: long names are shortened (short_names) until it fits."""
+    table = _table(rows, headers)
+    names = [r[name_col] for r in rows]
+    longest = max(map(len, names))
+    while max(map(len, table)) > width and longest > 12:
+        longest = max(12, longest - (max(map(len, table)) - width))
+        shown = short_names(names, longest)
+        table = _table([[*r[:name_col], n, *r[name_col + 1:]] for r, n in zip(rows, shown, strict=True)], headers)
+    return table
+
+
 def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str]:
     ks = range(1, 17) if verbose else SHOWN_K
     extra = [p for p in p_mins if p > 0][:1] if not verbose else [p for p in p_mins if p > 0]
@@ -113,17 +158,19 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     for rank, (i, s) in enumerate(order, 1):
         k = s.best_draft_max
         r = s.row(k, 0.0) if k is not None else s.row(1, 0.0)
-        rows.append((
+        rows.append([
             str(rank), Path(s.path).name, _pct(s.acceptance_rate), "-" if k is None else str(k),
             "-" if r is None else f"{r.accepted_per_pass:.2f}",
-            "ABORTS" if aborts(data, i) else _x(s.modelled_speedup),
+            "ABORTS" if aborts(data, i) else _x(s.modelled_speedup).replace(" (slower)", ""),
             "-" if s.cost_ratio is None else f"{s.cost_ratio:.2f}",
-        ))
-    lines += _table(rows, ("#", "draft", "agree", "best k", "acc/pass", "MODELLED", "cost"))
+        ])
+    lines += _fitted(rows, ("#", "draft", "agree", "best k", "acc/pass", "MODELLED", "cost"), 1, width)
+    lines.append("")
     lines += wrap("agree: positions where the draft's top token is the target's (measured); acc/pass: accepted "
                   "draft tokens per target pass at best k, p-min 0, as llama-server counts them (replayed from "
                   "the measurement); MODELLED: tokens / (passes + cost x drafted), cost = draft/target weight "
-                  "bytes per token: acceptance measured, speed modelled", width)
+                  "bytes per token, below 1.00x slower than the target alone: acceptance measured, speed "
+                  "modelled", width)
     for i, s in order:
         for prompt_id, pos, token in aborts(data, i)[:1]:
             lines += wrap(f"warning: {Path(s.path).name} proposed token {token} at position {pos} of "

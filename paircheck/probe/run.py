@@ -216,7 +216,7 @@ def probe_drafts(
         "sampling": {"temperature": settings.temperature, "seed": settings.seed,
                      "rule": "greedy: exact replay" if settings.temperature == 0 else SAMPLING_RULE},
         "settings": {**asdict(settings), "p_min": list(settings.p_min), "server_args": list(settings.server_args),
-                     "draft_max": list(range(1, K_MAX + 1))},
+                     "draft_max": list(range(1, K_MAX + 1)), "tail_limit": settings.tail_limit},
         "prompts": [{"id": p.id, "kind": p.kind, "text": p.text} for p in chosen],
         "generations": [],
         "drafts": [],

@@ -61,6 +61,13 @@ def prompts_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def probe_file(probed: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.getbasetemp() / "probe-result.json"
+    path.write_text(json.dumps(probed))
+    return path
+
+
+@pytest.fixture(scope="session")
 def probed(smol: dict[str, Path], tools: dict[str, Path], prompts_file: Path,
            tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("probe") / "probe.json"
@@ -151,3 +158,91 @@ def test_the_json_names_scripts_rely_on(probed: dict[str, Any]) -> None:
                           and r["p_min"] == row["p_min"]) for d in draft["prompts_detail"]]
             assert row["drafted"] == sum(r["drafted"] for r in parts)
             assert row["accepted"] == sum(r["accepted"] for r in parts)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "80"}, timeout=600)
+
+
+def test_estimate_models_the_speed_on_the_measured_counts(probe_file: Path, probed: dict[str, Any],
+                                                          smol: dict[str, Path]) -> None:
+    done = _cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file), "--json")
+    assert done.returncode == 0, done.stderr
+    est = json.loads(done.stdout)
+    entry = _entry(probed, smol["q2_k"])
+    assert est["acceptance_basis"] == "measured" and est["acceptance"] == entry["acceptance_rate"]
+    assert est["best_draft_max"] == entry["best_draft_max"]
+    row = next(r for r in entry["by_draft_max"] if r["draft_max"] == est["draft_max"] and r["p_min"] == 0)
+    assert est["expected_tokens_per_pass"] == pytest.approx(row["tokens"] / row["passes"])
+    assert est["speedup"] == pytest.approx(row["modelled_speedup"], rel=1e-3)
+    text = _cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file)).stdout
+    assert text.startswith("MODELLED speed from MEASURED acceptance")
+    assert f"acceptance MEASURED: {probe_file}: measured on llama-server (greedy" in text
+    # without a measurement the acceptance is said to be assumed
+    plain = _cli("estimate", str(smol["target"]), str(smol["q2_k"])).stdout
+    assert "ASSUMED acceptance 0.5..0.9" in plain and "paircheck probe" in plain
+
+
+def test_the_checks_launch_line_takes_the_measured_draft_length(probe_file: Path, probed: dict[str, Any],
+                                                               smol: dict[str, Path]) -> None:
+    k = _entry(probed, smol["q8_0"])["best_draft_max"]
+    done = _cli(str(smol["target"]), str(smol["q8_0"]), "--probe", str(probe_file), "--json")
+    steps = json.loads(done.stdout)["next_steps"]
+    assert any(s.endswith(f"--spec-type draft-simple --spec-draft-n-max {k}") for s in steps), steps
+    assert any(f"The draft length {k} is the best one paircheck probe measured" in s for s in steps)
+    # a draft the probe never measured: one clear line, exit 2
+    other = _cli(str(smol["target"]), str(smol["random"]) + ".missing", "--probe", str(probe_file))
+    assert other.returncode == 2
+
+
+def _summaries(data: dict[str, Any]) -> list[Any]:
+    """Each draft's summary recomputed from the recorded traces in the result file."""
+    from paircheck.probe.replay import PromptTrace
+    from paircheck.probe.summary import summarize
+
+    gens = {g["prompt_id"]: g for g in data["generations"]}
+    kinds = [(p["id"], p["kind"]) for p in data["prompts"]]
+    out = []
+    for d in data["drafts"]:
+        traces = [PromptTrace(tuple(gens[t["prompt_id"]]["tokens"]), tuple(t["draft_top"]), tuple(t["draft_conf"]),
+                              {int(k): tuple(v) for k, v in t["tails"].items()}, gens[t["prompt_id"]]["n_predict"],
+                              len(gens[t["prompt_id"]]["prompt_tokens"]), data["settings"]["tail_limit"])
+                  for t in d["traces"]]
+        out.append(summarize(d["path"], kinds, traces, data["settings"]["p_min"], d["cost_ratio"]))
+    return out
+
+
+def test_the_recorded_traces_replay_to_the_same_numbers(probed: dict[str, Any]) -> None:
+    # The result file holds what was measured, not only the summary: replaying it gives the
+    # summary's numbers again, so nothing depends on the run that wrote it.
+    from paircheck.probe.result import summary_to_dict
+
+    for d, summary in zip(probed["drafts"], _summaries(probed), strict=True):
+        again = summary_to_dict(summary)
+        assert again["by_draft_max"] == d["by_draft_max"]
+        assert again["best_draft_max"] == d["best_draft_max"]
+
+
+def test_the_summary_ranks_the_drafts_and_labels_every_number(probed: dict[str, Any]) -> None:
+    from paircheck._format.interface import RenderOptions
+    from paircheck._format.probe_text import render_probe
+    from paircheck.probe.run import ProbeOutcome
+
+    text = render_probe(ProbeOutcome(probed, _summaries(probed)), RenderOptions(width=80))
+    lines = text.splitlines()
+    assert lines[0].startswith("MEASURED") and "MODELLED" in text.split("\n\n")[0]
+    assert "acceptance measured, speed modelled" in " ".join(text.split())
+    for line in lines:
+        assert len(line) <= 80 or line.startswith("  llama-server "), line  # commands are never wrapped
+    # the ranking table: the random-weight draft comes last, the target itself (no gain
+    # possible at cost 1) is never first
+    start = next(i for i, line in enumerate(lines) if line.startswith("#"))
+    end = next(i for i in range(start, len(lines)) if not lines[i].strip())
+    table = lines[start + 2:end]
+    assert len(table) == 4
+    # best first by the modelled speedup on the measured counts, and at 80 columns the
+    # shortened names still tell the four drafts apart
+    speeds = [float(row.split()[5].rstrip("x")) for row in table]
+    assert speeds == sorted(speeds, reverse=True)
+    assert len({row.split()[1] for row in table}) == 4

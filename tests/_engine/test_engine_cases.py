@@ -20,7 +20,7 @@ from paircheck.api import check_all_engines, check_descriptions, describe
 from paircheck.catalog import find_rule
 from paircheck.cli import cli, main
 from paircheck.errors import InputError
-from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, UNKNOWN, Report
+from paircheck.findings import ACCEPTED, FAIL, REFUSED, RUNS_USELESS, SKIP, UNKNOWN, Report
 from paircheck.model import ModelDescription
 
 pytestmark = pytest.mark.corpus
@@ -57,10 +57,14 @@ def test_sglang_refuses_padding_difference_since_0_5_15(qwen25: tuple[ModelDescr
     assert newest.engine_says is not None
     assert "target vocab_size=152064 and draft vocab_size=151936" in newest.engine_says
     assert newest.engine_says.startswith("STANDALONE speculative decoding requires the draft model")
-    assert ">= 0.5.15" in newest.engine_version
+    assert newest.engine_version.startswith("SGLang >= 0.5.22, rules read from sglang 0.5.22 and 0.5.23 wheels")
     assert _check(t, d, "sglang@0.5.15.post1").verdict == REFUSED
+    assert "0.5.15 to before 0.5.16" in _check(t, d, "sglang@0.5.15").engine_version
     before = _check(t, d, "sglang@0.5.14")
-    assert before.verdict == ACCEPTED and "< 0.5.15" in before.engine_version
+    assert before.verdict == ACCEPTED and "0.5.13 to before 0.5.15" in before.engine_version
+    # A release newer than the newest read is said to be unread, not assumed.
+    assert "rules read up to 0.5.23 (0.5.24 not read" in _check(t, d, "sglang@0.5.24").engine_version
+    assert "rules read from 0.5.10 on (0.5.9 not read" in _check(t, d, "sglang@0.5.9").engine_version
     # Same config sizes, same tokenizer: the mapping check passes too.
     same = _check(t, t, "sglang")
     assert same.verdict == ACCEPTED and [c.code for c in same.checks] == ["SG001", "SG002", "SG003"]
@@ -76,17 +80,32 @@ def _one_token_changed(src: Path, dst: Path, index: int) -> Path:
     return dst
 
 
-def test_sglang_mapping_check_after_equal_sizes(tmp_path: Path, real_vocab: Any) -> None:
-    # Equal sizes (vocab-only files: the token count is the padded vocab_size), one token
-    # with other text: the size passes, get_vocab() differs.
+def test_sglang_mapping_check_never_runs(tmp_path: Path, real_vocab: Any) -> None:
+    """sglang 0.5.15 to 0.5.23, managers/tp_worker.py TpModelWorker.__init__:
+    'if server_args.skip_tokenizer_init or self.is_draft_worker:' (0.5.23: 'get_serving().skip_tokenizer_init')
+    '    self.tokenizer = self.processor = None'. So in standalone_worker_v2.py
+    _validate_vocab_compatibility, 'and draft_tokenizer is not None' is False and the get_vocab()
+    comparison never runs: a same-size draft with other tokens starts and drafts other tokens."""
     t = describe(str(real_vocab("llama-bpe")))
     other = describe(str(_one_token_changed(real_vocab("llama-bpe"), tmp_path / "other.gguf", 1000)))
-    report = _check(t, other, "sglang")
-    assert [(c.code, c.status) for c in report.checks] == [("SG001", PASS), ("SG002", PASS), ("SG003", FAIL)]
-    assert report.first_failure is not None and report.first_failure.details["first_id"] == 1000
-    assert report.engine_says is not None and "different token-to-id mappings" in report.engine_says
-    old = _check(t, other, "sglang@0.5.14")
-    assert old.verdict == ACCEPTED and [w.code for w in old.warnings] == ["SG101"]
+    for version in ("sglang", "sglang@0.5.15", "sglang@0.5.14", "sglang@0.5.10"):
+        report = _check(t, other, version)
+        codes = [(c.code, c.status) for c in report.checks]
+        assert codes[-1] == ("SG003", FAIL), (version, codes)
+        assert report.first_failure is not None and report.first_failure.details["first_id"] == 1000
+        # No error text: SGLang says nothing; it starts and drafts other tokens.
+        assert report.engine_says is None and report.outcome == RUNS_USELESS, version
+        assert "starts without an error" in report.first_failure.message
+    assert [c.code for c in _check(t, other, "sglang").checks] == ["SG001", "SG002", "SG003"]
+    assert [c.code for c in _check(t, other, "sglang@0.5.14").checks] == ["SG001", "SG003"]
+    # The mirror of SGLang's own function agrees: with the draft worker's tokenizer (None from
+    # 0.5.15) the mapping comparison is skipped.
+    from paircheck._engine import sglang
+
+    tv, dv = sglang.tokenizer_vocab(t), sglang.tokenizer_vocab(other)
+    assert sglang.validate_vocab_compatibility(len(tv), len(dv), tv, dv) == sglang.MAPPING_ERROR
+    drafted = sglang.draft_tokenizer(sglang.NEWEST, dv)
+    assert drafted is None and sglang.validate_vocab_compatibility(len(tv), len(dv), tv, drafted) is None
 
 
 def _qwen35(real_vocab: Any, path: Path, mtp_layers: int | None) -> Path:
@@ -227,7 +246,7 @@ def test_cli_engine_at_version(qwen25: tuple[ModelDescription, ModelDescription]
     accepted = runner.invoke(cli, ["--engine", "sglang@0.5.14", "--no-registry", t.location, d.location])
     assert (refused.exit_code, accepted.exit_code) == (1, 0), refused.output + accepted.output
     as_json = runner.invoke(cli, ["--engine", "sglang@0.5.14", "--json", "--no-registry", t.location, d.location])
-    assert json.loads(as_json.output)["engine_version"].startswith("SGLang < 0.5.15")
+    assert json.loads(as_json.output)["engine_version"].startswith("SGLang 0.5.13 to before 0.5.15")
     with pytest.raises(SystemExit) as exc:
         main(["--engine", "sglang@nope", t.location, d.location])
     err = capsys.readouterr().err

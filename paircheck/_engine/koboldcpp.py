@@ -195,7 +195,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
         checks.append(are_compatible(target.vocab, d.vocab, target, d))
         if checks[-1].status == FAIL:
             says = says or SETUP_FAILED.format(what=INCOMPATIBLE)
-    elif checks[0].status == PASS:
+    elif checks[0].status == PASS and kind != SIMPLE:
         inner = M.evaluate_method(target, d, kind)
         first = inner.first_failure
         checks.append(result(R_METHOD, PASS, f"llama.cpp {kind} checks pass") if first is None else

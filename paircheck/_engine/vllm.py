@@ -92,6 +92,9 @@ SAME_VOCAB_ERROR = ("Target and draft model should have the same vocabulary size
 UNSUPPORTED_ERROR = "Unsupported speculative method: '{method}'"
 NO_DRAFT_MODEL_ERROR = ("Speculative decoding with draft model is not supported yet. Please consider using other "
                         "speculative decoding methods such as ngram, medusa, eagle, or mtp.")
+# n_predict = 0 (a config declaring no MTP layers): 'self.num_speculative_tokens > n_predict and
+# self.num_speculative_tokens % n_predict != 0' divides by zero, in every release read.
+ZERO_LAYERS_ERROR = "ZeroDivisionError: integer modulo by zero"
 DEEPSEEK_V41_ERROR = ("DeepSeek V4.1 has no classic-MTP draft: its checkpoints ship DSpark stages under mtp.* "
                       "(main_proj/markov_head/confidence_head) and carry no e_proj/h_proj/enorm/hnorm/hc_head "
                       "weights. Use speculative method 'dspark' instead of 'mtp'.")
@@ -236,8 +239,9 @@ R_MTP = Rule(
     "method mtp without a model uses the target itself: its config goes through hf_config_override and "
     "its model_type must then be in MTPModelTypes, otherwise NotImplementedError: '"
     + UNSUPPORTED_ERROR.format(method="mtp") + "'. The MTP layer count is the config's "
-    "num_nextn_predict_layers (mtp_num_hidden_layers for Qwen3.5, in text_config too); paircheck refuses "
-    "0, since there are no MTP weights to load. For a GGUF, {arch}.nextn_predict_layers. From 0.30.0 a "
+    "num_nextn_predict_layers (mtp_num_hidden_layers for Qwen3.5, in text_config too); with 0, 'self."
+    "num_speculative_tokens % n_predict != 0' raises " + ZERO_LAYERS_ERROR + " (seen by paircheck's vLLM "
+    "differential test). For a GGUF, {arch}.nextn_predict_layers. From 0.30.0 a "
     "deepseek_v41 target raises ValueError: '" + DEEPSEEK_V41_ERROR + "'. Source: " + SOURCE + ".",
     "Use a target whose family vLLM runs MTP for, with MTP weights, or another method.",
 )
@@ -441,6 +445,11 @@ def _report(method: str, target: ModelDescription, draft: ModelDescription, chec
     return report
 
 
+def _zero_layers(who: str, where: str) -> Finding:
+    return result(R_MTP, FAIL, f"{who} has no MTP layers ({where} = 0): vLLM divides num_speculative_tokens by "
+                  "n_predict = 0", layers=0, engine_says=ZERO_LAYERS_ERROR)
+
+
 def _v41_refusal(target: ModelDescription, version: VersionRange) -> Finding | None:
     """From 0.30.0, a draft detected as MTP for a deepseek_v41 target raises ValueError."""
     if version.reaches(DEEPSEEK_V41_SINCE) and _config_type(target)[0] == "deepseek_v41":
@@ -469,6 +478,8 @@ def draft_model(target: ModelDescription, draft: ModelDescription, method: str, 
         v41 = _v41_refusal(target, version) if detected == "mtp" else None
         if v41 is not None:  # __post_init__ raises before anything runs
             checks = [v41]
+        elif detected == "mtp" and mtp_layers(draft, version)[0] == 0:
+            checks = [_zero_layers("the draft", mtp_layers(draft, version)[1])]
         return _report(method, target, draft, checks)
     checks = [
         kind_check(R_KIND, draft, (MODEL,), "draft_model runs it as a standalone model, which a head is not;",
@@ -521,7 +532,7 @@ def mtp(target: ModelDescription, draft: ModelDescription, method: str, version:
         checks.append(result(R_MTP, PASS, f"{who} has {count} MTP layer{'s' if count != 1 else ''} ({where})",
                              layers=count))
     else:
-        checks.append(result(R_MTP, FAIL, f"{who} has no MTP layers ({where} = 0)", layers=count))
+        checks.append(_zero_layers(who, where))
     return _report(method, target, draft, checks)
 
 

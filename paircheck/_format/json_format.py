@@ -92,6 +92,8 @@ def _check(check: Finding) -> dict[str, Any]:
         "message": check.message,
         "details": check.details,
         "fix": check.fix,
+        # What the engine does when this check fails: stops, runs_without_speculation, runs_useless_draft.
+        "effect": check.effect,
     }
 
 

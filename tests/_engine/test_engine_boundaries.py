@@ -200,3 +200,17 @@ def test_every_versions_line_lists_its_boundaries() -> None:
         listed = engine.boundaries.split(", ")
         assert len(listed) == len(versions), engine.name
         assert all(r.low in listed for r in versions if r.low), engine.name
+
+
+def test_readme_version_table_is_the_engines_boundaries() -> None:
+    """README 'Engines and methods': each versioned engine's row lists exactly its boundaries."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip()
+            for line in readme.splitlines() if line.startswith("| ") and line.count("|") == 3}
+    for engine in engines().values():
+        versions = getattr(engine, "versions", ())
+        if len(versions) < 2:
+            continue
+        assert rows.get(engine.name) == engine.boundaries, engine.name

@@ -271,6 +271,8 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     rows = []
     for r in reports:
         fails = r.engine_says if r.first_failure is not None and r.engine_says else ("-" if r.compatible else "")
+        if r.outcome == RUNS_USELESS and not r.engine_says:
+            fails = "no error: it starts, and the draft proposes nothing useful"
         ok, color = _OK.get(r.verdict, ("yes?", "yellow"))
         if r.outcome == RUNS_WITHOUT_SPECULATION:
             ok = "off"

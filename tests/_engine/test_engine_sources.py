@@ -192,3 +192,21 @@ def test_pick_ranges() -> None:
         pick((new, old), "latest")
     with pytest.raises(ValueError, match="no rules"):
         pick((middle,), "0.1")
+
+
+# SGLang 0.5.23's own ModelConfig(model_path=FOLDER, is_draft_model=True), built on a CPU from
+# config files alone (sglang 0.5.23 installed with --no-deps, plus orjson, IPython, gguf,
+# torchvision), on folders made by tests/hf_build.py: hf_config.architectures afterwards.
+# Run by hand on 2026-12-01 (not in CI: see the README); paircheck's mirror must agree.
+SGLANG_MODEL_CONFIG_0_5_23 = [
+    ("Qwen2ForCausalLM", "qwen2", None),
+    ("Qwen3MoeForCausalLM", "qwen3_moe", "Qwen3MoeForCausalLMMTP"),
+    ("DeepseekV3ForCausalLM", "deepseek_v3", "DeepseekV3ForCausalLMNextN"),
+    ("Glm4MoeForCausalLM", "glm4_moe", "Glm4MoeForCausalLMNextN"),
+    ("Qwen3_5ForConditionalGeneration", "qwen3_5", "Qwen3_5ForCausalLMMTP"),
+]
+
+
+@pytest.mark.parametrize(("arch", "model_type", "loaded"), SGLANG_MODEL_CONFIG_0_5_23)
+def test_sglang_draft_rewrite_matches_model_config(arch: str, model_type: str, loaded: str | None) -> None:
+    assert sglang.draft_architecture((arch,), model_type, pick(sglang.VERSIONS, "0.5.23")) == loaded

@@ -443,3 +443,19 @@ def test_vllm_new_rewrites_on_folders(tmp_path: Path, real_vocab: Any) -> None:
     assert refused.engine_says.startswith("DeepSeek V4.1 has no classic-MTP draft")
     # 0.29.0 does not rewrite deepseek_v41 at all: 'Unsupported speculative method'.
     assert _check(v41, v41, "vllm@0.29.0", "mtp").engine_says == "Unsupported speculative method: 'mtp'"
+
+
+def test_eagle_heads_under_the_other_eagle_method(tmp_path: Path, real_vocab: Any) -> None:
+    """An EAGLE-3 head under vLLM's method eagle (or an EAGLE-1 head under eagle3 / TensorRT-LLM's
+    Eagle3) is the wrong drafter kind; SGLang's EAGLE takes both, its EAGLE3 only EAGLE-3 heads."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 151936)))
+    eagle3 = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B-eagle3", 151936, {
+        "model_type": "llama", "architectures": ["LlamaForCausalLMEagle3"]})))
+    eagle1 = describe(str(_qwen_folder(real_vocab, tmp_path / "EAGLE-Qwen3-8B", 151936, {
+        "model_type": "eagle", "architectures": ["EagleLlamaForCausalLM"]})))
+    assert _check(t, eagle3, "vllm", "eagle3").verdict == ACCEPTED
+    assert _check(t, eagle3, "vllm", "eagle").first_failure.code == "VL001"  # type: ignore[union-attr]
+    assert _check(t, eagle1, "vllm", "eagle3").first_failure.code == "VL001"  # type: ignore[union-attr]
+    assert _check(t, eagle1, "tensorrt-llm", "Eagle3").first_failure.code == "TR001"  # type: ignore[union-attr]
+    assert _check(t, eagle3, "sglang", "EAGLE").verdict == ACCEPTED
+    assert _check(t, eagle1, "sglang", "EAGLE3").first_failure.code == "SG001"  # type: ignore[union-attr]

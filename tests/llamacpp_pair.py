@@ -29,7 +29,9 @@ add token ...").
 
 The server runs at debug verbosity with level prefixes (``-lv 5 --log-prefix``) so that the
 debug-only lines of the size and text checks are visible and every line says its level.
-Nothing here knows paircheck: the test compares the two.
+
+:func:`disagreements` then lists where that differs from paircheck's report on the same two
+files (``run_pair`` itself knows nothing of paircheck).
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from oracle import llama_pieces, llama_values
+
+from paircheck._engine import llamacpp as paircheck_llamacpp
+from paircheck.api import check_pair
+from paircheck.findings import Report
+from paircheck.textshow import show
 
 HOST = "127.0.0.1"
 LOAD_TIMEOUT_S = 120.0
@@ -97,6 +106,7 @@ class ServerVerdict:
     side: str | None = None  # for the refusals and aborts: "target" or "draft"
     check: str | None = None  # for "incompatible": the failing check's name
     level: str | None = None  # log level of the failing check's line: "W" or "D"
+    line: str | None = None  # that line's message (after "spec <function>: ")
     values: dict[str, Any] = field(default_factory=dict)
     generic_error: str | None = None  # the "failed to initialize speculative ..." line
     ran: bool | None = None  # with a prompt: did the completion answer
@@ -143,8 +153,9 @@ def _int(value: str) -> int:
     return int(value)
 
 
-def parse_check(log: str) -> tuple[str | None, str | None, dict[str, Any]]:
-    """The check line of common_speculative_are_compatible in ``log``: (name, level, values)."""
+def parse_check(log: str) -> tuple[str | None, str | None, dict[str, Any], str | None]:
+    """The check line of common_speculative_are_compatible in ``log``: (name, level, values,
+    message)."""
     for name, pattern in CHECK_LINES:
         m = pattern.search(log)
         if m is None:
@@ -157,8 +168,9 @@ def parse_check(log: str) -> tuple[str | None, str | None, dict[str, Any]]:
         for key in ("target_add", "draft_add"):
             if key in values:
                 values[key] = bool(values[key])
-        return name, m["level"], values
-    return None, None, {}
+        message = m.group(0)[m.end("level") - m.start(0):].split(": ", 1)[1].rstrip("\n")
+        return name, m["level"], values, message
+    return None, None, {}, None
 
 
 _META = re.compile(r"llama_model_loader: loaded meta data with .* from (?P<path>.*) \(version ")
@@ -228,7 +240,7 @@ def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prom
         if generic is not None:
             verdict.outcome = "incompatible"
             verdict.generic_error = generic
-            verdict.check, verdict.level, verdict.values = parse_check(log)
+            verdict.check, verdict.level, verdict.values, verdict.line = parse_check(log)
         if prompt is not None:
             try:
                 result = _complete(f"http://{HOST}:{port}", prompt, n_predict)
@@ -254,3 +266,96 @@ def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prom
         return verdict
     finally:
         _stop(proc)
+
+
+# --------------------------------------------------------------------------------------
+# Comparing with paircheck
+# --------------------------------------------------------------------------------------
+
+def paircheck_report(target: Path, draft: Path, **kwargs: Any) -> Report:
+    """paircheck's llama.cpp draft-simple report on the two files (no registry, no fingerprint)."""
+    return check_pair(str(target), str(draft), registry=False, fingerprint=False, **kwargs)
+
+
+def disagreements(report: Report, got: ServerVerdict, target: Path, draft: Path) -> list[str]:
+    """Where llama-server's behaviour differs from what paircheck says (empty: agree)."""
+    first = report.first_failure
+    out: list[str] = []
+
+    def differ(what: str, paircheck: object, server: object) -> None:
+        if paircheck != server:
+            out.append(f"{what}: paircheck {paircheck!r}, llama-server {server!r}")
+
+    if first is None:
+        differ("outcome", "accepted", got.outcome)
+        if got.outcome != "accepted":
+            return out
+        tail = next((w for w in report.warnings if w.name == "vocab_tail"), None)
+        if got.ran is None:  # only loaded: nothing ran to compare
+            return out
+        if got.ran:
+            differ("speculation ran (draft tokens proposed)", True, bool(got.draft_n))
+        elif tail is None:
+            out.append(f"the server died running a pair paircheck accepts without a warning: {got.abort}")
+        elif got.abort_token is None or not tail.details["first_id"] <= got.abort_token <= tail.details["last_id"]:
+            out.append(f"abort {got.abort!r} is not for an id in {tail.details['first_id']}..{tail.details['last_id']}")
+        return out
+
+    details = first.details
+    says = report.engine_says or ""
+    if details.get("aborts"):
+        # paircheck says the process dies on an assertion, with no error line: the same one fires.
+        if first.name == "loadable":
+            differ("outcome", "aborted_loading", got.outcome)
+            differ("side", details["side"], got.side)
+        else:
+            differ("outcome", "aborted_checking", got.outcome)
+        said = re.search(r"GGML_ASSERT\((.*)\) failed", says)
+        if "no error line" not in says or said is None or got.abort is None or said.group(0) not in got.abort:
+            out.append(f"the process aborts on {got.abort!r}; paircheck says llama.cpp prints {says!r}")
+        return out
+    if first.name == "loadable":
+        side = details["side"]
+        differ("outcome", f"{side}_refused", got.outcome)
+        line = next((ln for ln in got.log.splitlines() if "error loading model" in ln), "")
+        if details["error"] not in line:
+            out.append(f"loader error: paircheck {details['error']!r}, llama-server {line!r}")
+        # What paircheck says llama-server prints: every fixed part is in its error lines.
+        errors = [ln.split(": ", 1)[-1] for ln in got.log.splitlines() if " E " in ln[:16]]
+        claimed = [part.strip(" ,'") for part in says.split("...") if part.strip(" ,'")]
+        missing = [part for part in claimed if not any(part in ln for ln in errors)]
+        if not claimed or missing:
+            out.append(f"paircheck says llama.cpp prints {says!r}; its error lines are {errors}")
+        return out
+
+    differ("outcome", "incompatible", got.outcome)
+    differ("failing check", first.name, got.check)
+    if got.outcome != "incompatible" or got.check != first.name:
+        return out
+    if first.name == "token_text":
+        differ("first differing id", details["first_id"], got.values["first_id"])
+        i = got.values["first_id"]
+        # The server quotes pieces (llama_token_to_piece); paircheck quotes texts. Both
+        # must be those of the same id in the same file, as libllama derives them.
+        for side, path in (("target", target), ("draft", draft)):
+            piece = llama_pieces(path, [i])[i].decode("utf-8", "replace")
+            differ(f"{side} piece of id {i}", piece, got.values[f"{side}_piece"])
+            differ(f"{side} text of id {i}", show(llama_values(path)["texts"][i]), details[f"{side}_text"])
+    else:
+        for key, value in got.values.items():
+            differ(key, details.get(key), value)
+    # The log level paircheck claims, and the line it says llama.cpp prints.
+    differ("generic error", paircheck_llamacpp.SPEC_INIT_FAILED,
+           (got.generic_error or "").split("load_model: ", 1)[-1])
+    if got.level == "D":
+        if "debug level" not in says:
+            out.append(f"the reason is logged at debug level only, paircheck says {says!r}")
+    else:
+        if not got.line or got.line not in says:
+            out.append(f"llama-server warns {got.line!r}; paircheck says {says!r}")
+    if got.ran is not None:
+        # Refused pairs are not fatal: the server serves, without the draft.
+        differ("serves without speculation", (True, None), (got.ran, got.draft_n))
+        if "without speculation" not in says:
+            out.append(f"paircheck does not say that the server runs without speculation: {says!r}")
+    return out

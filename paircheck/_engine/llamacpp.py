@@ -570,7 +570,8 @@ def engine_message(first: Finding) -> str | None:
         line = (f"draft model {name} tokens must match target model to use speculation. "
                 f"add: {int(d['target_add'])} - {int(d['draft_add'])}, id: {d['target_id']} - {d['draft_id']})")
     elif name == "token_text" and d.get("aborts"):
-        return "no error line: the process aborts in the check (GGML_ASSERT in llama_vocab_get_text)"
+        return ("no error line: the process aborts in the check (GGML_ASSERT(pimpl->type != "
+                "LLAMA_VOCAB_TYPE_NONE) failed, in llama_vocab::token_get_text)")
     elif name in ("vocab_size", "token_text"):
         return f"only '{SPEC_INIT_FAILED}' (the reason is logged at debug level only), {SERVES_WITHOUT}"
     else:

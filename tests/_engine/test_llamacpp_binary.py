@@ -34,15 +34,11 @@ import llamacpp_build
 import pytest
 from gguf import GGUFValueType as VT
 from gguf_mutate import GGUFMeta, make_kv, rewrite_gguf, set_tokens, token_texts
-from llamacpp_pair import ServerVerdict, run_pair
-from oracle import llama_pieces, llama_values, require_oracle
+from llamacpp_pair import disagreements, paircheck_report, run_pair
+from oracle import require_oracle
 from tiny_model import TinyShape, write_tiny_llama
 
-from paircheck._engine.llamacpp import GENERIC
-from paircheck.api import check_pair
-from paircheck.findings import Report
 from paircheck.llamacpp_tables import SPEC_VOCAB_MAX_SIZE_DIFFERENCE
-from paircheck.textshow import show
 
 #: Small enough that a 128k-token vocabulary is a 16 MB file: only the pair check matters.
 SHAPE = TinyShape(n_embd=16, n_layer=1, n_head=2, n_head_kv=2, n_ff=32, n_ctx=256)
@@ -130,103 +126,11 @@ def build(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[M
     return get
 
 
-def _report(target: Path, draft: Path, **kwargs) -> Report:
-    return check_pair(str(target), str(draft), registry=False, fingerprint=False, **kwargs)
-
-
-def disagreements(report: Report, got: ServerVerdict, target: Path, draft: Path) -> list[str]:
-    """Where llama-server's behaviour differs from what paircheck says (empty: agree)."""
-    first = report.first_failure
-    out: list[str] = []
-
-    def differ(what: str, paircheck: object, server: object) -> None:
-        if paircheck != server:
-            out.append(f"{what}: paircheck {paircheck!r}, llama-server {server!r}")
-
-    if first is None:
-        differ("outcome", "accepted", got.outcome)
-        if got.outcome != "accepted":
-            return out
-        tail = next((w for w in report.warnings if w.name == "vocab_tail"), None)
-        if got.ran:
-            differ("speculation ran (draft tokens proposed)", True, bool(got.draft_n))
-        elif tail is None:
-            out.append(f"the server died running a pair paircheck accepts without a warning: {got.abort}")
-        elif got.abort_token is None or not tail.details["first_id"] <= got.abort_token <= tail.details["last_id"]:
-            out.append(f"abort {got.abort!r} is not for an id in {tail.details['first_id']}..{tail.details['last_id']}")
-        return out
-
-    details = first.details
-    if first.name == "loadable":
-        side = details["side"]
-        if details.get("aborts"):
-            differ("outcome", "aborted_loading", got.outcome)
-            differ("side", side, got.side)
-            # The assertion paircheck names is the one that fired.
-            assertion = details["error"].split("GGML_ASSERT(", 1)[-1].split(")", 1)[0]
-            if got.abort is None or assertion not in got.abort:
-                out.append(f"abort: paircheck names {assertion!r}, llama-server died on {got.abort!r}")
-        else:
-            differ("outcome", f"{side}_refused", got.outcome)
-            line = next((ln for ln in got.log.splitlines() if "error loading model" in ln), "")
-            if details["error"] not in line:
-                out.append(f"loader error: paircheck {details['error']!r}, llama-server {line!r}")
-        # What paircheck says llama-server prints: its error lines, or no line at all.
-        says = report.engine_says or ""
-        errors = [ln.split(": ", 1)[-1] for ln in got.log.splitlines() if " E " in ln[:16]]
-        if details.get("aborts"):
-            if "aborts" not in says or assertion not in says:
-                out.append(f"the process aborts on {got.abort!r}; paircheck says llama.cpp prints {says!r}")
-        else:
-            claimed = [part.strip(" ,'") for part in says.split("...") if part.strip(" ,'")]
-            missing = [part for part in claimed if not any(part in ln for ln in errors)]
-            if not claimed or missing:
-                out.append(f"paircheck says llama.cpp prints {says!r}; its error lines are {errors}")
-        return out
-
-    if first.name == "token_text" and details.get("aborts"):
-        differ("outcome", "aborted_checking", got.outcome)
-        return out
-    differ("outcome", "incompatible", got.outcome)
-    differ("failing check", first.name, got.check)
-    if got.outcome != "incompatible" or got.check != first.name:
-        return out
-    if first.name == "token_text":
-        differ("first differing id", details["first_id"], got.values["first_id"])
-        i = got.values["first_id"]
-        # The server quotes pieces (llama_token_to_piece); paircheck quotes texts. Both
-        # must be those of the same id in the same file, as libllama derives them.
-        for side, path in (("target", target), ("draft", draft)):
-            piece = llama_pieces(path, [i])[i].decode("utf-8", "replace")
-            differ(f"{side} piece of id {i}", piece, got.values[f"{side}_piece"])
-            differ(f"{side} text of id {i}", show(llama_values(path)["texts"][i]), details[f"{side}_text"])
-    else:
-        for key, value in got.values.items():
-            differ(key, details.get(key), value)
-    # The log level paircheck claims, and the line it says llama.cpp prints.
-    says = report.engine_says or ""
-    differ("generic error", f"failed to initialize speculative decoding context: {GENERIC}",
-           (got.generic_error or "").split("load_model: ", 1)[-1])
-    if got.level == "D":
-        if "debug level" not in says:
-            out.append(f"the reason is logged at debug level only, paircheck says {says!r}")
-    else:
-        message = next(ln for ln in got.log.splitlines() if f"{got.level} spec" in ln).split(": ", 1)[1]
-        if message not in says:
-            out.append(f"llama-server warns {message!r}; paircheck says {says!r}")
-    if got.ran is not None:
-        # Refused pairs are not fatal: the server serves, without the draft.
-        differ("serves without speculation", (True, None), (got.ran, got.draft_n))
-        if "without speculation" not in says:
-            out.append(f"paircheck does not say that the server runs without speculation: {says!r}")
-    return out
-
-
 @pytest.mark.parametrize("pair", SAMPLE, ids=[p.name for p in SAMPLE])
 def test_pair_as_llama_server_runs_it(server_bin: Path, build: Callable[[Model], Path], tmp_path: Path,
                                       pair: Pair) -> None:
     target, draft = build(pair.target), build(pair.draft)
-    report = _report(target, draft)
+    report = paircheck_report(target, draft)
     got = run_pair(server_bin, target, draft, tmp_path / "server.log", prompt=PROMPT)
     problems = disagreements(report, got, target, draft)
     assert problems == [], f"{pair.name}: {got.summary()}\n" + "\n".join(problems)
@@ -236,7 +140,7 @@ def test_sample_covers_every_check(build: Callable[[Model], Path]) -> None:
     """The sample reaches every first failure paircheck can report for draft-simple, each
     loadable variant (target, draft, an abort) and the crash in both directions, so the
     agreement above is agreement on all of them."""
-    reports = {p.name: _report(build(p.target), build(p.draft)) for p in SAMPLE}
+    reports = {p.name: paircheck_report(build(p.target), build(p.draft)) for p in SAMPLE}
     firsts = {r.first_failure.name if r.first_failure else None for r in reports.values()}
     assert firsts == {None, "loadable", "vocab_type", "bos", "eos", "vocab_size", "token_text"}
     loadable = {(f.details["side"], bool(f.details["aborts"])) for r in reports.values()

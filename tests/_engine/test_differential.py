@@ -242,7 +242,8 @@ SMALL = ["llama-spm", "phi-3", "baichuan", "gpt-2", "deepseek-coder", "bert-bge"
 TOKENIZER_MODELS_VALID = ["llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "test", "no_vocab",
                           "none", "gemma4", "hybriddna", "whitespace"]
 TOKENIZER_MODELS_INVALID = ["", "GPT2", "llama ", "spm", "bpe", "unknown", "sentencepiece"]
-# A sample of accepted pre values per effect (research notes 3.3), and unknown ones.
+# A sample of accepted pre values per add_bos class (llamacpp_tables.BPE_PRE_*; section c
+# below runs all of them), and unknown ones.
 PRE_KNOWN = ["default", "llama-bpe", "llama3", "tekken", "chameleon", "chatglm-bpe", "glm4",
              "gemma4", "granite-embed-multi-311m", "gpt-2", "qwen2", "starcoder",
              "deepseek-coder", "refact", "command-r", "bert-bge"]

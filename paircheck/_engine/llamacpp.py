@@ -47,7 +47,8 @@ R_LOADABLE = Rule(
     "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
     "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
     "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
-    "model'.",
+    "model', or, where the loader aborts (duplicate texts), dies on the assertion before it "
+    "has loaded the target (with the default --fit on it reads both files first).",
     "For an incomplete file, resume or repeat the download (for a Hub file: "
     "`huggingface-cli download REPO FILE`; for a Hugging Face folder: `hf download REPO`). "
     "Otherwise reconvert the model with a current "

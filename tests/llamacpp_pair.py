@@ -39,6 +39,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -194,9 +195,24 @@ def _complete(url: str, prompt: str, n_predict: int) -> dict[str, Any]:
         return result
 
 
+def _no_core_dump() -> None:  # pragma: no cover - runs in the child before exec
+    # The crash cases abort the server on purpose: no core file in the working directory.
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prompt: str | None = None,
              n_predict: int = 8, extra: Sequence[str] = ()) -> ServerVerdict:
     """Start llama-server on TARGET + DRAFT with draft-simple and report what happened."""
+    for _ in range(3):
+        verdict = _run_pair(binary, target, draft, log_path, prompt, n_predict, extra)
+        # The free port was taken between our probe and the server's bind: try another.
+        if verdict.outcome != "port_taken":
+            return verdict
+    raise AssertionError(f"llama-server could not bind a port three times: {log_path}")
+
+
+def _run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prompt: str | None,
+              n_predict: int, extra: Sequence[str]) -> ServerVerdict:
     start = time.monotonic()
     port = _free_port()
     command = [str(binary), "--host", HOST, "--port", str(port), "-m", str(target), "-md", str(draft),
@@ -205,7 +221,7 @@ def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prom
     env = dict(os.environ, GGML_NO_BACKTRACE="1")
     with open(log_path, "wb") as out:
         proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=env, start_new_session=True)
+                                env=env, start_new_session=True, preexec_fn=_no_core_dump)
     try:
         deadline = time.monotonic() + LOAD_TIMEOUT_S
         while True:
@@ -230,6 +246,8 @@ def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prom
                 verdict.side = None if checking else _side_loading(log, target, draft)
                 m = _ABORT.search(log)
                 verdict.abort = m.group(0).strip() if m else f"signal {-code}"
+            elif "couldn't bind HTTP server socket" in log:
+                verdict.outcome = "port_taken"
             else:
                 raise AssertionError(f"llama-server exited with {code} for an unknown reason: {log_path}")
             verdict.seconds = time.monotonic() - start

@@ -201,10 +201,12 @@ def _no_core_dump() -> None:  # pragma: no cover - runs in the child before exec
 
 
 def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prompt: str | None = None,
-             n_predict: int = 8, extra: Sequence[str] = ()) -> ServerVerdict:
-    """Start llama-server on TARGET + DRAFT with draft-simple and report what happened."""
+             n_predict: int = 8, extra: Sequence[str] = (), spec_type: str | None = "draft-simple") -> ServerVerdict:
+    """Start llama-server on TARGET + DRAFT (``--spec-type SPEC_TYPE`` unless None) and report
+    what happened."""
+    flags = [*(("--spec-type", spec_type) if spec_type else ()), *extra]
     for _ in range(3):
-        verdict = _run_pair(binary, target, draft, log_path, prompt, n_predict, extra)
+        verdict = _run_pair(binary, target, draft, log_path, prompt, n_predict, flags)
         # The free port was taken between our probe and the server's bind: try another.
         if verdict.outcome != "port_taken":
             return verdict
@@ -216,7 +218,7 @@ def _run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, pro
     start = time.monotonic()
     port = _free_port()
     command = [str(binary), "--host", HOST, "--port", str(port), "-m", str(target), "-md", str(draft),
-               "--spec-type", "draft-simple", *BASE_FLAGS, *extra]
+               *BASE_FLAGS, *extra]
     # GGML_NO_BACKTRACE: an abort would otherwise attach gdb for a backtrace (seconds).
     env = dict(os.environ, GGML_NO_BACKTRACE="1")
     with open(log_path, "wb") as out:

@@ -154,3 +154,20 @@ def test_sample_covers_every_check(build: Callable[[Model], Path]) -> None:
     sizes = [f.details["difference"] for r in reports.values()
              if (f := r.finding("LC005")) is not None and f.status == "fail"]
     assert sizes and min(sizes) > SPEC_VOCAB_MAX_SIZE_DIFFERENCE
+
+
+def test_without_spec_type_the_draft_is_loaded_but_unused(server_bin: Path, build: Callable[[Model], Path],
+                                                          tmp_path: Path) -> None:
+    """What paircheck tells the user of an accepted pair, held against the server: -md alone
+    loads the draft, yet nothing is drafted, and nothing says so."""
+    target = draft = build(SPM)
+    report = paircheck_report(target, draft)
+    assert report.compatible
+    assert "Without --spec-type the draft is loaded but never used, silently." in report.next_steps
+    got = run_pair(server_bin, target, draft, tmp_path / "server.log", prompt=PROMPT, spec_type=None)
+    assert got.outcome == "accepted" and got.ran is True, got.summary()
+    assert f"loading draft model '{draft}'" in got.log
+    assert got.draft_n is None  # the server did not speculate
+    assert not [ln for ln in got.log.splitlines() if " W " in ln[:16] and "draft" in ln]
+    # ...while the same pair with --spec-type draft-simple does draft.
+    assert run_pair(server_bin, target, draft, tmp_path / "with.log", prompt=PROMPT).draft_n

@@ -18,6 +18,11 @@ from paircheck.model import ModelDescription
 PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
 # An engine's answer for a pair (Report.verdict).
 ACCEPTED, REFUSED, UNKNOWN = "accepted", "refused", "unknown"
+# What the engine does when a check fails (Rule.effect, Report.outcome): it stops with an
+# error; it starts and runs without speculation (a fallback, e.g. KoboldCpp); or it starts
+# with speculation on while the draft proposes other tokens (nothing reports it).
+STOPS, RUNS_WITHOUT_SPECULATION, RUNS_USELESS, RUNS = (
+    "stops", "runs_without_speculation", "runs_useless_draft", "runs")
 
 
 @dataclass(frozen=True)
@@ -31,10 +36,13 @@ class Rule:
     # Where the rule comes from: the engine's repository, path and commit, with its own
     # error text. Printed by ``paircheck explain``.
     source: str = ""
+    # What the engine does when this check fails: STOPS, RUNS_WITHOUT_SPECULATION or RUNS_USELESS.
+    effect: str = STOPS
 
     def result(self, status: str, message: str, **details: object) -> Finding:
         """A check's outcome; the fix is attached only to a failure."""
-        return Finding(self.code, self.name, status, message, dict(details), self.fix if status == FAIL else None)
+        return Finding(self.code, self.name, status, message, dict(details), self.fix if status == FAIL else None,
+                       self.effect)
 
     def warn(self, message: str, **details: object) -> Finding:
         return Finding(self.code, self.name, WARN, message, dict(details), self.fix or None)
@@ -53,6 +61,7 @@ class Finding:
     message: str
     details: dict[str, Any] = field(default_factory=dict)
     fix: str | None = None
+    effect: str = STOPS  # what the engine does when this check fails (Rule.effect)
 
 
 @dataclass
@@ -99,6 +108,15 @@ class Report:
         if not self.compatible:
             return REFUSED
         return UNKNOWN if self.unknowns else ACCEPTED
+
+    @property
+    def outcome(self) -> str | None:
+        """What the engine does with the pair: RUNS when compatible, else the first failure's
+        effect (STOPS, RUNS_WITHOUT_SPECULATION, RUNS_USELESS); None when unknown."""
+        first = self.first_failure
+        if first is not None:
+            return first.effect
+        return None if self.unknowns else RUNS
 
     @property
     def failures(self) -> list[Finding]:

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from oracle import llama_values, require_oracle
 
 from paircheck import fingerprint as F
 from paircheck._registry.load import fingerprint_matches
@@ -112,6 +114,17 @@ def test_big_endian_file_has_none_on_this_host(gguf_factory) -> None:
     desc = describe(str(gguf_factory(endian="big")))
     assert not desc.vocab.loadable
     assert F.fingerprint(desc.vocab) is None
+
+
+def test_big_endian_claim_is_llamacpps_own(gguf_factory) -> None:
+    """The premise above, from llama.cpp itself (libllama through tests/oracle.py): on this
+    little-endian host it refuses the big-endian file and loads its little-endian twin."""
+    require_oracle()
+    assert sys.byteorder == "little"
+    path = gguf_factory(endian="big")
+    refused = llama_values(path)
+    assert refused["loaded"] is False and "endianness" in refused["error"]
+    assert llama_values(gguf_factory(endian="little"))["loaded"] is True
 
 
 def test_no_fingerprint_without_texts(gguf_factory) -> None:

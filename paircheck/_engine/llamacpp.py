@@ -47,7 +47,8 @@ R_LOADABLE = Rule(
     "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
     "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
     "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
-    "model'.",
+    "model', or, where the loader aborts (duplicate texts), dies on the assertion before it "
+    "has loaded the target (with the default --fit on it reads both files first).",
     "For an incomplete file, resume or repeat the download (for a Hub file: "
     "`huggingface-cli download REPO FILE`; for a Hugging Face folder: `hf download REPO`). "
     "Otherwise reconvert the model with a current "
@@ -66,8 +67,10 @@ R_VOCAB_TYPE = Rule(
     "Both vocabularies are of the same type",
     "llama.cpp compares the vocab type its loader derives from tokenizer.ggml.model: "
     "SPM (llama), BPE (gpt2, gemma4, ...), WPM (bert), UGM (t5), RWKV, PLAMO2. Different "
-    "model strings can map to the same type; only the type matters. This is the only "
-    "check whose failure llama.cpp names at the default log level.",
+    "model strings can map to the same type; only the type matters. llama.cpp names this "
+    "failure at its default log level (a warning), as it names the BOS and EOS ones; after "
+    "any failed compatibility check llama-server logs 'failed to initialize speculative "
+    "decoding context', unloads the draft and serves without speculation.",
     SAME_FAMILY_FIX,
 )
 R_BOS = Rule(
@@ -538,17 +541,52 @@ def warn_none(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
 
 
 GENERIC = "draft model vocab type must match target model to use speculation"
+# What llama-server does with a pair common_speculative_are_compatible refuses
+# (tools/server/server-context.cpp load_model): it catches the exception, logs this
+# error, frees the draft and serves without speculation: slower, and no exit code says so.
+SPEC_INIT_FAILED = f"failed to initialize speculative decoding context: {GENERIC}"
+SERVES_WITHOUT = "and the server then runs without speculation (the draft is unloaded)"
 TARGET_NOT_LOADED = "failed to load model, '...' ... exiting due to model loading error"
-# What llama-server prints at the default log level when this check fails first.
-ENGINE_MESSAGES = {
-    "loadable": "failed to load draft model ... exiting due to model loading error",
-    "vocab_type": "draft model vocab type must match target model to use speculation but vocab_type_dft = ... "
-    "while vocab_type_tgt = ...",
-    "bos": "draft model bos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
-    "eos": "draft model eos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
-    "vocab_size": "only '" + GENERIC + "' (the real reason is logged at debug level)",
-    "token_text": "only '" + GENERIC + "' (the real reason is logged at debug level)",
-}
+DRAFT_NOT_LOADED = "failed to load draft model ... exiting due to model loading error"
+
+
+def engine_message(first: Finding) -> str | None:
+    """What llama-server prints at its default log level when ``first`` is the first failure.
+
+    The check lines are those of common_speculative_are_compatible (common/speculative.cpp),
+    with the values llama.cpp prints: the type and BOS/EOS lines are warnings (default
+    level), the size and text lines are debug only (``-lv 5``). A loader abort prints no
+    error line at all: the process dies on the assertion (with the default ``--fit on`` even
+    before the target is loaded for real, since both files are read to fit them first).
+    """
+    name, d = first.name, first.details
+    if name == "loadable":
+        if d.get("aborts"):
+            return f"no error line: the process aborts while reading the {d['side']} ({_assertion(d['error'])})"
+        return TARGET_NOT_LOADED if d.get("side") == "target" else DRAFT_NOT_LOADED
+    if name == "vocab_type":
+        line = f"{GENERIC} but vocab_type_dft = {d['draft']} while vocab_type_tgt = {d['target']}"
+    elif name in ("bos", "eos"):
+        # The closing parenthesis without an opening one is llama.cpp's own.
+        line = (f"draft model {name} tokens must match target model to use speculation. "
+                f"add: {int(d['target_add'])} - {int(d['draft_add'])}, id: {d['target_id']} - {d['draft_id']})")
+    elif name == "token_text" and d.get("aborts"):
+        return ("no error line: the process aborts in the check (GGML_ASSERT(pimpl->type != "
+                "LLAMA_VOCAB_TYPE_NONE) failed, in llama_vocab::token_get_text)")
+    elif name in ("vocab_size", "token_text"):
+        return f"only '{SPEC_INIT_FAILED}' (the reason is logged at debug level only), {SERVES_WITHOUT}"
+    else:
+        return None
+    return f"'{line}', then '{SPEC_INIT_FAILED}', {SERVES_WITHOUT}"
+
+
+def _assertion(error: str) -> str:
+    """The GGML_ASSERT/GGML_ABORT a loader failure message names."""
+    for marker in ("GGML_ASSERT(", "GGML_ABORT"):
+        start = error.find(marker)
+        if start >= 0:
+            return error[start:].removesuffix(" aborts the process") + (" failed" if marker == "GGML_ASSERT(" else "")
+    return "GGML_ASSERT"
 
 
 def evaluate(target: ModelDescription, draft: ModelDescription, method: str = METHOD) -> Report:
@@ -574,11 +612,8 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
         engine_version=T.REFERENCE_VERSION,
     )
     first = report.first_failure
-    if first is not None and first.name in ENGINE_MESSAGES:
-        report.engine_says = ENGINE_MESSAGES[first.name]
-        if first.name == "loadable" and first.details.get("side") == "target":
-            # llama-server loads the main model first (server-context.cpp load_model).
-            report.engine_says = TARGET_NOT_LOADED
+    if first is not None:
+        report.engine_says = engine_message(first)
     if report.compatible:
         report.next_steps += [
             f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",

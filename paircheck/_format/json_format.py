@@ -95,6 +95,8 @@ def _check(check: Finding) -> dict[str, Any]:
         "message": check.message,
         "details": check.details,
         "fix": check.fix,
+        # What the engine does when this check fails: stops, runs_without_speculation, runs_useless_draft.
+        "effect": check.effect,
     }
 
 
@@ -122,6 +124,9 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "method": report.method,
         # accepted / refused / unknown (no check failed, but a deciding one could not be made).
         "verdict": report.verdict,
+        # What the engine does with the pair: runs, stops (an error), runs_without_speculation
+        # (a fallback) or runs_useless_draft (starts, the draft proposes other tokens); null if unknown.
+        "outcome": report.outcome,
         "unknown": _unknown(report),
         # True unless refused: kept for schema 1 readers; "verdict" tells unknown apart.
         "compatible": report.compatible,

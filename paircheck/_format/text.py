@@ -18,7 +18,18 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
 from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
 from paircheck.bench.measure import NOT_MEASURED
-from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, WARN, Finding, Report
+from paircheck.findings import (
+    ACCEPTED,
+    FAIL,
+    PASS,
+    REFUSED,
+    RUNS_USELESS,
+    RUNS_WITHOUT_SPECULATION,
+    SKIP,
+    WARN,
+    Finding,
+    Report,
+)
 from paircheck.fit.memory import ModelMemory
 from paircheck.fit.result import FitResult
 from paircheck.fit.sizes import format_size
@@ -69,7 +80,11 @@ def verdict_line(report: Report, options: RenderOptions) -> str:
     if report.verdict == REFUSED:
         first = report.first_failure
         assert first is not None
-        return f"{paint('NOT COMPATIBLE', 'red', options)} for {where}: {first.message}"
+        # Not every refusal is an error: an engine may start and run without speculation, or
+        # start while the draft proposes other tokens. The verdict line says which.
+        head = {RUNS_WITHOUT_SPECULATION: "RUNS, WITHOUT SPECULATION",
+                RUNS_USELESS: "NOT COMPATIBLE (starts, drafts other tokens)"}.get(first.effect, "NOT COMPATIBLE")
+        return f"{paint(head, 'red', options)} for {where}: {first.message}"
     n = len(report.warnings)
     extra = f" ({n} warning{'s' if n != 1 else ''})" if n else ""
     if report.verdict == ACCEPTED:
@@ -259,7 +274,11 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     rows = []
     for r in reports:
         fails = r.engine_says if r.first_failure is not None and r.engine_says else ("-" if r.compatible else "")
+        if r.outcome == RUNS_USELESS and not r.engine_says:
+            fails = "no error: it starts, and the draft proposes nothing useful"
         ok, color = _OK.get(r.verdict, ("yes?", "yellow"))
+        if r.outcome == RUNS_WITHOUT_SPECULATION:
+            ok = "off"
         rows.append(
             (
                 f"{r.engine}\n{r.method}",
@@ -273,7 +292,8 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     table = tabulate(rows, headers=("engine", "ok", "reason", "how it fails"), tablefmt="simple", disable_numparse=True)
     lines = [*wrap(head, options.width), "", table, ""]
     lines += wrap(
-        "ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), NO = refused",
+        "ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), NO = refused, "
+        "off = runs without speculation",
         options.width,
     )
     lines.append("Versions the verdicts are for:")

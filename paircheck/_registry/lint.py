@@ -25,25 +25,64 @@ from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelRef, normalise_name
 from paircheck._registry.load import Registry, load_registry
 from paircheck._registry.schema import FAILS_EVIDENCE, RegistryError
+from paircheck.findings import Rule
 
 # --------------------------------------------------------------------------- rules
 
 
 @dataclass(frozen=True)
-class LintRule:
-    code: str
-    slug: str
-    title: str
+class LintRule(Rule):
+    """A registry lint rule: a Rule (code, name, title, explanation, fix) that
+    `paircheck explain` prints; ``slug`` is its name."""
+
+    @property
+    def slug(self) -> str:
+        return self.name
 
 
-R_ENGINE = LintRule("RL101", "engine-unbacked", "Every engine is backed by a quote")
-R_CUT = LintRule("RL102", "cut-unmarked", "A condensed quote says so in checked.note")
-R_PAIR = LintRule("RL103", "quote-names-no-pair", "The quote names the pair")
-R_NEGATIVE = LintRule("RL104", "negative-not-exact", "A failure names the exact pair or is a sibling report")
-R_IDENTITY = LintRule("RL105", "identity-drift", "The sides carry the variant markers their sources name")
-R_MEASURED = LintRule("RL106", "measured-without-data", "Measured evidence has its numbers as data")
-R_NUMBER = LintRule("RL107", "number-not-in-quote", "Each measured number is written in its quote")
-R_LEVEL = LintRule("RL108", "level-below-quote", "The level is not below what the quote shows")
+_DOC = "registry/README.md (the registry lint rules)"
+
+R_ENGINE = LintRule(
+    "RL101", "engine-unbacked", "Every engine is backed by a quote",
+    "An engine (in engines, fails_on or engine_evidence) that no quote names and no quote's page belongs to "
+    "(the engine's own docs or repository; research: a paper or the method authors' repository). Names count "
+    "in any usual spelling, and an engine's command names it (llama-server, assistant_model=).",
+    "Add an [[pair.engine_quote]] that names it, or drop the engine.", source=_DOC)
+R_CUT = LintRule(
+    "RL102", "cut-unmarked", "A condensed quote says so in checked.note",
+    "A quote with '...', '…' or joined table cells (' | ') while checked.note says nothing of a cut or a "
+    "table row: a reader would take condensed words for the source's own.",
+    "Say it in checked.note.", source=_DOC)
+R_PAIR = LintRule(
+    "RL103", "quote-names-no-pair", "The quote names the pair",
+    "The entry's quote does not name both sides (by name or repo, in any order or spelling; a Hub card names "
+    "its own model; a built-in draft is named by its method). Also a measured number quoted from another page "
+    "that does not name the pair.",
+    "Quote the words that name the pair.", source=_DOC)
+R_NEGATIVE = LintRule(
+    "RL104", "negative-not-exact", "A failure names the exact pair or is a sibling report",
+    "A failure (fails_on, or a fails entry) at run-failed, code-refuses or stated whose quotes do not name "
+    "this exact pair, or name a variant of a side; or a sibling failure without a quote.",
+    "Quote the exact pair's failure, or file it as sibling.", source=_DOC)
+R_IDENTITY = LintRule(
+    "RL105", "identity-drift", "The sides carry the variant markers their sources name",
+    "A side whose repo is a quantized or QAT build its name does not say, or a quote or the notes naming a side "
+    "with a variant marker (QAT, AWQ, GPTQ, FP8, NVFP4, MXFP4, INT4/INT8, 4bit...) its name lacks.",
+    "Name the variant the source names.", source=_DOC)
+R_MEASURED = LintRule(
+    "RL106", "measured-without-data", "Measured evidence has its numbers as data",
+    "A measured engine without [[pair.measured]] numbers on it, or numbers on an engine whose level is not "
+    "measured: estimate and probe read the numbers, so a level without them promises what is not there.",
+    "Add the numbers, or lower the level.", source=_DOC)
+R_NUMBER = LintRule(
+    "RL107", "number-not-in-quote", "Each measured number is written in its quote",
+    "A measured value (or value_max) that is not written in its quote, so nobody can check it against the source.",
+    "Copy the number as written, in the right unit.", source=_DOC)
+R_LEVEL = LintRule(
+    "RL108", "level-below-quote", "The level is not below what the quote shows",
+    "A quote that reports a figure (1.5x, 65 t/s, +50% speedup, an acceptance rate) filed at ran, recommended "
+    "or computed, or whose author says they ran it filed at recommended or computed.",
+    "Raise the level (with the numbers), or quote what the level rests on.", source=_DOC)
 
 LINT_RULES: tuple[LintRule, ...] = (R_ENGINE, R_CUT, R_PAIR, R_NEGATIVE, R_IDENTITY, R_MEASURED, R_NUMBER, R_LEVEL)
 

@@ -673,7 +673,15 @@ def test_cli_status_and_search_csv() -> None:
 
 def test_cli_case_insensitive_choices() -> None:
     code, out, _ = run("--engine", "VLLM", "--method", "EAGLE3", "--format", "json")
-    assert code == 0 and parse_json(out)
+    rows = parse_json(out)
+    assert code == 0 and rows
+    # Both filters apply, whatever the case: the rows of the lower-case spelling, each an
+    # EAGLE-3 pair known for vLLM, fewer than the EAGLE-3 pairs of all engines together.
+    assert rows == parse_json(run("--engine", "vllm", "--method", "eagle3", "--format", "json")[1])
+    assert all(r["method"] == "eagle3" and "vllm" in r["engines"] + r["fails_on"] for r in rows)
+    every_engine = parse_json(run("--method", "eagle3", "--format", "json")[1])
+    assert len(rows) < len(every_engine)
+    assert len(rows) < len(parse_json(run("--engine", "vllm", "--format", "json")[1]))
 
 
 def test_cli_table_fits_100_columns() -> None:

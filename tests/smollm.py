@@ -134,3 +134,11 @@ def drafts(llama_quantize: Path) -> dict[str, Path]:
         "q2_k": quantized("Q2_K", llama_quantize),
         "random": random_draft(),
     }
+
+
+if __name__ == "__main__":
+    # Fetch and derive the models once (for the README's probe example), and say where they are.
+    import llamacpp_build
+
+    for role, path in drafts(llamacpp_build.ensure_tools()["llama-quantize"]).items():
+        print(f"{role}: {path}")

@@ -14,7 +14,7 @@ from paircheck._format.text import wrap
 
 if TYPE_CHECKING:
     from paircheck.probe.run import ProbeOutcome
-    from paircheck.probe.summary import DraftSummary
+    from paircheck.probe.summary import DraftSummary, Row
 
 # The draft lengths shown by default (every one of 1..16 is in the JSON, and with -v).
 SHOWN_K = (1, 2, 3, 4, 6, 8, 12, 16)
@@ -59,7 +59,8 @@ def _how(data: dict) -> str:
     n_prompts = len(data.get("prompts", []))
     server = data.get("target", {}).get("server", {}) or {}
     build = server.get("build_info")
-    where = f"llama-server {build}" if build else "llama-server"
+    # a build made without git metadata (the pinned sdist's) says "b0-unknown": say nothing then
+    where = f"llama-server {build}" if build and "unknown" not in build else "llama-server"
     return (f"{where} on this machine, {decoding}, {template}, {n_prompts} prompts x "
             f"{data.get('n_predict')} tokens")
 
@@ -117,9 +118,11 @@ def _fitted(rows: list[list[str]], headers: Sequence[str], name_col: int, width:
 
 def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str]:
     ks = range(1, 17) if verbose else SHOWN_K
-    extra = [p for p in p_mins if p > 0][:1] if not verbose else [p for p in p_mins if p > 0]
+    tuned = _tuned(summary)
+    # one p-min beside the default: the one that tunes best, else the lowest (-v: every one)
+    extra = [p for p in p_mins if p > 0] if verbose else [tuned.p_min] if tuned else [p for p in p_mins if p > 0][:1]
     headers = ("k", "drafted", "accepted", "acc/pass", "MODELLED") + tuple(
-        h for p in extra for h in (f"p{p:g} acc/pass", "MODELLED"))
+        h for p in extra for h in (f"acc/pass p{p:g}", "MODELLED"))
     rows = []
     for k in ks:
         r0 = summary.row(k, 0.0)
@@ -135,6 +138,14 @@ def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str
     return _table(rows, headers)
 
 
+def _tuned(summary: DraftSummary) -> Row | None:
+    """The best setting with a p-min above 0, when it beats the best at p-min 0 (the default)."""
+    best = summary.best
+    if best is None or best.p_min == 0 or summary.modelled_speedup is None or best.modelled_speedup is None:
+        return None
+    return best if best.modelled_speedup > summary.modelled_speedup + 0.005 else None
+
+
 def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     data, width = outcome.data, options.width
     order = ranked(outcome)
@@ -143,16 +154,28 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
         return "MEASURED nothing: no draft was probed"
     best_i, best = order[0]
     best_name = Path(best.path).name
-    if best.best_draft_max is not None and best.modelled_speedup is not None:
+    k = best.best_draft_max
+    at = best.row(k, 0.0) if k is not None else None
+    if at is None or best.modelled_speedup is None:
+        head = f"MEASURED: {best_name}: {_pct(best.acceptance_rate)} of its guesses are the target's"
+    elif best.modelled_speedup >= 0.995:
         head = (f"MEASURED: {best_name} is the best draft: {_pct(best.acceptance_rate)} of its guesses are the "
-                f"target's; at --spec-draft-n-max {best.best_draft_max}, "
-                f"{best.row(best.best_draft_max, 0.0).accepted_per_pass:.2f} accepted per target pass, "  # type: ignore[union-attr]
+                f"target's; at --spec-draft-n-max {k}, {at.accepted_per_pass:.2f} accepted per target pass, "
                 f"MODELLED speedup {_x(best.modelled_speedup)}")
     else:
-        head = f"MEASURED: {best_name}: {_pct(best.acceptance_rate)} of its guesses are the target's"
+        n = len(order)
+        head = (f"MEASURED: {'no draft' if n > 1 else 'the draft'} is modelled to be faster than the target "
+                f"alone{'' if n > 1 else ''}; {'the closest is ' + best_name if n > 1 else best_name}: "
+                f"{_pct(best.acceptance_rate)} of its guesses are the target's, {at.accepted_per_pass:.2f} "
+                f"accepted per target pass at --spec-draft-n-max {k}, MODELLED {_x(best.modelled_speedup)}")
     lines += wrap(head, width)
     lines += wrap(f"measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and --spec-draft-p-min "
                   f"{', '.join(f'{p:g}' for p in data['settings']['p_min'])}", width, "  ", "  ")
+    tuned = _tuned(best)
+    if tuned is not None:
+        lines += wrap(f"with --spec-draft-p-min {tuned.p_min:g}: MODELLED {_x(tuned.modelled_speedup)} at "
+                      f"--spec-draft-n-max {tuned.draft_max} ({tuned.accepted_per_pass:.2f} accepted per pass)",
+                      width, "  ", "  ")
     lines.append("")
     rows = []
     for rank, (i, s) in enumerate(order, 1):
@@ -191,10 +214,14 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
             )
     if best.best_draft_max is not None and not aborts(data, best_i):
         target = data["target"]["path"]
+        setting = ["--spec-draft-n-max", str(best.best_draft_max)]
+        if tuned is not None:
+            setting = ["--spec-draft-n-max", str(tuned.draft_max), "--spec-draft-p-min", f"{tuned.p_min:g}"]
         command = shlex.join(["llama-server", "-m", target, "-md", best.path, "--spec-type", "draft-simple",
-                              "--spec-draft-n-max", str(best.best_draft_max)])
+                              *setting])
         lines += ["", "Next:", f"  {command}"]
-        if best.modelled_speedup is not None and best.modelled_speedup < 1:
+        best_speed = tuned.modelled_speedup if tuned is not None else best.modelled_speedup
+        if best_speed is not None and best_speed < 0.995:
             lines += wrap("the model predicts no gain: measure on your machine with paircheck bench run "
                           "before keeping the draft", width, "  ", "  ")
     return "\n".join(lines)

@@ -260,6 +260,8 @@ def _generate(target: str, prompts: Sequence[Prompt], settings: ProbeSettings, e
     start = time.perf_counter()
     with _server(target, endpoints.target_url, settings, endpoints, log_dir) as url:
         result["target"]["server"] = _props(url, settings)
+        result["target"]["server_ready_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+        start = time.perf_counter()
         tick("target", 0, len(prompts))
         for n, prompt in enumerate(prompts, 1):
             text = prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
@@ -275,7 +277,7 @@ def _generate(target: str, prompts: Sequence[Prompt], settings: ProbeSettings, e
             result["generations"].append(entry)
             save()
             tick("target", n, len(prompts))
-    result["target"]["generation_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+        result["target"]["generation_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
     return gens
 
 
@@ -297,6 +299,8 @@ def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation],
     start = time.perf_counter()
     with _server(path, endpoints.draft_urls.get(index), settings, endpoints, log_dir) as url:
         entry["server"] = _props(url, settings)
+        ready_ms = round((time.perf_counter() - start) * 1000.0, 1)
+        start = time.perf_counter()
         tick(pair.path, 0, len(gens))
         for n, gen in enumerate(gens, 1):
             trace = record.teacher_force(url, gen, settings.tail_limit, settings.timeout, stats,
@@ -307,14 +311,17 @@ def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation],
                                     "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()}})
             save()
             tick(pair.path, n, len(gens))
+        force_ms = round((time.perf_counter() - start) * 1000.0, 1)
     probs = None
     if settings.temperature > 0:
         probs = [accept_probabilities(t, g.candidates or ()) for t, g in zip(traces, gens, strict=True)]
     summary = summarize(pair.path, [(p.id, p.kind) for p in prompts], traces, settings.p_min, pair.cost_ratio, probs)
     entry.update(summary_to_dict(summary))
     entry["foreign_tokens"] = [list(f) for f in stats.foreign]
-    entry["cost"] = {"requests": stats.requests, "decoded": stats.decoded,
-                     "ms": round((time.perf_counter() - start) * 1000.0, 1)}
+    # What teacher forcing cost: requests, tokens the draft decoded (those past a mismatch
+    # included), and the time of the requests (ms) apart from loading the model.
+    entry["cost"] = {"requests": stats.requests, "decoded": stats.decoded, "server_ready_ms": ready_ms,
+                     "ms": force_ms}
     entry["complete"] = True
     save()
     return summary

@@ -10,6 +10,7 @@ measured (``"complete": false`` and ``"error"``).
 
 from __future__ import annotations
 
+import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +31,9 @@ from paircheck.probe.replay import PromptTrace
 from paircheck.probe.result import KIND, SCHEMA_VERSION, summary_to_dict, write_result
 from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
 
+# How long a failed request waits for the server process to be seen exiting, to tell a
+# dead server from a network error.
+_DEATH_GRACE_S = 2.0
 # Flags paircheck sets on the servers it starts; the same ones among the pass-through
 # flags would fight them.
 _OWN_FLAGS = ("--host", "--port", "-m", "--model", "-md", "--model-draft", "--spec-draft-model", "--spec-type")
@@ -161,9 +165,11 @@ def _died(server: RunningServer) -> Iterator[None]:
     try:
         yield
     except InputError as exc:
-        code = server.process.poll()
-        if code is None:
-            raise
+        try:
+            # the connection breaks a moment before the dying process can be reaped
+            code: int | None = server.process.wait(timeout=_DEATH_GRACE_S)
+        except subprocess.TimeoutExpired:
+            raise exc from None
         raise InputError(exc.where, f"llama-server exited with code {code} mid-run: {server.log_tail()} "
                                     f"(log: {server.log}){crash_hint(code, server.command)}") from None
 

@@ -82,6 +82,12 @@ def probed(smol: dict[str, Path], tools: dict[str, Path], prompts_file: Path,
     return data
 
 
+def _artifacts() -> Path:
+    folder = Path(os.environ.get("PAIRCHECK_ARTIFACTS", "test-artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 def _entry(data: dict[str, Any], path: Path) -> dict[str, Any]:
     (found,) = [d for d in data["drafts"] if d["path"] == str(path)]
     return found
@@ -118,10 +124,14 @@ def test_predicted_drafted_and_accepted_match_llama_server(
 ) -> None:
     entry = _entry(probed, smol[name])
     misses = []
+    report = _artifacts() / "probe-differential.txt"
     for p in P_MINS:
         for k in K_VALUES:
             want_d, want_a = _predicted(entry, k, p)
             got_d, got_a, same = _real(tools["llama-server"], smol["target"], smol[name], probed, k, p, tmp_path)
+            with report.open("a") as fh:  # every comparison, for the README's account of them
+                fh.write(f"{name} k={k} p_min={p}: predicted {want_d}/{want_a} llama-server {got_d}/{got_a} "
+                         f"same output {same}\n")
             slack = TOLERANCE * max(got_d, want_d, 1)
             if abs(want_d - got_d) > slack or abs(want_a - got_a) > slack:
                 misses.append(f"k={k} p_min={p}: predicted {want_d} drafted / {want_a} accepted, "

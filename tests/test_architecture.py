@@ -54,7 +54,7 @@ def layer_of(module: str) -> str:
         return "server"
     if head == "preflight":
         return "preflight"
-    if head in ("bench", "fit", "scan"):
+    if head in ("bench", "fit", "scan", "probe"):
         return "capability"
     if head == "catalog":
         return "catalog"

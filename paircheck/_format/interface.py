@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
@@ -20,6 +20,9 @@ from paircheck.findings import Report
 from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
 from paircheck.scan import ScanResult
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40
@@ -72,4 +75,8 @@ class Format(Protocol):
 
     def scan(self, result: ScanResult, options: RenderOptions) -> str:
         """Candidate drafts for one target, ranked (``paircheck scan``, ``paircheck T D1 D2 ...``)."""
+        ...
+
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        """Measured acceptance of one or more drafts (``paircheck probe``)."""
         ...

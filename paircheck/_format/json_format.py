@@ -11,7 +11,7 @@ import json
 import shlex
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck import __version__
 from paircheck._format.interface import RenderOptions
@@ -24,6 +24,9 @@ from paircheck.fit.result import FitResult
 from paircheck.model import ModelDescription
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 from paircheck.scan import ScanResult
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
 SCHEMA_VERSION = 2
 
@@ -214,6 +217,9 @@ def dumps(data: object) -> str:
 
 class JSONFormat:
     name = "json"
+
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        return dumps(outcome.data)
 
     def report(self, report: Report, options: RenderOptions) -> str:
         return dumps(report_to_dict(report))

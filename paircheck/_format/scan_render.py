@@ -45,6 +45,8 @@ def _documented(c: CandidateResult) -> str:
 
 
 def _speedup(c: CandidateResult) -> str:
+    if c.measured_speedup is not None:
+        return f"{c.measured_speedup:.2f}x*"  # * acceptance measured by the probe
     return f"{c.modelled_speedup:.2f}x" if c.modelled_speedup is not None else "-"
 
 
@@ -76,7 +78,10 @@ def launch_line(result: ScanResult) -> str | None:
     target = result.target.resolved_path or result.target.location
     if best is None or os.path.isdir(best.location) or os.path.isdir(target):
         return None  # llama-server loads GGUF files, not Hugging Face folders
-    return shlex.join(["llama-server", "-m", target, "-md", best.location, "--spec-type", "draft-simple"])
+    line = ["llama-server", "-m", target, "-md", best.location, "--spec-type", "draft-simple"]
+    if best.measured_draft_max is not None:
+        line += ["--spec-draft-n-max", str(best.measured_draft_max)]  # measured best by the probe
+    return shlex.join(line)
 
 
 def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
@@ -108,6 +113,10 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
                       f"{REFERENCE_ACCEPTANCE} with the best draft length, not a measurement (`paircheck bench run` "
                       "measures). memory: target + draft as llama-server allocates them at the target's "
                       "training context.", options.width)
+        if any(c.measured_speedup is not None for c in result.candidates):
+            lines += wrap(f"*: acceptance MEASURED on llama-server by paircheck probe ({result.probe_file}), speed "
+                          "modelled from the measured counts at the best draft length (the launch line's "
+                          "--spec-draft-n-max).", options.width)
         if any(c.modelled_speedup is None or c.memory_bytes is None for c in result.candidates):
             lines += wrap(NO_TENSORS, options.width)
         reasons = [(i, c) for i, c in enumerate(result.candidates, 1) if c.reason or c.size_warning]
@@ -159,6 +168,9 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "modelled_speedup": c.modelled_speedup,
                 "modelled_draft_max": c.modelled_draft_max,
                 "memory_bytes": c.memory_bytes,
+                "measured_acceptance": c.measured_acceptance,
+                "measured_draft_max": c.measured_draft_max,
+                "measured_speedup": c.measured_speedup,
                 **({"engines": c.engines} if c.engines else {}),
             }
             for i, c in enumerate(result.candidates, 1)
@@ -169,4 +181,5 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "cache": {"hits": result.cache_hits, "misses": result.cache_misses},
         "modelled_acceptance": REFERENCE_ACCEPTANCE,
         "launch": launch_line(result),
+        "probe": result.probe_file,
     }

@@ -10,7 +10,7 @@ import re
 import shlex
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label, evidence_text
@@ -39,6 +39,9 @@ from paircheck.preflight.lint import FAIL as LINT_FAIL
 from paircheck.preflight.lint import UNCHECKED, LintResult
 from paircheck.scan import ScanResult
 from paircheck.textshow import show
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
 # ANSI SGR codes; used only when RenderOptions.color is set.
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
@@ -525,10 +528,23 @@ def render_estimate(est: Estimate) -> str:
         return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
 
     lines = []
-    if est.acceptance is not None:
+    rows: list[tuple[str, ...]]
+    if est.measured:
         assert est.speedup is not None and est.expected_tokens_per_pass is not None
         lines.append(
-            f"MODELLED (not measured): speedup {est.speedup:.2f}x at acceptance {est.acceptance:.2f}, "
+            f"MODELLED speed from MEASURED acceptance: speedup {est.speedup:.2f}x at draft max {est.draft_max} "
+            f"({est.expected_tokens_per_pass:.2f} tokens per target pass measured), cost ratio {est.cost_ratio:.3f}; "
+            f"best draft max {est.best_draft_max}: {est.best_speedup:.2f}x"
+        )
+        shown = [p for p in est.measured if p.draft_max in (1, 2, 3, 4, 6, 8, 12, 16) or p.draft_max == est.draft_max]
+        rows = [(str(p.draft_max), f"{p.tokens_per_pass:.2f}", f"{p.drafted_per_pass:.2f}", f"{p.speedup:.2f}x")
+                for p in shown]
+        headers: tuple[str, ...] = ("draft max", "tokens/pass", "drafted/pass", "MODELLED speedup")
+    elif est.acceptance is not None:
+        assert est.speedup is not None and est.expected_tokens_per_pass is not None
+        word = {"documented": "DOCUMENTED", "measured": "MEASURED"}.get(est.acceptance_basis, "given")
+        lines.append(
+            f"MODELLED (not measured): speedup {est.speedup:.2f}x at {word} acceptance {est.acceptance:.2f}, "
             f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
         )
         rows = [
@@ -540,10 +556,11 @@ def render_estimate(est: Estimate) -> str:
                 f"{est.best_speedup:.2f}x",
             )
         ]
+        headers = ("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k")
     else:
         lo, hi = est.band[0], est.band[-1]
         lines.append(
-            f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for acceptance "
+            f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for an ASSUMED acceptance "
             f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
         )
         rows = [
@@ -556,15 +573,9 @@ def render_estimate(est: Estimate) -> str:
             )
             for p in est.band
         ]
+        headers = ("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k")
     lines.append("")
-    lines.append(
-        tabulate(
-            rows,
-            headers=("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k"),
-            tablefmt="simple",
-            disable_numparse=True,
-        )
-    )
+    lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
     lines.append("")
     if est.target_bytes and est.draft_bytes:
         lines.append(
@@ -574,14 +585,29 @@ def render_estimate(est: Estimate) -> str:
     else:
         lines.append(f"cost ratio c = {est.cost_ratio} (given)")
     if est.acceptance_source and est.acceptance_source.startswith("bench:"):
-        lines.append(f"acceptance from {est.acceptance_source[6:]} (draft_n_accepted / draft_n)")
+        lines.append(f"acceptance MEASURED in {est.acceptance_source[6:]} (draft_n_accepted / draft_n)")
+    if est.acceptance_note and est.acceptance_basis == "measured":
+        lines.append(f"acceptance MEASURED: {est.acceptance_note}")
+    if est.acceptance_note and est.acceptance_basis == "documented":
+        lines.append(f"acceptance DOCUMENTED: {est.acceptance_note}")
+    if est.acceptance_basis == "assumed":
+        lines.append("acceptance ASSUMED: measure it with `paircheck probe TARGET DRAFT`, then --from the result")
+    for doc in est.documented:
+        lines.append(f"documented: {doc}")
     for w in est.warnings:
         lines.append(f"warning {w.code} {w.name}: {w.message}")
-    lines.append(
-        "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
-        "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
-        "`paircheck bench run` measures instead."
-    )
+    if est.measured:
+        lines.append(
+            "model: speedup = tokens / (passes + c * drafted) on the measured counts (Leviathan et al. 2023's "
+            "cost model); decoding assumed memory-bound; ignores the KV cache, prompt processing and batching. "
+            "`paircheck bench run` measures speed instead."
+        )
+    else:
+        lines.append(
+            "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
+            "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
+            "`paircheck bench run` measures instead."
+        )
     return "\n".join(lines)
 
 
@@ -752,6 +778,11 @@ def render_fit(result: FitResult, options: RenderOptions) -> str:
 
 class TextFormat:
     name = "text"
+
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        from paircheck._format.probe_text import render_probe
+
+        return render_probe(outcome, options)
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return render_fit(result, options)

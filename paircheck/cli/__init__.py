@@ -30,6 +30,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "lint-py": ("paircheck.cli.preflight", "lint_py"),
     "bench": ("paircheck.cli.bench", "bench"),
     "estimate": ("paircheck.cli.bench", "estimate"),
+    "probe": ("paircheck.cli.probe", "probe"),
     "fit": ("paircheck.cli.fit", "fit_cmd"),
     "scan": ("paircheck.cli.scan", "scan_cmd"),
 }
@@ -46,6 +47,7 @@ SUMMARIES = {
     "lint-modelfile": "Lint an Ollama Modelfile's DRAFT lines",
     "bench": "Measure a pair on a real llama-server (bench run, compare)",
     "estimate": "Model the speedup of a pair (labelled as a model)",
+    "probe": "Measure how many draft tokens the target accepts, per draft length",
     "fit": "Memory of target + draft at a context, against a VRAM budget",
     "scan": "Rank every model on this machine as a draft for TARGET",
 }

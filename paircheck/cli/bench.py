@@ -188,6 +188,16 @@ def bench_run(
         click.echo(f"results: {done.baseline_file}, {done.draft_file}")
 
 
+def _is_probe(path: str) -> bool:
+    """A probe result (paircheck probe) rather than a bench result: read its kind."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False  # the bench reader says what is wrong with the file
+    return b'"kind": "paircheck-probe"' in head
+
+
 def _acceptance_from(path: str) -> tuple[float, int | None]:
     """Acceptance rate of a bench result (draft_n_accepted / draft_n), and --spec-draft-n-max if it was set."""
     from paircheck.bench.compare import draft_counts
@@ -211,10 +221,12 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 )
 @click.argument("target")
 @click.argument("draft")
-@click.option("--acceptance", type=float, default=None, help="Per-token acceptance a (0..1); default: a band 0.5..0.9.")
+@click.option("--acceptance", type=float, default=None,
+              help="Per-token acceptance a (0..1); default: one documented for the pair, else an ASSUMED 0.5..0.9.")
 @click.option("--draft-max", "draft_max", type=int, default=None,
               help="Tokens drafted per target pass k (default: llama.cpp's --spec-draft-n-max default, 3).")
-@click.option("--from", "from_file", default=None, help="Take the acceptance from a bench result of the pair.")
+@click.option("--from", "from_file", default=None,
+              help="Take the acceptance from a bench result, or the measured counts from a probe result.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
               help="Draft/target cost per token c, instead of reading weight sizes from the GGUF tensor infos.")
 @click.option("--json", "as_json", is_flag=True)
@@ -232,6 +244,14 @@ def estimate(
     from paircheck.bench.estimate import DEFAULT_DRAFT_MAX, estimate_pair
 
     source = None
+    if from_file is not None and _is_probe(from_file):
+        from paircheck.bench.estimate import estimate_from_probe
+
+        if acceptance is not None:
+            raise InputError("--from", "give --acceptance or --from, not both")
+        result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio)
+        click.echo(formats()["json" if as_json else "text"].estimate(result, render_options()))
+        return
     if from_file is not None:
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")

@@ -52,6 +52,8 @@ could not be read or the command was misused."""
 @click.option("-c", "--ctx", "ctx", type=int, default=None,
               help="Also size the pair's memory at this context, as llama-server would (see `paircheck fit`).")
 @click.option("--vram", default=None, help="Also check that memory against this device budget, e.g. 24GiB.")
+@click.option("--probe", "probe_file", default=None, metavar="FILE",
+              help="A `paircheck probe` result: the launch line gets the --spec-draft-n-max it measured best.")
 def check(
     target: str,
     drafts: tuple[str, ...],
@@ -64,6 +66,7 @@ def check(
     no_registry: bool,
     ctx: int | None,
     vram: str | None,
+    probe_file: str | None,
 ) -> None:
     """Is DRAFT usable with TARGET for speculative decoding?
 
@@ -101,6 +104,13 @@ def check(
         from paircheck.fit import pair_memory
 
         report.memory = pair_memory(report.target, report.draft, ctx, vram)
+    if probe_file is not None and draft is not None:
+        from paircheck.probe.result import best_length, load_result, with_draft_length
+
+        data = load_result(probe_file)  # read even when the pair is refused: a bad file is an error
+        found = best_length(data, draft, probe_file)
+        if found is not None and report.compatible:
+            report.next_steps = [*with_draft_length(report.next_steps, found[0]), found[1]]
     if not quiet:
         click.echo(fmt.report(report, options))
     sys.exit(EXIT_OK if report.compatible else EXIT_INCOMPATIBLE)

@@ -53,6 +53,17 @@ class CandidateResult:
     # How the registry recognised the pair when documented: "name" (repo ids or names) or
     # "vocabulary" (a side known only by its vocabulary fingerprint, as the check's RG001 says).
     documented_by: str | None = None
+    # With `scan --probe N`: MEASURED on llama-server by paircheck probe (the share of
+    # positions where this draft's top token is the target's), the best --spec-draft-n-max
+    # for it, and the speedup the cost model gives the measured counts at that length.
+    measured_acceptance: float | None = None
+    measured_draft_max: int | None = None
+    measured_speedup: float | None = None
+
+    @property
+    def speedup(self) -> float | None:
+        """The measured-acceptance speedup when probed, else the one at the reference acceptance."""
+        return self.measured_speedup if self.measured_speedup is not None else self.modelled_speedup
 
     @property
     def accepted_by(self) -> list[str]:
@@ -62,7 +73,7 @@ class CandidateResult:
     def sort_key(self) -> tuple[int, int, int, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
         # Best modelled speedup first; a candidate without one (no tensor infos) after those with one.
-        speed = -self.modelled_speedup if self.modelled_speedup is not None else float("inf")
+        speed = -self.speedup if self.speedup is not None else float("inf")
         size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
         # --engine all: a draft more engines accept first (0 for a single engine).
         # Documented by name before documented only by vocabulary (a family's), before undocumented.
@@ -86,6 +97,7 @@ class ScanResult:
     searched: list[str]
     cache_hits: int = 0
     cache_misses: int = 0
+    probe_file: str | None = None  # with --probe: the probe's result file
 
     @property
     def usable(self) -> list[CandidateResult]:
@@ -395,7 +407,29 @@ def compare(
     return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts))
 
 
+def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], list[Any]], probe_file: str
+               ) -> ScanResult:
+    """Measure the acceptance of the ``count`` best usable GGUF drafts for llama.cpp and rank again.
+
+    ``run(target, drafts)`` is the probe (paircheck.probe.run.probe_drafts with the caller's
+    settings), returning one summary per draft in order; the probe checks each pair again
+    and refuses before loading anything, as it does on its own.
+    """
+    target = result.target.resolved_path or result.target.location
+    picks = [c for c in result.usable if c.source_kind == "gguf"
+             and (c.engines.get(LLAMACPP) == ACCEPTED if c.engines else result.engine == LLAMACPP)][:count]
+    if not picks:
+        return result
+    for c, summary in zip(picks, run(target, [c.location for c in picks]), strict=True):
+        c.measured_acceptance = summary.acceptance_rate
+        c.measured_draft_max = summary.best_draft_max
+        c.measured_speedup = None if summary.modelled_speedup is None else round(summary.modelled_speedup, 3)
+    result.candidates.sort(key=CandidateResult.sort_key)
+    result.probe_file = probe_file
+    return result
+
+
 __all__ = [
-    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare", "rank", "scan",
-    "summarize",
+    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare", "probe_best",
+    "rank", "scan", "summarize",
 ]

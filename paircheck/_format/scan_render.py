@@ -12,8 +12,8 @@ import shlex
 from typing import Any
 
 from paircheck._format.interface import RenderOptions
-from paircheck._format.json_format import describe_side
-from paircheck._format.text import wrap
+from paircheck._format.json_side import describe_side
+from paircheck._format.text_base import wrap
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 

@@ -15,7 +15,7 @@ import click
 
 from paircheck._format import formats
 from paircheck._format.json_format import comparison_to_dict
-from paircheck._format.text import render_bench_result
+from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
 from paircheck.cli.options import render_options

@@ -1,0 +1,199 @@
+"""Speed for people: a measured comparison (``paircheck bench``), one bench result, and the
+modelled speedup (``paircheck estimate``), which always says it is a model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
+from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
+from paircheck.bench.measure import NOT_MEASURED
+
+
+def _spread(s: Spread | None, digits: int = 0) -> str:
+    if s is None:
+        return "-"
+    return f"{s.median:.{digits}f} ({s.min:.{digits}f}-{s.max:.{digits}f})"
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _verdict(comp: Comparison) -> str:
+    if comp.speedup is not None:
+        word = "faster" if comp.speedup > 1.0 else "slower" if comp.speedup < 1.0 else "no change"
+        acc = f", acceptance {_pct(comp.acceptance_rate)}" if comp.acceptance_rate is not None else ""
+        return (f"MEASURED: {comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label} ({word}) "
+                f"on equal work{acc}")
+    if comp.time_ratio is not None:
+        return (
+            f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
+            f"{comp.baseline_label}/{comp.draft_label} = {comp.time_ratio:.2f}"
+        )
+    return "MEASURED: nothing comparable (no complete run over the same prompts on both sides)"
+
+
+def render_comparison(comp: Comparison, markdown: bool = False) -> str:
+    from tabulate import tabulate
+
+    headers = (
+        "prompt",
+        f"{comp.baseline_label} ms",
+        f"{comp.draft_label} ms",
+        f"{comp.baseline_label} tok/s",
+        f"{comp.draft_label} tok/s",
+        "speedup",
+        "accept",
+        "acc/pass",
+        "same output",
+    )
+    rows = []
+    for p in comp.prompts:
+        same = "yes" if p.outputs_equal else (f"no, at char {p.difference.position}" if p.difference else "no")
+        rows.append(
+            (
+                p.prompt_id,
+                _spread(p.baseline_ms),
+                _spread(p.draft_ms),
+                _spread(p.baseline_tokens_per_second, 1),
+                _spread(p.draft_tokens_per_second, 1),
+                _x(p.speedup),
+                _pct(p.acceptance_rate),
+                "-" if p.accepted_per_pass is None else f"{p.accepted_per_pass:.2f}",
+                same,
+            )
+        )
+    rows.append(
+        (
+            "all prompts",
+            _spread(comp.baseline_run_ms),
+            _spread(comp.draft_run_ms),
+            _spread(comp.baseline_tokens_per_second, 1),
+            _spread(comp.draft_tokens_per_second, 1),
+            _x(comp.speedup),
+            _pct(comp.acceptance_rate),
+            "-" if comp.accepted_per_pass is None else f"{comp.accepted_per_pass:.2f}",
+            "yes" if comp.outputs_equal else "no",
+        )
+    )
+    lines = [_verdict(comp), ""]
+    lines.append(tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", disable_numparse=True))
+    lines.append("")
+    lines.append(
+        "ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
+        "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n."
+    )
+    for p in comp.prompts:
+        d = p.difference
+        if d is not None:
+            lines.append(
+                f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
+                f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
+                f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}"
+            )
+    for w in comp.warnings:
+        lines.append(f"{'- ' if markdown else ''}warning: {w}")
+    for n in comp.notes:
+        lines.append(f"{'- ' if markdown else ''}note: {n}")
+    return "\n".join(lines)
+
+
+def render_bench_result(result: dict[str, Any]) -> str:
+    """Per prompt: median client time and decode tokens per second, and drafting if any."""
+    from tabulate import tabulate
+
+    rows = []
+    for prompt in result["prompts"]:
+        reqs = [r for r in result["requests"] if r["prompt_id"] == prompt["id"]]
+        ms = Spread.of([r["client_ms"] for r in reqs])
+        tps = Spread.of([t for t in map(tokens_per_second, reqs) if t is not None])
+        drafted, accepted, predicted, _ = draft_counts(reqs)
+        rate, _ = acceptance_rates(drafted, accepted, predicted)
+        rows.append(
+            (
+                prompt["id"],
+                len(reqs),
+                "-" if ms is None else f"{ms.median:.0f} ({ms.min:.0f}-{ms.max:.0f})",
+                "-" if tps is None else f"{tps.median:.1f}",
+                "-" if rate is None else f"{rate:.1%}",
+            )
+        )
+    table = tabulate(
+        rows, headers=("prompt", "runs", "client ms", "tok/s", "accept"), tablefmt="simple", disable_numparse=True
+    )
+    raw = (
+        "through the server's chat template" if result["settings"]["chat_template"] else "raw, without a chat template"
+    )
+    return f"{table}\nnote: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}"
+
+
+def render_estimate(est: Estimate) -> str:
+    from tabulate import tabulate
+
+    def best(k: int | None) -> str:  # at the search limit the best k is that or more
+        return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
+
+    lines = []
+    if est.acceptance is not None:
+        assert est.speedup is not None and est.expected_tokens_per_pass is not None
+        lines.append(
+            f"MODELLED (not measured): speedup {est.speedup:.2f}x at acceptance {est.acceptance:.2f}, "
+            f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
+        )
+        rows = [
+            (
+                f"{est.acceptance:.2f}",
+                f"{est.expected_tokens_per_pass:.2f}",
+                f"{est.speedup:.2f}x",
+                best(est.best_draft_max),
+                f"{est.best_speedup:.2f}x",
+            )
+        ]
+    else:
+        lo, hi = est.band[0], est.band[-1]
+        lines.append(
+            f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for acceptance "
+            f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
+        )
+        rows = [
+            (
+                f"{p.acceptance:.2f}",
+                f"{p.expected_tokens_per_pass:.2f}",
+                f"{p.speedup:.2f}x",
+                best(p.best_draft_max),
+                f"{p.best_speedup:.2f}x",
+            )
+            for p in est.band
+        ]
+    lines.append("")
+    lines.append(
+        tabulate(
+            rows,
+            headers=("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k"),
+            tablefmt="simple",
+            disable_numparse=True,
+        )
+    )
+    lines.append("")
+    if est.target_bytes and est.draft_bytes:
+        lines.append(
+            f"cost ratio c = draft/target weight bytes read per token = "
+            f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}"
+        )
+    else:
+        lines.append(f"cost ratio c = {est.cost_ratio} (given)")
+    if est.acceptance_source and est.acceptance_source.startswith("bench:"):
+        lines.append(f"acceptance from {est.acceptance_source[6:]} (draft_n_accepted / draft_n)")
+    for w in est.warnings:
+        lines.append(f"warning {w.code} {w.name}: {w.message}")
+    lines.append(
+        "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
+        "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
+        "`paircheck bench run` measures instead."
+    )
+    return "\n".join(lines)

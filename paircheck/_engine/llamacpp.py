@@ -123,7 +123,9 @@ W_VOCAB_TAIL = Rule(
     "'get_sub_batch: failed to add token ...'): a target token past the draft's "
     "vocabulary cannot be mirrored into the draft, a drafted id past the target's "
     "vocabulary cannot be verified. With padding entries ([PAD...]) that are never "
-    "sampled this rarely happens; with real tokens it will.",
+    "sampled this rarely happens, and it stays a warning; with real tokens it will, so the "
+    "verdict is ABORTS AT RUN TIME (JSON verdict \"aborts\", exit code 4; `--fail-on refused` "
+    "lets a launch script go on anyway).",
     "Prefer a draft with exactly the target's token count; otherwise make sure the extra "
     "ids are padding that is never produced.",
     kind="warning",
@@ -427,6 +429,9 @@ def _is_padding(text: bytes) -> bool:
 
 
 def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
+    """Ids one vocabulary has and the other lacks. With real tokens among them llama-server
+    is predicted to abort at run time (``aborts``: the report's verdict is then ABORTS);
+    padding that is never sampled only stays a warning."""
     if t.n_tokens == d.n_tokens or abs(t.n_tokens - d.n_tokens) > T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
         return None
     larger, smaller, who = (d, t, "draft") if d.n_tokens > t.n_tokens else (t, d, "target")
@@ -434,22 +439,30 @@ def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
     tail = larger.texts[lo:] if larger.texts else []
     real = [i for i, text in enumerate(tail, start=lo) if not _is_padding(text)]
     sample = ", ".join(f"{i} {show(larger.text(i))}" for i in (real or list(range(lo, hi + 1)))[:3])
+    n_real = f"{len(real)} real token{'s' if len(real) != 1 else ''}"
     if who == "draft":
         effect = (
             f"the draft has ids {lo}..{hi} that the target lacks; llama-server aborts "
             f"(get_sub_batch: failed to add token) the first time the draft proposes one"
         )
+        summary = f"llama-server loads the pair, then aborts the first time the draft proposes one of the {n_real} " \
+                  f"the target lacks among ids {lo}..{hi}"
     else:
         effect = (
             f"target ids {lo}..{hi} cannot be mirrored by the draft; llama-server aborts "
             f"(get_sub_batch: failed to add token) when the prompt or output contains one"
         )
+        summary = f"llama-server loads the pair, then aborts when the prompt or output contains one of the " \
+                  f"target's {n_real} the draft lacks among ids {lo}..{hi}"
     kind = f"{len(real)} of them are real tokens" if real else "all of them look like padding"
-    return finding(
+    found = finding(
         W_VOCAB_TAIL,
         f"{effect} ({kind}; e.g. {sample})",
-        larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20],
+        larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20], aborts=bool(real),
     )
+    if real:
+        found.details["abort"] = summary
+    return found
 
 
 def _eog_texts(v: LlamaVocab) -> set[bytes]:
@@ -538,17 +551,30 @@ def warn_none(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
 
 
 GENERIC = "draft model vocab type must match target model to use speculation"
-TARGET_NOT_LOADED = "failed to load model, '...' ... exiting due to model loading error"
-# What llama-server prints at the default log level when this check fails first.
-ENGINE_MESSAGES = {
-    "loadable": "failed to load draft model ... exiting due to model loading error",
-    "vocab_type": "draft model vocab type must match target model to use speculation but vocab_type_dft = ... "
-    "while vocab_type_tgt = ...",
-    "bos": "draft model bos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
-    "eos": "draft model eos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
-    "vocab_size": "only '" + GENERIC + "' (the real reason is logged at debug level)",
-    "token_text": "only '" + GENERIC + "' (the real reason is logged at debug level)",
-}
+
+
+def engine_message(first: Finding, target: ModelDescription, draft: ModelDescription) -> str | None:
+    """What llama-server prints at the default log level when ``first`` is the check it stops
+    at, with the values it prints (common/speculative.cpp common_speculative_are_compatible,
+    tools/server/server-context.cpp load_model, server.cpp)."""
+    details = first.details
+    if first.name == "loadable":
+        # llama-server loads the main model first (server-context.cpp load_model).
+        if details.get("side") == "target":
+            return f"failed to load model, '{target.resolved_path or target.location}', then: exiting due to model " \
+                   "loading error"
+        return f"failed to load draft model, '{draft.resolved_path or draft.location}', then: exiting due to model " \
+               "loading error"
+    if first.name == "vocab_type":
+        return (f"{GENERIC} but vocab_type_dft = {details.get('draft')} while vocab_type_tgt = "
+                f"{details.get('target')}")
+    if first.name in ("bos", "eos"):
+        return (f"draft model {first.name} tokens must match target model to use speculation. add: "
+                f"{int(bool(details.get('target_add')))} - {int(bool(details.get('draft_add')))}, id: "
+                f"{details.get('target_id')} - {details.get('draft_id')}), then: {GENERIC}")
+    if first.name in ("vocab_size", "token_text"):
+        return f"only '{GENERIC}' (the real reason is logged at debug level)"
+    return None
 
 
 def evaluate(target: ModelDescription, draft: ModelDescription, method: str = METHOD) -> Report:
@@ -574,12 +600,16 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
         engine_version=T.REFERENCE_VERSION,
     )
     first = report.first_failure
-    if first is not None and first.name in ENGINE_MESSAGES:
-        report.engine_says = ENGINE_MESSAGES[first.name]
-        if first.name == "loadable" and first.details.get("side") == "target":
-            # llama-server loads the main model first (server-context.cpp load_model).
-            report.engine_says = TARGET_NOT_LOADED
-    if report.compatible:
+    if first is not None:
+        report.engine_says = engine_message(first, target, draft)
+    if report.run_time_aborts:
+        # Never the launch line of a server predicted to die: what to use instead.
+        report.next_steps += [
+            "Use a draft with exactly the target's token count, e.g. the smallest model of the same series; "
+            "to rank the models you have:",
+            f"paircheck scan {shell_path(target)}",
+        ]
+    elif report.compatible:
         report.next_steps += [
             f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
             "Without --spec-type the draft is loaded but never used, silently.",
@@ -621,7 +651,7 @@ class LlamaCppEngine:
 
             return evaluate_method(target, draft, method)
         report = evaluate(target, draft, method)
-        if not report.compatible:
+        if not report.compatible or report.run_time_aborts:
             # The draft-simple verdict itself is unchanged; only a way forward is added.
             from paircheck._engine.llamacpp_methods import ngram_suggestion
 

@@ -1,8 +1,10 @@
 """The machine-readable shapes (documented in the README, versioned).
 
-schema_version 2 (a side's ``loadable`` is the file-level LC001 verdict; 1 had only
-``vocab.loadable``, which meant "the vocabulary loads"). Fields are only ever added within
-a version; a removal or a change of meaning bumps it.
+schema_version 3 (``verdict`` has a fourth value, ``aborts``: accepted at load, predicted
+to abort at run time, with ``first_abort``, ``fail_on`` and ``exit_code``; 2 made a side's
+``loadable`` the file-level LC001 verdict; 1 had only ``vocab.loadable``, which meant "the
+vocabulary loads"). Fields are only ever added within a version; a removal, a change of
+meaning or a new value of an enumerated field bumps it.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
 from paircheck.bench.estimate import Estimate
-from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
+from paircheck.findings import ABORTS, ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.fit.result import FitResult
+from paircheck.outcome import DEFAULT_FAIL_ON, matrix_exit, report_exit
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 from paircheck.scan import ScanResult
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _check(check: Finding) -> dict[str, Any]:
@@ -53,20 +56,27 @@ def _unknown(report: Report) -> list[dict[str, str]]:
     return [{"code": c.code, "name": c.name, "message": c.message} for c in report.unknowns]
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
+def report_to_dict(report: Report, fail_on: str = DEFAULT_FAIL_ON) -> dict[str, Any]:
     first = report.first_failure
+    aborts = report.run_time_aborts
     return {
         "schema_version": SCHEMA_VERSION,
         "paircheck_version": __version__,
         "engine": report.engine,
         "engine_version": report.engine_version,
         "method": report.method,
-        # accepted / refused / unknown (no check failed, but a deciding one could not be made).
+        # accepted / refused / aborts (accepted at load, predicted to abort at run time) /
+        # unknown (no check failed, but a deciding one could not be made).
         "verdict": report.verdict,
         "unknown": _unknown(report),
-        # True unless refused: kept for schema 1 readers; "verdict" tells unknown apart.
+        # True unless refused: kept for schema 1 readers; "verdict" tells aborts and unknown apart.
         "compatible": report.compatible,
         "first_failure": None if first is None else first.name,
+        # The warning that predicts the abort (its name), when the verdict is aborts.
+        "first_abort": aborts[0].name if aborts else None,
+        # The --fail-on level and the exit code it gives (paircheck.outcome).
+        "fail_on": fail_on,
+        "exit_code": report_exit(report, fail_on),
         "target": describe_side(report.target, report.fingerprints.get("target")),
         # null for the methods without a draft model (ngram-*, suffix).
         "draft": None if report.draftless else describe_side(report.draft, report.fingerprints.get("draft")),
@@ -80,10 +90,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
+def matrix_to_dict(reports: list[Report], fail_on: str = DEFAULT_FAIL_ON) -> dict[str, object]:
     engines = []
     for r in reports:
-        entry = report_to_dict(r)
+        entry = report_to_dict(r, fail_on)
         # The sides are the same for every engine: given once at the top level.
         for key in ("target", "draft", "schema_version", "paircheck_version"):
             entry.pop(key, None)
@@ -96,6 +106,10 @@ def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
         # Engines that accept the pair outright; an unknown row is not listed here.
         "compatible_with": [r.engine for r in reports if r.verdict == ACCEPTED],
         "unknown_for": [r.engine for r in reports if r.verdict == UNKNOWN],
+        # Engines that accept the pair at load, where paircheck predicts an abort at run time.
+        "aborts_for": [r.engine for r in reports if r.verdict == ABORTS],
+        "fail_on": fail_on,
+        "exit_code": matrix_exit(reports, fail_on),
         "target": describe_side(first.target, first.fingerprints.get("target")) if first else None,
         "draft": describe_side(first.draft, first.fingerprints.get("draft")) if first and not first.draftless else None,
         "engines": engines,
@@ -134,16 +148,19 @@ def estimate_to_dict(est: Estimate) -> dict[str, Any]:
     return {**head, **data}
 
 
-def lint_to_dict(result: LintResult, pair_check: bool = True) -> dict[str, object]:
-    status = result.status(pair_check)
+def lint_to_dict(result: LintResult, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON) -> dict[str, object]:
+    status = result.status(pair_check, fail_on)
     return {
         "launcher": result.launcher,
-        "status": status,  # "ok", "not-ok", "not-checked"
+        "status": status,  # "ok", "not-ok", "not-checked", "aborts", "warned"
         "ok": status == OK,
+        "fail_on": fail_on,
         "exit_code": EXIT_FOR[status],
         "findings": [asdict(f) for f in result.findings],
-        "pairs": [report_to_dict(r) for r in result.reports],
+        "pairs": [report_to_dict(r, fail_on) for r in result.reports],
         "corrected_command": shlex.join(result.corrected) if result.corrected else None,
+        # Options in corrected_command that are a guess (the nearest real option by name).
+        "corrected_guesses": [{"given": given, "used": used} for given, used in result.guessed],
     }
 
 
@@ -155,10 +172,10 @@ class JSONFormat:
     name = "json"
 
     def report(self, report: Report, options: RenderOptions) -> str:
-        return dumps(report_to_dict(report))
+        return dumps(report_to_dict(report, options.fail_on))
 
     def matrix(self, reports: list[Report], options: RenderOptions) -> str:
-        return dumps(matrix_to_dict(reports))
+        return dumps(matrix_to_dict(reports, options.fail_on))
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         return dumps(pairs_to_dict(entries, query))
@@ -167,7 +184,7 @@ class JSONFormat:
         return dumps(comparison_to_dict(comp))
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
-        return dumps(lint_to_dict(result, pair_check))
+        return dumps(lint_to_dict(result, pair_check, options.fail_on))
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return dumps(result.to_json())

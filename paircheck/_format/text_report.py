@@ -11,23 +11,47 @@ from collections.abc import Iterable
 from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import cell, paint, prose_or_command, wrap
 from paircheck._format.text_fit import memory_line, render_fit_table
-from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, WARN, Finding, Report
+from paircheck.findings import ABORTS, ACCEPTED, FAIL, PASS, REFUSED, SKIP, WARN, Finding, Report
 from paircheck.model import ModelDescription
 from paircheck.textshow import show
 
+# The verdict words, by Report.verdict, with their colour.
+VERDICT_WORDS = {
+    ACCEPTED: ("COMPATIBLE", "green"),
+    REFUSED: ("NOT COMPATIBLE", "red"),
+    ABORTS: ("ABORTS AT RUN TIME", "red"),
+}
+UNKNOWN_WORD = ("COMPATIBLE AS FAR AS CHECKED", "yellow")
 
-def verdict_line(report: Report, options: RenderOptions) -> str:
+
+def verdict_line(report: Report) -> tuple[str, str, str]:
+    """(word, colour, whole line): the line without colour, so it wraps at its true width."""
     where = f"{report.engine} {report.method}"
+    word, color = VERDICT_WORDS.get(report.verdict, UNKNOWN_WORD)
     if report.verdict == REFUSED:
         first = report.first_failure
         assert first is not None
-        return f"{paint('NOT COMPATIBLE', 'red', options)} for {where}: {first.message}"
+        return word, color, f"{word} for {where}: {first.message}"
     n = len(report.warnings)
     extra = f" ({n} warning{'s' if n != 1 else ''})" if n else ""
+    if report.verdict == ABORTS:
+        # Accepted at load; what paircheck predicts happens next is the verdict.
+        abort = report.run_time_aborts[0]
+        said = abort.details.get("abort") or abort.message
+        return word, color, f"{word} for {where}{extra}: {said} ({abort.code})"
     if report.verdict == ACCEPTED:
-        return f"{paint('COMPATIBLE', 'green', options)} for {where}{extra}"
+        return word, color, f"{word} for {where}{extra}"
     unknown = ", ".join(c.name for c in report.unknowns)
-    return f"{paint('COMPATIBLE AS FAR AS CHECKED', 'yellow', options)} for {where}{extra}; unknown: {unknown}"
+    return word, color, f"{word} for {where}{extra}; unknown: {unknown}"
+
+
+def verdict_lines(report: Report, options: RenderOptions) -> list[str]:
+    """The verdict, wrapped at the width, the word painted after wrapping (colour codes
+    take no columns)."""
+    word, color, line = verdict_line(report)
+    lines = wrap(line, options.width)
+    lines[0] = paint(word, color, options) + lines[0][len(word):]
+    return lines
 
 
 def _special(desc: ModelDescription, token_id: int, added: bool) -> str:
@@ -96,15 +120,17 @@ def side_table(report: Report, options: RenderOptions) -> str:
 
 
 _LABELS = {PASS: ("pass", "green"), FAIL: ("FAIL", "red"), SKIP: ("skip", "yellow"), WARN: ("warn", "yellow")}
+_ABORT_LABEL = ("abort", "red")
 
 
 def _finding_lines(item: Finding, options: RenderOptions, fix_label: str, shown_fixes: set[str]) -> list[str]:
-    label, color = _LABELS.get(item.status, (item.status, "dim"))
+    aborts = item.status == WARN and item.details.get("aborts") is True
+    label, color = _ABORT_LABEL if aborts else _LABELS.get(item.status, (item.status, "dim"))
     head = f"{item.code} {item.name}: {item.message}"
-    if item.status in (PASS, FAIL, SKIP):
+    if item.status in (PASS, FAIL, SKIP) or aborts:
         head = f"{label} {head}"
     lines = wrap(head, options.width, "  ", "    ")
-    if options.color and item.status in _LABELS and lines[0].lstrip().startswith(label):
+    if options.color and (item.status in _LABELS or aborts) and lines[0].lstrip().startswith(label):
         lines[0] = lines[0].replace(label, paint(label, color, options), 1)
     if item.fix and item.fix not in shown_fixes:
         shown_fixes.add(item.fix)
@@ -138,7 +164,7 @@ def next_lines(steps: Iterable[str], options: RenderOptions) -> list[str]:
 
 
 def render_report(report: Report, options: RenderOptions) -> str:
-    lines = wrap(verdict_line(report, options), options.width)
+    lines = verdict_lines(report, options)
     if report.memory is not None:  # --ctx/--vram: one line on memory in the verdict area
         lines += wrap(memory_line(report.memory), options.width)
     if report.engine_version:  # which release(s) of the engine this verdict holds for
@@ -157,7 +183,9 @@ def render_report(report: Report, options: RenderOptions) -> str:
     if report.engine_says:
         lines += wrap(f"{report.engine} itself would say: {report.engine_says}", options.width, "  ")
     if report.warnings:
-        lines += ["", *wrap(f"Warnings (the verdict stands; {report.engine} will not tell you these):", options.width)]
+        said = ("the ones marked abort are why the verdict is ABORTS AT RUN TIME" if report.run_time_aborts
+                else "the verdict stands")
+        lines += ["", *wrap(f"Warnings ({said}; {report.engine} will not tell you these):", options.width)]
         for w in report.warnings:
             lines += _finding_lines(w, options, "what to do", fixes)
     if report.registry:
@@ -179,13 +207,16 @@ def render_report(report: Report, options: RenderOptions) -> str:
 
 # --- every engine (--engine all) -------------------------------------------------------
 
-_OK = {ACCEPTED: ("yes", "green"), REFUSED: ("NO", "red")}
+_OK = {ACCEPTED: ("yes", "green"), REFUSED: ("NO", "red"), ABORTS: ("abort", "red")}
 
 
 def matrix_reason(report: Report) -> str:
     first = report.first_failure
     if first is not None:
         return f"{first.code} {first.message}"
+    if report.run_time_aborts:
+        abort = report.run_time_aborts[0]
+        return f"{abort.code} {abort.details.get('abort') or abort.message}"
     unknown = report.unknowns
     if unknown:
         return f"{unknown[0].code} {unknown[0].message}"
@@ -200,13 +231,16 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     engine_width = max(len(r.engine) for r in reports) if reports else 8
     method_width = max(len(r.method) for r in reports) if reports else 8
     name_width = max(engine_width, method_width)
+    ok_width = max([2] + [len(_OK.get(r.verdict, ("yes?", ""))[0]) for r in reports])
     # engine | ok | reason | how it fails: the two text columns share what is left.
-    rest = max(30, options.width - name_width - 4 - 2 - 2 - 2)
+    rest = max(30, options.width - name_width - ok_width - 2 - 2 - 2)
     reason_width = max(20, rest * 3 // 5)
     fails_width = max(12, rest - reason_width)
     rows = []
     for r in reports:
         fails = r.engine_says if r.first_failure is not None and r.engine_says else ("-" if r.compatible else "")
+        if r.run_time_aborts:
+            fails = "aborts at run time"
         ok, color = _OK.get(r.verdict, ("yes?", "yellow"))
         rows.append(
             (
@@ -221,7 +255,8 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     table = tabulate(rows, headers=("engine", "ok", "reason", "how it fails"), tablefmt="simple", disable_numparse=True)
     lines = [*wrap(head, options.width), "", table, ""]
     lines += wrap(
-        "ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), NO = refused",
+        "ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), abort = accepted at "
+        "load, predicted to abort at run time, NO = refused",
         options.width,
     )
     lines.append("Versions the verdicts are for:")

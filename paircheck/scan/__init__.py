@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
-from paircheck.findings import ACCEPTED, REFUSED, Report
+from paircheck.findings import ABORTS, ACCEPTED, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
@@ -153,7 +153,8 @@ def _memory(target: ModelDescription, draft: ModelDescription) -> int | None:
 
 
 def _usable(report: Report) -> bool | None:
-    return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
+    # A pair accepted at load that is predicted to abort at run time is not a usable draft.
+    return {ACCEPTED: True, REFUSED: False, ABORTS: False}.get(report.verdict)
 
 
 @dataclass(frozen=True)
@@ -218,7 +219,8 @@ def summarize(
         main = reports[0]
         verdicts = {r.engine: r.verdict for r in reports}
         accepted = [r for r in reports if r.verdict == ACCEPTED]
-        usable: bool | None = True if accepted else (False if all(r.verdict == REFUSED for r in reports) else None)
+        usable: bool | None = True if accepted else (
+            False if all(r.verdict in (REFUSED, ABORTS) for r in reports) else None)
     else:
         main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
         verdicts, usable = {main.engine: main.verdict}, _usable(main)
@@ -228,7 +230,8 @@ def summarize(
     dw = description_weight_bytes(draft)
     if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
         return None
-    failure = main.first_failure
+    # The check llama.cpp stops at, else the warning that predicts the abort at run time.
+    failure = main.first_failure or next(iter(main.run_time_aborts), None)
     tw = facts.weights
     ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
     size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))

@@ -91,7 +91,7 @@ def test_json_carries_the_registry_list(gguf_factory, capsys) -> None:
     d = gguf_factory("d.gguf", extra_kv=QWEN_05B)
     _, out = _run(capsys, "--json", str(t), str(d))
     doc = json.loads(out)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     (entry,) = doc["registry"]
     assert entry["code"] == "RG001" and entry["name"] == "documented_pair"
     assert entry["details"]["source"] == {"url": LMSTUDIO_DOCS, "kind": "official-docs", "checked": "2026-11-30"}

@@ -202,7 +202,7 @@ class _Reader:
         elem_type = self.u32(f"array type of {key}")
         count = self.u64(f"array length of {key}")
         if count > GGUF_MAX_ARRAY_ELEMENTS:
-            kind = {ValueType.STRING: "strings", ValueType.ARRAY: "arrays"}.get(elem_type, "elements")
+            kind = {int(ValueType.STRING): "strings", int(ValueType.ARRAY): "arrays"}.get(elem_type, "elements")
             said = f"{count:,} {kind} (llama.cpp reads at most {GGUF_MAX_ARRAY_ELEMENTS:,} elements)"
             raise GGUFCorrupt(f"array {key!r}", said, self.cur.pos - 8)
         fmt = SCALAR_FORMATS.get(elem_type)

@@ -98,7 +98,9 @@ def annotate(
         except RegistryError as exc:
             findings = [R_UNAVAILABLE.note(f"the registry of documented pairs could not be read: {exc}")]
         else:
-            findings = consult(loaded, target, draft, fps)
+            # One method for every report (each engine spells it its own way): the canonical one.
+            method = canonical_method(reports[0].method) if reports else None
+            findings = consult(loaded, target, draft, fps, method)
     # The draft's size: a warning, never a verdict, from the tensor infos already read.
     size = None if draftless else size_warning(target, draft)
     for report in reports:

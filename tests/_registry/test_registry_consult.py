@@ -202,7 +202,7 @@ def test_family_is_pointed_at_when_the_pair_is_not_documented(gguf_factory) -> N
     d = gguf_factory("d.gguf", extra_kv={"general.name": "Qwen2.5 0.5B Instruct"})
     (f,) = check_pair(str(t), str(d)).registry
     assert f.code == "RG003" and f.details["family"] == "qwen2.5"
-    assert f.fix == "paircheck pairs --family qwen2.5"
+    assert f.fix == "paircheck pairs --family qwen2.5 --method draft-simple"  # the method checked
 
 
 def test_documented_drafts_for_the_target_are_pointed_at(gguf_factory) -> None:

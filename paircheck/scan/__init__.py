@@ -20,7 +20,7 @@ from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Unlisted, discover
-from paircheck.weights import WeightBytes, description_weight_bytes
+from paircheck.weights import WeightBytes, description_weight_bytes, parameter_count
 
 if TYPE_CHECKING:  # the registry is imported when a scan runs, not at start-up
     from paircheck._registry.consult import FileVocab
@@ -210,7 +210,7 @@ def summarize(
     The verdicts are the api's (``check_descriptions``, ``check_all_engines``); the registry
     look-up and the size warning are made here as ``api.annotate`` makes them, with the
     target's fingerprint, identities and weight bytes computed once per scan."""
-    from paircheck._engine.pair_size import same_file, size_finding
+    from paircheck._engine.pair_size import parameter_finding, same_file, size_finding
     from paircheck._registry.consult import file_vocab, find_documented, identities
 
     facts = facts or TargetFacts.of(target)
@@ -235,6 +235,10 @@ def summarize(
     tw = facts.weights
     ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
     size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
+    if size is None and (tw is None or dw is None):
+        # As the check's size warning: parameter counts where a side has no tensor infos.
+        t_params, d_params = parameter_count(target), parameter_count(draft)
+        size = parameter_finding(t_params, d_params) if t_params and d_params else None
     speedup, draft_max = _modelled(ratio)
     memory = _memory(target, draft) if dw is not None and tw is not None else None
     # The same look-up as the check's (api.annotate -> consult): by name, else by vocabulary.

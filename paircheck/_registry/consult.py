@@ -288,9 +288,12 @@ def target_matches(
         if how is not None:
             scored.append((_STRENGTH[how], e.status != "works", e.sort_key(), e, how))
     scored.sort(key=lambda item: item[:3])
-    best = scored[0][0] if scored else None
-    # Recognised by name, the entries for that name; by vocabulary only, every entry of that vocabulary.
-    return [(item[3], item[4]) for item in scored if best is not None and (best < 2 or item[0] >= 2)]
+    if not scored:
+        return []
+    by_name = scored[0][0] < _STRENGTH["vocabulary+size"]
+    # Recognised by name, the entries for that name only (a GGUF of the model lists what its
+    # repo id lists); by vocabulary only, every entry of that vocabulary.
+    return [(item[3], item[4]) for item in scored if (item[0] < _STRENGTH["vocabulary+size"]) == by_name]
 
 
 def drafts_for(

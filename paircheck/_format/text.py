@@ -44,12 +44,12 @@ class TextFormat:
     def comparison(self, comp: Comparison, options: RenderOptions) -> str:
         from paircheck._format.text_bench import render_comparison
 
-        return render_comparison(comp)
+        return render_comparison(comp, width=options.width)
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
         from paircheck._format.text_bench import render_estimate
 
-        return render_estimate(est)
+        return render_estimate(est, options.width)
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         from paircheck._format.text_pairs import render_pairs

@@ -7,6 +7,7 @@ text_pairs, text_bench, text_lint, text_fit, scan_render) sit on top of it.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 from paircheck._format.interface import RenderOptions
 
@@ -44,3 +45,24 @@ def cell(text: str, width: int, hyphens: bool = False) -> str:
     """A table cell wrapped onto several lines: long values are never cut. Model names
     may break after a hyphen; other values (flags, token texts) never do."""
     return "\n".join(textwrap.wrap(text, width, break_on_hyphens=hyphens, break_long_words=True)) or "-"
+
+
+def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    """tabulate's "simple" layout without its two columns of header padding, so a table can be
+    sized to the width exactly: columns as wide as their widest line, two spaces apart, header
+    cells of several lines (``"a\\nb"``) bottom-aligned, dashes under them. ``right``: columns
+    aligned right."""
+    cells = [[str(c).split("\n") for c in row] for row in rows]
+    heads = [str(h).split("\n") for h in headers]
+    widths = [max(len(line) for col in (heads[i], *(r[i] for r in cells)) for line in col) for i in range(len(heads))]
+
+    def lines(row: list[list[str]], top: bool) -> list[str]:
+        height = max(len(c) for c in row)
+        padded = [([""] * (height - len(c)) + c) if top else (c + [""] * (height - len(c))) for c in row]
+        return ["  ".join(cell[k].rjust(widths[i]) if i in right else cell[k].ljust(widths[i])
+                          for i, cell in enumerate(padded)).rstrip() for k in range(height)]
+
+    out = lines(heads, top=True) + ["  ".join("-" * w for w in widths)]
+    for row in cells:
+        out += lines(row, top=False)
+    return "\n".join(out)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from paircheck._format.interface import DEFAULT_WIDTH
+from paircheck._format.text_base import cell, simple_table, wrap
 from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
 from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
 from paircheck.bench.measure import NOT_MEASURED
@@ -38,72 +40,77 @@ def _verdict(comp: Comparison) -> str:
     return "MEASURED: nothing comparable (no complete run over the same prompts on both sides)"
 
 
-def render_comparison(comp: Comparison, markdown: bool = False) -> str:
+def _header(unit: str, label: str) -> str:
+    """A two-line column header (``ms`` over the run's label), so long labels stay narrow."""
+    return f"{cell(label, 13, hyphens=True)}\n{unit}"
+
+
+def _github_table(comp: Comparison) -> str:
+    """The whole comparison as one GitHub table (``--format markdown``: no width to fit)."""
     from tabulate import tabulate
 
-    headers = (
-        "prompt",
-        f"{comp.baseline_label} ms",
-        f"{comp.draft_label} ms",
-        f"{comp.baseline_label} tok/s",
-        f"{comp.draft_label} tok/s",
-        "speedup",
-        "accept",
-        "acc/pass",
-        "same output",
-    )
-    rows = []
-    for p in comp.prompts:
-        same = "yes" if p.outputs_equal else (f"no, at char {p.difference.position}" if p.difference else "no")
-        rows.append(
-            (
-                p.prompt_id,
-                _spread(p.baseline_ms),
-                _spread(p.draft_ms),
-                _spread(p.baseline_tokens_per_second, 1),
-                _spread(p.draft_tokens_per_second, 1),
-                _x(p.speedup),
-                _pct(p.acceptance_rate),
-                "-" if p.accepted_per_pass is None else f"{p.accepted_per_pass:.2f}",
-                same,
-            )
-        )
-    rows.append(
-        (
-            "all prompts",
-            _spread(comp.baseline_run_ms),
-            _spread(comp.draft_run_ms),
-            _spread(comp.baseline_tokens_per_second, 1),
-            _spread(comp.draft_tokens_per_second, 1),
-            _x(comp.speedup),
-            _pct(comp.acceptance_rate),
-            "-" if comp.accepted_per_pass is None else f"{comp.accepted_per_pass:.2f}",
-            "yes" if comp.outputs_equal else "no",
-        )
-    )
-    lines = [_verdict(comp), ""]
-    lines.append(tabulate(rows, headers=headers, tablefmt="github" if markdown else "simple", disable_numparse=True))
+    headers = ("prompt", f"{comp.baseline_label} ms", f"{comp.draft_label} ms", f"{comp.baseline_label} tok/s",
+               f"{comp.draft_label} tok/s", "speedup", "accept", "acc/pass", "same output")
+    rows = [(p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _spread(p.baseline_tokens_per_second, 1),
+             _spread(p.draft_tokens_per_second, 1), _x(p.speedup), _pct(p.acceptance_rate),
+             _per_pass(p.accepted_per_pass), _same(p.outputs_equal, p.difference))
+            for p in comp.prompts]
+    rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms),
+                 _spread(comp.baseline_tokens_per_second, 1), _spread(comp.draft_tokens_per_second, 1),
+                 _x(comp.speedup), _pct(comp.acceptance_rate), _per_pass(comp.accepted_per_pass),
+                 "yes" if comp.outputs_equal else "no"))
+    return str(tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True))
+
+
+def _same(equal: bool, difference: Any) -> str:
+    return "yes" if equal else (f"no, at char {difference.position}" if difference else "no")
+
+
+def _per_pass(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _text_tables(comp: Comparison) -> list[str]:
+    """Time and acceptance in one table, decode speed in a second: each fits 80 columns."""
+    time_rows = [(p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _x(p.speedup), _pct(p.acceptance_rate),
+                  _per_pass(p.accepted_per_pass), "yes" if p.outputs_equal else "no") for p in comp.prompts]
+    time_rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms), _x(comp.speedup),
+                      _pct(comp.acceptance_rate), _per_pass(comp.accepted_per_pass),
+                      "yes" if comp.outputs_equal else "no"))
+    speed_rows = [(p.prompt_id, _spread(p.baseline_tokens_per_second, 1), _spread(p.draft_tokens_per_second, 1))
+                  for p in comp.prompts]
+    speed_rows.append(("all prompts", _spread(comp.baseline_tokens_per_second, 1),
+                       _spread(comp.draft_tokens_per_second, 1)))
+    b, d = comp.baseline_label, comp.draft_label
+    times = simple_table(("prompt", _header("ms", b), _header("ms", d), "speedup", "accept", "acc/pass",
+                          "same\noutput"), time_rows)
+    speeds = simple_table(("prompt", _header("tok/s", b), _header("tok/s", d)), speed_rows)
+    return [times, "", speeds]
+
+
+def render_comparison(comp: Comparison, markdown: bool = False, width: int = DEFAULT_WIDTH) -> str:
+    lines = [*wrap(_verdict(comp), width), ""]
+    lines += [_github_table(comp)] if markdown else _text_tables(comp)
     lines.append("")
-    lines.append(
-        "ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
-        "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n."
-    )
+    legend = ("ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
+              "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n; acc/pass: "
+              "accepted draft tokens per target pass.")
+    lines += [legend] if markdown else wrap(legend, width)
     for p in comp.prompts:
         d = p.difference
         if d is not None:
-            lines.append(
-                f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
-                f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
-                f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}"
-            )
-    for w in comp.warnings:
-        lines.append(f"{'- ' if markdown else ''}warning: {w}")
-    for n in comp.notes:
-        lines.append(f"{'- ' if markdown else ''}note: {n}")
+            said = (f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
+                    f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
+                    f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}")
+            lines += [said] if markdown else wrap(said, width, hanging="    ")
+    for kind, items in (("warning", comp.warnings), ("note", comp.notes)):
+        for item in items:
+            said = f"{'- ' if markdown else ''}{kind}: {item}"
+            lines += [said] if markdown else wrap(said, width)
     return "\n".join(lines)
 
 
-def render_bench_result(result: dict[str, Any]) -> str:
+def render_bench_result(result: dict[str, Any], width: int = DEFAULT_WIDTH) -> str:
     """Per prompt: median client time and decode tokens per second, and drafting if any."""
     from tabulate import tabulate
 
@@ -129,10 +136,10 @@ def render_bench_result(result: dict[str, Any]) -> str:
     raw = (
         "through the server's chat template" if result["settings"]["chat_template"] else "raw, without a chat template"
     )
-    return f"{table}\nnote: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}"
+    return "\n".join([table, *wrap(f"note: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}", width)])
 
 
-def render_estimate(est: Estimate) -> str:
+def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     from tabulate import tabulate
 
     def best(k: int | None) -> str:  # at the search limit the best k is that or more
@@ -141,9 +148,9 @@ def render_estimate(est: Estimate) -> str:
     lines = []
     if est.acceptance is not None:
         assert est.speedup is not None and est.expected_tokens_per_pass is not None
-        lines.append(
+        lines += wrap(
             f"MODELLED (not measured): speedup {est.speedup:.2f}x at acceptance {est.acceptance:.2f}, "
-            f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
+            f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}", width
         )
         rows = [
             (
@@ -156,9 +163,10 @@ def render_estimate(est: Estimate) -> str:
         ]
     else:
         lo, hi = est.band[0], est.band[-1]
-        lines.append(
+        lines += wrap(
             f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for acceptance "
-            f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}"
+            f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}",
+            width,
         )
         rows = [
             (
@@ -181,19 +189,19 @@ def render_estimate(est: Estimate) -> str:
     )
     lines.append("")
     if est.target_bytes and est.draft_bytes:
-        lines.append(
+        lines += wrap(
             f"cost ratio c = draft/target weight bytes read per token = "
-            f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}"
+            f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}", width
         )
     else:
-        lines.append(f"cost ratio c = {est.cost_ratio} (given)")
+        lines += wrap(f"cost ratio c = {est.cost_ratio} (given)", width)
     if est.acceptance_source and est.acceptance_source.startswith("bench:"):
-        lines.append(f"acceptance from {est.acceptance_source[6:]} (draft_n_accepted / draft_n)")
+        lines += wrap(f"acceptance from {est.acceptance_source[6:]} (draft_n_accepted / draft_n)", width)
     for w in est.warnings:
-        lines.append(f"warning {w.code} {w.name}: {w.message}")
-    lines.append(
+        lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    lines += wrap(
         "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
         "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
-        "`paircheck bench run` measures instead."
+        "`paircheck bench run` measures instead.", width
     )
     return "\n".join(lines)

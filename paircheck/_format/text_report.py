@@ -168,7 +168,9 @@ def render_report(report: Report, options: RenderOptions) -> str:
     if report.memory is not None:  # --ctx/--vram: one line on memory in the verdict area
         lines += wrap(memory_line(report.memory), options.width)
     if report.engine_version:  # which release(s) of the engine this verdict holds for
-        lines += wrap(paint(f"rules: {report.engine_version}", "dim", options), options.width, "  ", "  ")
+        # Wrapped first, painted after: colour codes take no columns.
+        lines += [paint(line, "dim", options) if options.color else line
+                  for line in wrap(f"rules: {report.engine_version}", options.width, "  ", "  ")]
     lines += ["", side_table(report, options), ""]
     if report.memory is not None and options.verbose:
         lines += [render_fit_table(report.memory), ""]
@@ -179,7 +181,9 @@ def render_report(report: Report, options: RenderOptions) -> str:
             lines += _finding_lines(check, options, "fix", fixes)
     passed = [c.name for c in report.checks if c.status == PASS]
     if passed and not options.verbose:
-        lines += wrap(f"{paint('pass', 'green', options)} {', '.join(dict.fromkeys(passed))}", options.width, "  ")
+        done = wrap(f"pass {', '.join(dict.fromkeys(passed))}", options.width, "  ")
+        done[0] = done[0].replace("pass", paint("pass", "green", options), 1)
+        lines += done
     if report.engine_says:
         lines += wrap(f"{report.engine} itself would say: {report.engine_says}", options.width, "  ")
     if report.warnings:

@@ -100,7 +100,7 @@ def bench(
         click.echo(json.dumps(result, indent=1, ensure_ascii=False))
     else:
         click.echo(f"MEASURED {label}: {len(result['requests'])} requests against {url}, written to {path}")
-        click.echo(render_bench_result(result))
+        click.echo(render_bench_result(result, render_options().width))
 
 
 @bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")

@@ -2,7 +2,7 @@
 
 Text: a verdict line, the ranked table, then a ready ``llama-server`` line for the best
 usable draft (real paths, shell-quoted, never wrapped). JSON: the names the README
-documents (``target``, ``candidates``, ``unreadable``, ``cache``), schema_version 2.
+documents (``target``, ``candidates``, ``unreadable``, ``cache``), schema_version 3.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from paircheck._format.text_base import simple_table, wrap
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 
-SCAN_SCHEMA_VERSION = 2  # 2: the target object is the check's schema 2 side; modelled speedup and memory
+# 3: a candidate's verdict may be "aborts" (accepted at load, predicted to abort: not usable);
+# 2: the target object is the check's schema 2 side; modelled speedup and memory.
+SCAN_SCHEMA_VERSION = 3
 _MIN_LABEL = 16
 
 

@@ -64,18 +64,20 @@ def _describe_side(mem: ModelMemory) -> str:
 
 
 def render_fit(result: FitResult, options: RenderOptions) -> str:
-    lines = [*wrap(memory_line(result), options.width), ""]
+    width = options.width
+    lines = [*wrap(memory_line(result), width), ""]
     lines.append(render_fit_table(result))
     lines.append("")
     for mem in (result.target, result.draft):
         if mem is not None:
-            lines.append(_describe_side(mem))
-            lines += [f"  note: {n}" for n in mem.notes]
+            lines += wrap(_describe_side(mem), width)
+            for n in mem.notes:
+                lines += wrap(f"note: {n}", width, "  ", "  ")
     if result.vram_bytes is not None:
         best = result.max_ctx_that_fits
         limit = result.ctx_search_limit or 0
         capped = " (the model's training context: searched no further)" if best and best >= limit else ""
-        lines.append(f"largest context that fits: {best or 'none'}{capped}")
+        lines += wrap(f"largest context that fits: {best or 'none'}{capped}", width)
     for advice in result.advice:
-        lines.append(f"  - {advice}")
+        lines += wrap(f"- {advice}", width, "  ", "  ")
     return "\n".join(lines)

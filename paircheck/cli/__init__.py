@@ -163,7 +163,7 @@ def cli() -> None:
       paircheck TARGET DRAFT                  check a pair (llama.cpp draft-simple)
       paircheck --engine all TARGET DRAFT     every engine's verdict (vllm, sglang, ...)
       paircheck --method draft-eagle3 T D     another speculative method
-      paircheck --json TARGET DRAFT           machine-readable report (schema_version 2)
+      paircheck --json TARGET DRAFT           machine-readable report (schema_version 3)
       paircheck -q TARGET DRAFT               no output: the exit code is the answer
       paircheck explain CODE                  what a rule checks and how to fix it
 

@@ -45,7 +45,7 @@ RUN TIME), 5 a warning --fail-on slow/warning asks to fail on."""
 @click.option("--method", type=METHOD, default=None,
               help="Speculative method in any spelling (draft-simple, draft-eagle3, draft-mtp, eagle3, "
               "draft_model, ngram-mod, ...). Default: the engine's own (llama.cpp: draft-simple).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing checks one by one.")
 @click.option("--override-kv", "override_kv", multiple=True, metavar="KEY=TYPE:VALUE",

@@ -72,7 +72,7 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.option("--method", type=METHOD, default=None, help="Speculative method (default: the engine's draft model).")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Read every file again (the cache keeps one summary per file, target, engine and method).")
-@click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 def scan_cmd(
     target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None, as_json: bool,

@@ -152,20 +152,22 @@ class DefaultGroup(click.Group):
     cls=DefaultGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="Exit codes: 0 compatible / OK, 1 not compatible / lint errors, 2 an input could not be read "
-    "or the command was misused, 3 (lint commands) nothing or not everything was checked. Each "
-    "command's --help has its own examples.",
+    "or the command was misused, 3 nothing or not everything was checked, 4 accepted at load but "
+    "predicted to abort at run time, 5 a warning --fail-on asks to fail on. Each command's --help has "
+    "its own examples.",
 )
 @click.version_option(__version__, prog_name="paircheck")
 def cli() -> None:
     """Is DRAFT usable with TARGET for speculative decoding? Answered from metadata.
 
     \b
-      paircheck TARGET DRAFT                  check a pair (llama.cpp draft-simple)
-      paircheck --engine all TARGET DRAFT     every engine's verdict (vllm, sglang, ...)
-      paircheck --method draft-eagle3 T D     another speculative method
-      paircheck --json TARGET DRAFT           machine-readable report (schema_version 3)
-      paircheck -q TARGET DRAFT               no output: the exit code is the answer
-      paircheck explain CODE                  what a rule checks and how to fix it
+      paircheck TARGET DRAFT               check a pair (llama.cpp draft-simple)
+      paircheck --engine all TARGET DRAFT  every engine's verdict (vllm, ...)
+      paircheck --method draft-eagle3 T D  another speculative method
+      paircheck --json TARGET DRAFT        machine-readable report (schema 3)
+      paircheck -q TARGET DRAFT            no output: the exit code is the answer
+      paircheck --strict TARGET DRAFT      launch-script hook: any warning fails
+      paircheck explain CODE               what a rule checks and how to fix it
 
     TARGET and DRAFT: GGUF files, Hugging Face folders, Hub repo ids or http(s) URLs.
     All check options: paircheck check --help.

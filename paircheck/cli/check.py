@@ -29,11 +29,12 @@ Examples:
   paircheck --strict target.gguf draft.gguf && llama-server ...   (a launch-script hook)
 
 \b
-Exit codes: 0 compatible (warnings allowed; with --engine all: at least one engine
-accepts; with several drafts: at least one is usable), 1 not compatible, 2 an input
-could not be read or the command was misused, 3 (--fail-on warning) a deciding check
-could not be made, 4 accepted at load but predicted to abort at run time (ABORTS AT
-RUN TIME), 5 a warning --fail-on slow/warning asks to fail on."""
+Exit codes: 0 compatible (warnings allowed; with --engine all: at least
+one engine accepts; with several drafts: at least one is usable), 1 not
+compatible, 2 an input could not be read or the command was misused, 3
+(--fail-on warning) a deciding check could not be made, 4 accepted at load
+but predicted to abort at run time (ABORTS AT RUN TIME), 5 a warning
+--fail-on slow/warning asks to fail on."""
 
 
 @click.command(epilog=EPILOG)

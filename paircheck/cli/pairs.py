@@ -28,7 +28,8 @@ Examples:
   paircheck pairs --method draft-simple --engine llama.cpp --evidence measured
 
 \b
-Exit codes: 0 listed (also when nothing matches), 2 bad option, missing file or registry."""
+Exit codes: 0 listed (also when nothing matches), 2 bad option, missing
+file or registry."""
 
 
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

@@ -14,12 +14,14 @@ from paircheck.cli.options import ENGINE, EXIT_INCOMPATIBLE, EXIT_OK, METHOD, MO
 from paircheck.scan import ScanResult
 
 EPILOG = """\b
-Where it looks (unless --no-default-dirs): the Hugging Face cache (HF_HUB_CACHE, HF_HOME,
-XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM Studio (~/.lmstudio/models and
-~/.cache/lm-studio/models), llama.cpp's cache (LLAMA_CACHE or ~/.cache/llama.cpp) and
-Ollama's store (OLLAMA_MODELS or ~/.ollama/models, named as `ollama list` names them).
-Summaries of unchanged files are cached in PAIRCHECK_CACHE_HOME, else XDG_CACHE_HOME/paircheck,
-else ~/.cache/paircheck (--no-cache reads every file again).
+Where it looks (unless --no-default-dirs): the Hugging Face cache
+(HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM
+Studio (~/.lmstudio/models and ~/.cache/lm-studio/models), llama.cpp's
+cache (LLAMA_CACHE or ~/.cache/llama.cpp) and Ollama's store (OLLAMA_MODELS
+or ~/.ollama/models, named as `ollama list` names them). Summaries of
+unchanged files are cached in PAIRCHECK_CACHE_HOME, else
+XDG_CACHE_HOME/paircheck, else ~/.cache/paircheck (--no-cache reads every
+file again).
 
 \b
 Examples:
@@ -28,7 +30,8 @@ Examples:
   paircheck scan --engine all --json target.gguf
 
 \b
-Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read or bad usage."""
+Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read
+or bad usage."""
 
 
 def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:

@@ -19,7 +19,8 @@ COMMANDS = ("llama-server", "llama-cli", "paircheck", "vllm", "ollama", "./llama
 CASES = [
     [SPM, PHI3], [SPM, BAICHUAN], ["-v", SPM, PHI3], ["--engine", "all", SPM, PHI3], ["--method", "ngram-mod", SPM],
     [SPM, PHI3, BAICHUAN], ["explain"], ["explain", "LW101"], ["explain", "PW002"], ["pairs"],
-    ["pairs", "--for", "Qwen/Qwen2.5-14B-Instruct"], ["lint-cmd", f"llama-cli -m {SPM} -md {PHI3} --spec-type draft-simple"],
+    ["pairs", "--for", "Qwen/Qwen2.5-14B-Instruct"],
+    ["lint-cmd", f"llama-cli -m {SPM} -md {PHI3} --spec-type draft-simple"],
     ["lint-cmd", "--no-check", "./main -m t.gguf --draft-model d.gguf --draft-min-accept-tokens 4"],
     ["--help"], ["check", "--help"], ["scan", "--help"], ["fit", "--help"], ["run", "--help"], ["lint-cmd", "--help"],
     ["lint-py", "--help"], ["bench", "--help"], ["bench", "compare", "--help"], ["estimate", "--help"],

@@ -20,6 +20,7 @@ from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
 from paircheck.cli.options import render_options
 from paircheck.errors import InputError
+from paircheck.outcome import EXIT_ABORTS
 
 EXIT_OK, EXIT_INCOMPATIBLE = 0, 1
 # This command's --format names: "table" is the text format.
@@ -44,7 +45,8 @@ def _render(comp: Comparison, fmt: str) -> str:
 
 BENCH_EXIT = (
     "Exit codes: 0 measured, 1 (bench run) the check refuses the pair, 2 the server could not be reached "
-    "or answered wrongly (what was measured is kept, complete: false)."
+    "or answered wrongly (what was measured is kept, complete: false), 4 (bench run) the pair is predicted "
+    "to abort llama-server at run time (not run)."
 )
 
 
@@ -177,6 +179,9 @@ def bench_run(
         from paircheck.cli.options import render_options
 
         click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
+        if done.check.compatible:  # accepted at load: the server would die during the measurement
+            click.echo("not measured: paircheck predicts llama-server aborts with this pair at run time", err=True)
+            sys.exit(EXIT_ABORTS)
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
     if fmt == "json":

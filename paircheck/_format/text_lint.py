@@ -101,7 +101,8 @@ def render_lint(result: LintResult, pair_check: bool, options: RenderOptions) ->
         rows = []
         for r in result.reports:
             first = r.first_failure or (r.run_time_aborts[0] if r.run_time_aborts else None)
-            reason = f"{first.code} {first.message}" if first else "; ".join(c.message for c in r.checks[-1:])
+            said = (first.details.get("abort") or first.message) if first else ""
+            reason = f"{first.code} {said}" if first else "; ".join(c.message for c in r.checks[-1:])
             rows.append((r.method, _PAIR_OK.get(r.verdict, "yes"), cell(reason, max(30, options.width - 30))))
         from tabulate import tabulate
 

@@ -237,7 +237,7 @@ def test_human_and_json_show_fingerprints(gguf_factory, capsys) -> None:
     t, d = gguf_factory(), gguf_factory(n_tokens=401)
     with pytest.raises(SystemExit) as exc:
         main([str(t), str(d)])
-    assert exc.value.code == 0
+    assert exc.value.code == 4  # the draft's extra id 400 is a real token: accepted at load, aborts at run time
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("fingerprint"))
     assert FROZEN_FULL in row and row.count("v1:") == 2
@@ -245,7 +245,7 @@ def test_human_and_json_show_fingerprints(gguf_factory, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["--json", str(t), str(d)])
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     assert doc["target"]["fingerprint"] == FROZEN_FULL
     assert doc["draft"]["fingerprint"].startswith("v1:") and doc["draft"]["fingerprint"] != FROZEN_FULL
     assert doc["target"]["fingerprint_prefix"].startswith("v1p:")

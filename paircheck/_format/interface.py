@@ -18,6 +18,7 @@ from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 from paircheck.fit.result import FitResult
+from paircheck.outcome import DEFAULT_FAIL_ON
 from paircheck.preflight.lint import LintResult
 from paircheck.scan import ScanResult
 
@@ -30,11 +31,13 @@ MIN_WIDTH = 40
 
 @dataclass(frozen=True)
 class RenderOptions:
-    """How to render: for text, the terminal's width and whether colour is wanted."""
+    """How to render: for text, the terminal's width and whether colour is wanted; for a
+    verdict, the ``--fail-on`` level its outcome and exit code are stated at."""
 
     width: int = DEFAULT_WIDTH
     verbose: bool = False
     color: bool = False
+    fail_on: str = DEFAULT_FAIL_ON
 
     def __post_init__(self) -> None:
         # A very narrow terminal still gets readable (if wrapped) output.

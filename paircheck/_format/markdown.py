@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from paircheck._format._unsupported import PartialFormat
 from paircheck._format.interface import RenderOptions
-from paircheck._format.text import SOURCE_KIND_SHORT, render_comparison
+from paircheck._format.text_bench import render_comparison
+from paircheck._format.text_pairs import SOURCE_KIND_SHORT
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label
 from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import Comparison

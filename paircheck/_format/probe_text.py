@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paircheck._format.interface import RenderOptions
-from paircheck._format.text import wrap
+from paircheck._format.text_base import wrap
 
 if TYPE_CHECKING:
     from paircheck.probe.run import ProbeOutcome

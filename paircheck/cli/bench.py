@@ -15,11 +15,12 @@ import click
 
 from paircheck._format import formats
 from paircheck._format.json_format import comparison_to_dict
-from paircheck._format.text import render_bench_result
+from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
 from paircheck.cli.options import render_options
 from paircheck.errors import InputError
+from paircheck.outcome import EXIT_ABORTS
 
 EXIT_OK, EXIT_INCOMPATIBLE = 0, 1
 # This command's --format names: "table" is the text format.
@@ -44,7 +45,8 @@ def _render(comp: Comparison, fmt: str) -> str:
 
 BENCH_EXIT = (
     "Exit codes: 0 measured, 1 (bench run) the check refuses the pair, 2 the server could not be reached "
-    "or answered wrongly (what was measured is kept, complete: false)."
+    "or answered wrongly (what was measured is kept, complete: false), 4 (bench run) the pair is predicted "
+    "to abort llama-server at run time (not run)."
 )
 
 
@@ -100,7 +102,7 @@ def bench(
         click.echo(json.dumps(result, indent=1, ensure_ascii=False))
     else:
         click.echo(f"MEASURED {label}: {len(result['requests'])} requests against {url}, written to {path}")
-        click.echo(render_bench_result(result))
+        click.echo(render_bench_result(result, render_options().width))
 
 
 @bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")
@@ -177,6 +179,9 @@ def bench_run(
         from paircheck.cli.options import render_options
 
         click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
+        if done.check.compatible:  # accepted at load: the server would die during the measurement
+            click.echo("not measured: paircheck predicts llama-server aborts with this pair at run time", err=True)
+            sys.exit(EXIT_ABORTS)
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
     if fmt == "json":

@@ -30,7 +30,8 @@ Examples:
   paircheck pairs --format html --output pairs.html   # one page: filter, search, sort
 
 \b
-Exit codes: 0 listed (also when nothing matches), 2 bad option, missing file or registry."""
+Exit codes: 0 listed (also when nothing matches), 2 bad option, missing
+file or registry."""
 
 
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

@@ -15,12 +15,14 @@ from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.scan import ScanResult
 
 EPILOG = """\b
-Where it looks (unless --no-default-dirs): the Hugging Face cache (HF_HUB_CACHE, HF_HOME,
-XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM Studio (~/.lmstudio/models and
-~/.cache/lm-studio/models), llama.cpp's cache (LLAMA_CACHE or ~/.cache/llama.cpp) and
-Ollama's store (OLLAMA_MODELS or ~/.ollama/models, named as `ollama list` names them).
-Summaries of unchanged files are cached in PAIRCHECK_CACHE_HOME, else XDG_CACHE_HOME/paircheck,
-else ~/.cache/paircheck (--no-cache reads every file again).
+Where it looks (unless --no-default-dirs): the Hugging Face cache
+(HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM
+Studio (~/.lmstudio/models and ~/.cache/lm-studio/models), llama.cpp's
+cache (LLAMA_CACHE or ~/.cache/llama.cpp) and Ollama's store (OLLAMA_MODELS
+or ~/.ollama/models, named as `ollama list` names them). Summaries of
+unchanged files are cached in PAIRCHECK_CACHE_HOME, else
+XDG_CACHE_HOME/paircheck, else ~/.cache/paircheck (--no-cache reads every
+file again).
 
 \b
 Examples:
@@ -30,7 +32,8 @@ Examples:
   paircheck scan --probe 3 target.gguf ~/models -- -ngl 99   (measure the 3 best on llama-server)
 
 \b
-Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read or bad usage."""
+Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read
+or bad usage."""
 
 
 def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
@@ -74,7 +77,7 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.option("--method", type=METHOD, default=None, help="Speculative method (default: the engine's draft model).")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Read every file again (the cache keeps one summary per file, target, engine and method).")
-@click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("--probe", "probe_count", type=click.IntRange(min=0), default=0, show_default=True,
               help="Measure the acceptance of the N best usable GGUF drafts with `paircheck probe` "

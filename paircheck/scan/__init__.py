@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
-from paircheck.findings import ACCEPTED, REFUSED, Report
+from paircheck.findings import ABORTS, ACCEPTED, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Unlisted, discover
-from paircheck.weights import WeightBytes, description_weight_bytes
+from paircheck.weights import WeightBytes, description_weight_bytes, parameter_count
 
 if TYPE_CHECKING:  # the registry is imported when a scan runs, not at start-up
     from paircheck._registry.consult import FileVocab
@@ -165,7 +165,8 @@ def _memory(target: ModelDescription, draft: ModelDescription) -> int | None:
 
 
 def _usable(report: Report) -> bool | None:
-    return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
+    # A pair accepted at load that is predicted to abort at run time is not a usable draft.
+    return {ACCEPTED: True, REFUSED: False, ABORTS: False}.get(report.verdict)
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,7 @@ def summarize(
     The verdicts are the api's (``check_descriptions``, ``check_all_engines``); the registry
     look-up and the size warning are made here as ``api.annotate`` makes them, with the
     target's fingerprint, identities and weight bytes computed once per scan."""
-    from paircheck._engine.pair_size import same_file, size_finding
+    from paircheck._engine.pair_size import parameter_finding, same_file, size_finding
     from paircheck._registry.consult import file_vocab, find_documented, identities
 
     facts = facts or TargetFacts.of(target)
@@ -230,7 +231,8 @@ def summarize(
         main = reports[0]
         verdicts = {r.engine: r.verdict for r in reports}
         accepted = [r for r in reports if r.verdict == ACCEPTED]
-        usable: bool | None = True if accepted else (False if all(r.verdict == REFUSED for r in reports) else None)
+        usable: bool | None = True if accepted else (
+            False if all(r.verdict in (REFUSED, ABORTS) for r in reports) else None)
     else:
         main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
         verdicts, usable = {main.engine: main.verdict}, _usable(main)
@@ -240,10 +242,15 @@ def summarize(
     dw = description_weight_bytes(draft)
     if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
         return None
-    failure = main.first_failure
+    # The check llama.cpp stops at, else the warning that predicts the abort at run time.
+    failure = main.first_failure or next(iter(main.run_time_aborts), None)
     tw = facts.weights
     ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
     size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
+    if size is None and (tw is None or dw is None):
+        # As the check's size warning: parameter counts where a side has no tensor infos.
+        t_params, d_params = parameter_count(target), parameter_count(draft)
+        size = parameter_finding(t_params, d_params) if t_params and d_params else None
     speedup, draft_max = _modelled(ratio)
     memory = _memory(target, draft) if dw is not None and tw is not None else None
     # The same look-up as the check's (api.annotate -> consult): by name, else by vocabulary.

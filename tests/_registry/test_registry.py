@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.markdown import render_markdown
-from paircheck._format.text import render_pairs_table
+from paircheck._format.text_pairs import render_pairs_table
 from paircheck._registry.consult import drafts_for, find_documented
 from paircheck._registry.entry import EngineQuote, Measurement, RegistryEntry, evidence_text
 from paircheck._registry.identity import ModelIdentity, identity_from_path, identity_from_string, normalise_name

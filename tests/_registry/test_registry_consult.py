@@ -91,7 +91,7 @@ def test_json_carries_the_registry_list(gguf_factory, capsys) -> None:
     d = gguf_factory("d.gguf", extra_kv=QWEN_05B)
     _, out = _run(capsys, "--json", str(t), str(d))
     doc = json.loads(out)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     (entry,) = doc["registry"]
     assert entry["code"] == "RG001" and entry["name"] == "documented_pair"
     assert entry["details"]["source"] == {"url": LMSTUDIO_DOCS, "kind": "official-docs", "checked": "2026-12-01"}
@@ -202,7 +202,7 @@ def test_family_is_pointed_at_when_the_pair_is_not_documented(gguf_factory) -> N
     d = gguf_factory("d.gguf", extra_kv={"general.name": "Qwen2.5 0.5B Instruct"})
     (f,) = check_pair(str(t), str(d)).registry
     assert f.code == "RG003" and f.details["family"] == "qwen2.5"
-    assert f.fix == "paircheck pairs --family qwen2.5"
+    assert f.fix == "paircheck pairs --family qwen2.5 --method draft-simple"  # the method checked
 
 
 def test_documented_drafts_for_the_target_are_pointed_at(gguf_factory) -> None:

@@ -239,6 +239,20 @@ def test_bench_run_refuses_an_incompatible_pair(
     assert not (tmp_path / "no").exists()  # no server was started
 
 
+def test_bench_run_does_not_measure_a_pair_predicted_to_abort(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # llama-spm's vocabulary against phi-3's: accepted at load, 11 real draft tokens the target
+    # lacks abort llama-server the first time one is proposed (LW101).
+    phi3 = ROOT / "fixtures" / "examples" / "ggml-vocab-phi-3.gguf"
+    code = _cli(["bench", "run", str(models["target"]), str(phi3), "--llama-server", llama_server_bin,
+                 "--output-dir", str(tmp_path / "no")])
+    assert code == 4
+    captured = capsys.readouterr()
+    assert captured.out.startswith("ABORTS AT RUN TIME") and "not measured" in captured.err
+    assert not (tmp_path / "no").exists()  # no server was started
+
+
 def test_server_that_cannot_start_is_one_error_line(
     llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -208,17 +208,40 @@ def run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prom
     for _ in range(3):
         verdict = _run_pair(binary, target, draft, log_path, prompt, n_predict, flags)
         # The free port was taken between our probe and the server's bind: try another.
-        if verdict.outcome != "port_taken":
-            return verdict
+        if verdict.outcome == "port_taken":
+            continue
+        if verdict.outcome in ("aborted_loading", "aborted_checking"):
+            _settle_abort(binary, target, draft, log_path, verdict)
+        return verdict
     raise AssertionError(f"llama-server could not bind a port three times: {log_path}")
 
 
+def _settle_abort(binary: Path | str, target: Path, draft: Path, log_path: Path, verdict: ServerVerdict) -> None:
+    """Where an abort happened, from what each file does alone, not from the log.
+
+    llama.cpp logs through a worker thread (common/log.cpp), so the lines written just before
+    an abort (the "adding speculative implementation" line, the file being read) may never
+    reach the log. Each file is loaded alone, without a draft: one that aborts on its own
+    aborted the pair while loading; when both load alone, the abort was in the pair check.
+    """
+    alone = []
+    for side, path in (("target", target), ("draft", draft)):
+        solo = _run_pair(binary, path, path, log_path.with_suffix(f".{side}-alone.log"), None, 1, ["--spec-type",
+                         "none"], with_draft=False)
+        alone.append((side, solo.outcome))
+    aborted = [side for side, outcome in alone if outcome == "aborted_loading"]
+    if aborted:
+        verdict.outcome, verdict.side = "aborted_loading", aborted[0]
+    else:
+        verdict.outcome, verdict.side = "aborted_checking", None
+
+
 def _run_pair(binary: Path | str, target: Path, draft: Path, log_path: Path, prompt: str | None,
-              n_predict: int, extra: Sequence[str]) -> ServerVerdict:
+              n_predict: int, extra: Sequence[str], with_draft: bool = True) -> ServerVerdict:
     start = time.monotonic()
     port = _free_port()
-    command = [str(binary), "--host", HOST, "--port", str(port), "-m", str(target), "-md", str(draft),
-               *BASE_FLAGS, *extra]
+    command = [str(binary), "--host", HOST, "--port", str(port), "-m", str(target),
+               *(("-md", str(draft)) if with_draft else ()), *BASE_FLAGS, *extra]
     # GGML_NO_BACKTRACE: an abort would otherwise attach gdb for a backtrace (seconds).
     env = dict(os.environ, GGML_NO_BACKTRACE="1")
     with open(log_path, "wb") as out:
@@ -342,7 +365,8 @@ def disagreements(report: Report, got: ServerVerdict, target: Path, draft: Path)
             out.append(f"loader error: paircheck {details['error']!r}, llama-server {line!r}")
         # What paircheck says llama-server prints: every fixed part is in its error lines.
         errors = [ln.split(": ", 1)[-1] for ln in got.log.splitlines() if " E " in ln[:16]]
-        claimed = [part.strip(" ,'") for part in says.split("...") if part.strip(" ,'")]
+        # its parts are separated by "..." or ", then: " (llama.cpp prints them on separate lines)
+        claimed = [part.strip(" ,'") for part in re.split(r"\.\.\.|, then: ", says) if part.strip(" ,'")]
         missing = [part for part in claimed if not any(part in ln for ln in errors)]
         if not claimed or missing:
             out.append(f"paircheck says llama.cpp prints {says!r}; its error lines are {errors}")

@@ -132,8 +132,7 @@ def _badge(engine: str, level: str) -> Html:
 
 def _pair_row(entry: RegistryEntry) -> Html:
     best = entry.best_evidence()
-    # A source that names no engine still has a level: one badge without an engine name.
-    levels = _engine_levels(entry) or [("", entry.evidence)]
+    levels = _engine_levels(entry) or [("", entry.evidence)]  # no engine named: the level alone
     badges = _el("span", *[_badge(eng, level) for eng, level in levels], class_="badges")
     checked = entry.source.checked.isoformat()
     cells = [
@@ -246,9 +245,8 @@ def _details(entry: RegistryEntry) -> Html:
     fact("Notes", entry.notes)
     prints = [p for p in (_vocab("target", entry.target_vocab), _vocab("draft", entry.draft_vocab)) if p]
     fact("Vocabulary", f"family {entry.family}; ", _el("ul", *prints) if prints else "no fingerprint")
-    # The audit trail (checked.note: what was read of each source, and how) stays in the
-    # registry and `pairs --format json`; the page links every source and dates the quote,
-    # and keeping the note out keeps the page under 300 KB. The row's anchor is its id.
+    # The audit trail (checked.note) stays in the registry and `pairs --format json`: the page
+    # links every source and dates the quote; leaving it out keeps the page under 300 KB.
     if entry.checked is not None and entry.checked.unreadable:
         fact("Unreadable", _join((_link(u, u) for u in entry.checked.unreadable), ", "))
     return _el("details", _lines([_el("summary", "Notes, vocabulary and commands"),

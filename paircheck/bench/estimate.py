@@ -252,30 +252,10 @@ def from_counts(
     )
 
 
-def estimate_from_probe(
-    target: ModelDescription, draft: ModelDescription, path: str, draft_max: int | None = None,
-    cost_ratio: float | None = None,
-) -> Estimate:
-    """Model the speedup on a probe's measured counts for this draft (p-min 0, the default)."""
-    from paircheck.probe.result import find_draft, load_result
-
-    data = load_result(path)
-    entry = find_draft(data, draft.location, path)
-    rows = [(r["draft_max"], r["tokens"], r["passes"], r["drafted"]) for r in entry["by_draft_max"]
-            if r.get("p_min") == 0]
-    c, t_bytes, d_bytes, source = _cost(target, draft, cost_ratio)
-    temp = (data.get("sampling") or {}).get("temperature") or 0
-    note = (f"{path}: measured on llama-server ({'greedy' if not temp else f'temperature {temp:g}'}, "
-            f"{len(data.get('prompts', []))} prompts x {data.get('n_predict')} tokens, template "
-            f"{data.get('template')}), started {data.get('started_at')}")
-    result = from_counts(c, rows, draft_max, entry.get("acceptance_rate"), note, source)
-    result.target_bytes, result.draft_bytes = t_bytes, d_bytes
-    _size_warning(result, target, draft, t_bytes, d_bytes)
-    return result
-
-
-def _cost(target: ModelDescription, draft: ModelDescription, cost_ratio: float | None
-          ) -> tuple[float, WeightBytes | None, WeightBytes | None, str]:
+def cost_of(target: ModelDescription, draft: ModelDescription, cost_ratio: float | None
+            ) -> tuple[float, WeightBytes | None, WeightBytes | None, str]:
+    """``c`` (the given one, else draft/target weight bytes read per token), both models'
+    weight bytes (None when given), and where ``c`` came from."""
     if cost_ratio is not None:
         if not cost_ratio > 0:
             raise InputError("--cost-ratio", f"must be > 0, got {cost_ratio}")
@@ -286,8 +266,8 @@ def _cost(target: ModelDescription, draft: ModelDescription, cost_ratio: float |
     return d_bytes.per_token / t_bytes.per_token, t_bytes, d_bytes, "tensor-infos"
 
 
-def _size_warning(result: Estimate, target: ModelDescription, draft: ModelDescription,
-                  t_bytes: WeightBytes | None, d_bytes: WeightBytes | None) -> None:
+def add_size_warning(result: Estimate, target: ModelDescription, draft: ModelDescription,
+                     t_bytes: WeightBytes | None, d_bytes: WeightBytes | None) -> None:
     finding = size_finding(
         t_bytes.per_token if t_bytes else None,
         d_bytes.per_token if d_bytes else None,
@@ -356,7 +336,7 @@ def estimate_pair(
     Without an acceptance, a measured one documented for this exact pair in the registry is
     used (and cited); only without that is the acceptance an assumed band.
     """
-    c, t_bytes, d_bytes, source = _cost(target, draft, cost_ratio)
+    c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio)
     docs: list[str] = []
     note = None
     basis = None
@@ -369,5 +349,5 @@ def estimate_pair(
         result.acceptance_basis, result.acceptance_note = basis, note
     result.documented = docs
     result.target_bytes, result.draft_bytes = t_bytes, d_bytes
-    _size_warning(result, target, draft, t_bytes, d_bytes)
+    add_size_warning(result, target, draft, t_bytes, d_bytes)
     return result

@@ -250,7 +250,7 @@ def estimate(
 
     source = None
     if from_file is not None and _is_probe(from_file):
-        from paircheck.bench.estimate import estimate_from_probe
+        from paircheck.probe.estimate import estimate_from_probe
 
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")

@@ -54,9 +54,9 @@ def _engine(_ctx: click.Context, param: click.Parameter, value: str | None) -> s
 @click.option("--engine", callback=_engine, metavar="ENGINE",
               help="Engine the pair is documented for, working or failing (llama.cpp, vllm, ...).")
 @click.option("--status", type=click.Choice(STATUSES, case_sensitive=False), help="Documented as working or failing.")
-@click.option("--evidence", type=click.Choice(EVIDENCE, case_sensitive=False),
-              help="Evidence level for at least one engine, or for --engine (measured, ran: shown running; "
-                   "recommended, computed: not).")
+@click.option("--evidence", type=click.Choice(EVIDENCE, case_sensitive=False), metavar="LEVEL",
+              help="Evidence level for at least one engine, or for --engine: " + ", ".join(EVIDENCE)
+              + " (measured, ran: shown running; recommended, computed: not).")
 @click.option("--search", metavar="TEXT", help="Words that must all occur in names, repos, notes or URLs.")
 @click.option("--for", "for_target", metavar="TARGET",
               help="List documented drafts for TARGET (repo id, file, folder or name).")

@@ -31,8 +31,8 @@ def test_llamacpp_own_words_carry_the_values(gguf_factory) -> None:  # type: ign
     draft = gguf_factory("d.gguf", add_bos=False)
     out = words(run(target, draft).stdout)
     # common/speculative.cpp: "... add: %d - %d, id: %d - %d)", with the values it prints.
-    assert ("llama.cpp itself would say: draft model bos tokens must match target model to use speculation. "
-            "add: 1 - 0, id: 1 - 1), then:") in out
+    assert ("llama.cpp itself would say: 'draft model bos tokens must match target model to use speculation. "
+            "add: 1 - 0, id: 1 - 1)', then 'failed to initialize speculative decoding context:") in out
     assert "..." not in out.split("itself would say:", 1)[1].split("Next:", 1)[0]
 
 

@@ -186,11 +186,11 @@ def test_estimate_models_the_speed_on_the_measured_counts(probe_file: Path, prob
     row = next(r for r in entry["by_draft_max"] if r["draft_max"] == est["draft_max"] and r["p_min"] == 0)
     assert est["expected_tokens_per_pass"] == pytest.approx(row["tokens"] / row["passes"])
     assert est["speedup"] == pytest.approx(row["modelled_speedup"], rel=1e-3)
-    text = _cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file)).stdout
+    text = " ".join(_cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file)).stdout.split())
     assert text.startswith("MODELLED speed from MEASURED acceptance")
     assert f"acceptance MEASURED: {probe_file}: measured on llama-server (greedy" in text
     # without a measurement the acceptance is said to be assumed
-    plain = _cli("estimate", str(smol["target"]), str(smol["q2_k"])).stdout
+    plain = " ".join(_cli("estimate", str(smol["target"]), str(smol["q2_k"])).stdout.split())
     assert "ASSUMED acceptance 0.5..0.9" in plain and "paircheck probe" in plain
 
 

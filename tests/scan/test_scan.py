@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gguf import GGUFValueType
@@ -154,7 +155,19 @@ def _expected_usable(target: Path, paths: list[Path]) -> set[str]:
     (tests/oracle.py). So a bug in paircheck's pair check cannot hide in scan's test."""
     require_oracle()
     t = llama_values(target)
-    return {str(p) for p in paths if oracle_compatible(t, llama_values(p))[0]}
+    return {str(p) for p in paths
+            if oracle_compatible(t, llama_values(p))[0] and not _proposes_ids_the_target_lacks(t, llama_values(p))}
+
+
+def _proposes_ids_the_target_lacks(t: dict[str, Any], d: dict[str, Any]) -> bool:
+    """A draft with real tokens past the target's last id: llama-server accepts the pair at load
+    and aborts the first time the draft proposes one of them (tests/_engine/test_llamacpp_binary.py
+    shows it on the real binary), so it is no usable draft. Placeholder texts (padding, unused
+    and reserved slots) are never proposed by a trained model."""
+    tail = (d["texts"] or [])[t["n_tokens"]:]
+    placeholder = (b"[PAD", b"<|PAD", b"<pad", b"[pad", b"<unused", b"[UNUSED", b"<|unused", b"<|reserved",
+                   b"<|extra_")
+    return any(not text.startswith(placeholder) for text in tail)
 
 
 def test_scan_finds_exactly_the_drafts_llamacpp_accepts(fake_home: FakeHome) -> None:

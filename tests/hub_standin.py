@@ -233,3 +233,29 @@ def build(folder: Path, real_vocab: Callable[[str], Path]) -> Standin:
     st.add("someone/Qwen2.5-eagle3-head-GGUF", {"eagle3-q8_0.gguf": st.gguf["eagle3-7B"]},
            head_info("Qwen/Qwen2.5-14B-Instruct", 500))  # trained for the 7B, tagged for the 14B
     return st
+
+
+def main() -> None:
+    """Serve the stand-in until interrupted: ``python tests/hub_standin.py`` prints its URL, for
+    ``HF_ENDPOINT=URL paircheck scan --hub ...`` (the README's example)."""
+    import argparse
+    import sys
+    import tempfile
+    import time
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--seconds", type=float, default=3600, help="how long to serve")
+    opts = parser.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fixtures"))
+    from corpus import corpus_dir
+
+    vocab = corpus_dir()
+    with tempfile.TemporaryDirectory(prefix="paircheck-hub-") as tmp, TestServer() as server:
+        build(Path(tmp), lambda name: vocab / f"ggml-vocab-{name}.gguf").serve(server)
+        print(f"the stand-in Hub serves {len(server.repos)} repos at {server.url} (HF_ENDPOINT={server.url})",
+              flush=True)
+        time.sleep(opts.seconds)
+
+
+if __name__ == "__main__":
+    main()

@@ -18,6 +18,7 @@ from paircheck._format.text import wrap
 from paircheck.constants import LLAMACPP
 from paircheck.findings import ACCEPTED
 from paircheck.scan import CandidateResult
+from paircheck.scan.hub_candidates import GGUF_ENGINES
 from paircheck.scan.hub_scan import HubReport, HubScanResult
 
 MAX_OTHERS = 4  # other quantizations named in the text (the rest counted)
@@ -77,9 +78,11 @@ def head_lines(result: HubScanResult, options: RenderOptions) -> list[str]:
         return wrap(f"{hub.offline}: the registry's documented drafts and this machine's models only",
                     options.width, hanging="  ")
     more = f", {len(hub.not_read)} more not read (--hub-reads {hub.budget.reads})" if hub.not_read else ""
-    text = (f"Hub {hub.endpoint}: {hub.reads} candidate{'s' if hub.reads != 1 else ''} read from their headers"
-            f"{more}; {hub.api_calls} API call{'s' if hub.api_calls != 1 else ''} (at most {hub.budget.calls}), "
-            f"{hub.requests} request{'s' if hub.requests != 1 else ''} in all")
+    cached = f" ({hub.cached} from the cache)" if hub.cached else ""
+    judged = hub.reads + hub.cached
+    text = (f"Hub {hub.endpoint}: {judged} candidate{'s' if judged != 1 else ''} judged from their headers"
+            f"{cached}{more}; {hub.api_calls} API call{'s' if hub.api_calls != 1 else ''} (at most "
+            f"{hub.budget.calls}), {hub.requests} request{'s' if hub.requests != 1 else ''} in all")
     return wrap(text, options.width, hanging="  ")
 
 
@@ -99,17 +102,20 @@ def sections(result: HubScanResult, options: RenderOptions) -> list[str]:
                             + ", ".join(hub.not_read), options.width, hanging="  ")]
     ranked = [(i, c) for i, c in enumerate(result.candidates, 1) if c.where == "hub" and c.usable]
     if ranked:
-        lines += ["", "get a draft from the Hub (exactly the file judged, then the launch line):"]
+        lines += ["", "get a draft from the Hub (the file judged, then the launch line):"]
+        gguf_engine = result.engine in GGUF_ENGINES
         for i, c in ranked:
             facts = hub.facts.get(c.location)
             if facts is None or facts.download is None:
                 continue
-            others = ""
             if facts.others:
-                shown = ", ".join(facts.others[:MAX_OTHERS])
-                extra = f" and {len(facts.others) - MAX_OTHERS} more" if len(facts.others) > MAX_OTHERS else ""
-                others = f" (also {shown}{extra} in the repo: the same vocabulary)"
-            lines += wrap(f"#{i} {c.name or c.location}{others}", options.width, hanging="   ")
+                shown = ", ".join(facts.others[:MAX_OTHERS]) + (", ..." if len(facts.others) > MAX_OTHERS else "")
+                note = f" ({len(facts.others)} other quantizations, same vocabulary: {shown})"
+            elif not facts.file and gguf_engine:
+                note = " (a Hugging Face model: llama.cpp needs it converted by convert_hf_to_gguf.py)"
+            else:
+                note = ""
+            lines += wrap(f"{i:>3}  {c.name or c.location}{note}", options.width, hanging="     ")
             lines.append(facts.download)  # commands: never wrapped, so they can be pasted
             launch = candidate_launch(result, c)
             if launch:

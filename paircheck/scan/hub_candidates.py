@@ -360,7 +360,9 @@ def gather(
         quantized_from = next((repo for rel, repo in parents if rel == "quantized"), None)
         origin = quantized_from or next((repo for rel, repo in parents if rel in ("finetune", "")), target_repo)
     name = origin or target.identity.name or target.identity.basename or target.display_name
-    family = target.identity.basename if not origin and target.identity.basename else family_stem(name or "")
+    # A repo's name gives the family (Qwen2.5-14B-Instruct -> Qwen2.5); a file that names no repo
+    # gives it in general.basename, as llama.cpp's converter writes it.
+    family = (target.identity.basename if not origin else None) or family_stem(name or "") or target.identity.basename
     publisher = origin.split("/", 1)[0] if origin else None
     out.publisher, out.family = publisher, family
     target_size = facts.vocab.size_b or (size_from_name(name) if name else None)

@@ -86,7 +86,8 @@ class HubReport:
     offline: str | None = None  # why the Hub was not searched, on one line (None: it was)
     requests: int = 0  # every HTTP request made, the target's read included
     api_calls: int = 0
-    reads: int = 0  # candidates read over the network (not from the scan's cache)
+    reads: int = 0  # candidates read over the network
+    cached: int = 0  # candidates whose summary came from the scan's cache (the repo's commit unchanged)
     not_read: list[str] = field(default_factory=list)  # candidates over the read budget (specs)
     notes: list[str] = field(default_factory=list)  # one line per call that failed or was cut
     facts: dict[str, HubFacts] = field(default_factory=dict)  # by candidate location
@@ -256,6 +257,7 @@ def _read_all(
     target_key = _target_key(target, gathered)
     context = context_key(engine, method) if cache is not None else ""
     queue: list[tuple[HubCandidate, str | None]] = []
+    judged = 0
     for c in gathered.candidates:
         if (c.repo, os.path.basename(c.file or "")) in here:
             continue  # already on this machine: ranked by the local scan
@@ -263,15 +265,19 @@ def _read_all(
         if c.access != "open" and not settings.token:
             results.append(_needs_access(c, settings))
             continue
+        # The budget is the first `reads` candidates in reading order, cached or not: a second
+        # run answers the same from the cache instead of reading the next ones.
+        if judged >= options.reads:
+            report.not_read.append(c.spec)
+            continue
+        judged += 1
         key = _cache_key(settings.endpoint, c, target_key, context) if cache is not None else None
         cached = cache.get(key) if cache is not None and key is not None else None
         if cached is not None:
             if _from_cache(cached, Candidate(c.spec, c.label, "hub"), results, unreadable, []):
+                report.cached += 1
                 continue
             cache.hits, cache.misses = cache.hits - 1, cache.misses + 1  # type: ignore[union-attr]
-        if len(queue) >= options.reads:
-            report.not_read.append(c.spec)
-            continue
         queue.append((c, key))
     report.reads = len(queue)
 
@@ -283,8 +289,12 @@ def _read_all(
         listing = (list(c.files), c.sha, dict.fromkeys(c.files)) if c.file else None
         draft = describe_hub(c.spec, HubRef(c.repo, "main", None, c.file), read_options, listing)
         summary = summarize(target, draft, Candidate(c.spec, c.label, "hub"), engine, method, facts)
-        # Only the summary leaves the thread: the description is dropped here.
-        return replace(summary, source_kind="gguf" if c.file else "hf-folder") if summary is not None else None
+        if summary is None:
+            return None
+        # Only the summary leaves the thread: the description is dropped here. A remote GGUF's
+        # size is the Hub's (Content-Range), not a local file's.
+        size = summary.file_bytes if summary.file_bytes is not None else draft.metadata.file_size
+        return replace(summary, source_kind="gguf" if c.file else "hf-folder", file_bytes=size if c.file else None)
 
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
         futures = {pool.submit(read, c): (c, key) for c, key in queue}

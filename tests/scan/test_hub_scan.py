@@ -169,6 +169,7 @@ def test_scan_hub_ranks_the_drafts_of_qwen25_14b(standin: Standin, hub: TestServ
     assert rows[0]["repo"] == "Qwen/Qwen2.5-0.5B-Instruct-GGUF"  # the registry's draft, as a GGUF llama.cpp loads
     # The sibling padded to 151936 rows against the target's 152064: llama.cpp accepts it.
     assert rows[0]["modelled_speedup"] and rows[0]["memory_bytes"]
+    assert rows[0]["file_bytes"] == standin.local(rows[0]["repo"], rows[0]["file"]).stat().st_size  # the Hub's size
     cut = next(r for r in rows if r["repo"] == "bartowski/Qwen2.5-1.5B-Instruct-GGUF")
     assert cut["usable"] is False and cut["first_failure"] == "LC001" and "incomplete" in cut["reason"]
     gated = next(r for r in rows if r["repo"] == "lmstudio-community/Qwen2.5-0.5B-Instruct-GGUF")
@@ -236,12 +237,14 @@ def test_budget_flags_bound_calls_and_reads(standin: Standin, hub: TestServer, t
 
 
 def test_cache_reads_an_unchanged_repo_once(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
+    """A second run reads nothing: the same first candidates (the read budget counts cached ones
+    too, so the answer does not change), their summaries from the cache."""
     target = str(standin.local(TARGET_REPO, TARGET_FILE))
-    first, _ = _scan(hub, tmp_path, target, "--hub-reads", "30")
+    first, _ = _scan(hub, tmp_path, target)
     read = _read_repos(hub)
     assert read and first["cache"]["misses"] >= len(read)
     hub.reset_counters()
-    second, _ = _scan(hub, tmp_path, target, "--hub-reads", "30")
+    second, _ = _scan(hub, tmp_path, target)
     assert _read_repos(hub) == set() and second["cache"]["hits"] >= len(read)
     assert second["candidates"] == first["candidates"]
     assert second["requests"] == hub.counters.requests == len(_gathering_calls(hub))
@@ -273,6 +276,27 @@ def test_eagle3_method_finds_the_heads_that_name_the_target(standin: Standin, hu
     assert rows["AngelSlim/Qwen2.5-14B-Instruct-EAGLE3-GGUF"]["usable"] is True
     assert rows["someone/Qwen2.5-eagle3-head-GGUF"]["first_failure"] == "LC014"  # trained for the 7B's width
     assert shlex.split(doc["launch"])[-2:] == ["--spec-type", "draft-eagle3"]
+
+
+def test_engine_all_on_the_differently_padded_sibling(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
+    """The 0.5B has 151936 token rows, the 14B 152064: llama.cpp accepts the pair, engines that
+    compare the padded sizes do not; each engine's verdict is the local check's."""
+    doc, _ = _scan(hub, tmp_path, TARGET, "--engine", "all", "--hub-reads", "2")
+    row = next(r for r in doc["candidates"] if r["repo"] == "Qwen/Qwen2.5-0.5B-Instruct-GGUF")
+    target = standin.local(TARGET_REPO, TARGET_FILE)
+    local = api.check_all_engines(api.describe(str(target)), api.describe(str(standin.local(row["repo"], row["file"]))),
+                                  registry=False)
+    assert row["engines"] == {r.engine: r.verdict for r in local}
+    assert row["engines"]["llama.cpp"] == ACCEPTED and REFUSED in row["engines"].values()
+
+
+def test_progress_bar_on_a_terminal(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
+    from test_scan import _run_with_tty_stderr
+
+    env = _env(hub, tmp_path)
+    code, out, err = _run_with_tty_stderr(["scan", "--hub", "--no-default-dirs", "--hub-reads", "2", TARGET], env)
+    assert code == 0 and "usable draft" in out
+    assert "reading" in err and " files" in err
 
 
 def test_gated_repo_with_a_granted_token_is_read(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
@@ -321,6 +345,7 @@ def test_no_network_is_one_line_and_fast(standin: Standin, tmp_path: Path) -> No
     assert took < STARTUP, took
 
 
+SLOW_READ = "/Qwen/Qwen2.5-3B-Instruct-GGUF/resolve/main/qwen2.5-3b-instruct-q4_k_m.gguf"
 FAULTS = [
     # (path, fault, what the one line says, seconds the fault may add)
     ("/api/models", "429x1", None, 3.0),  # Retry-After: 1, retried once: nothing lost at all
@@ -331,6 +356,8 @@ FAULTS = [
     ("/api/models", "after1:truncate", "truncated", 1.0),  # page 2 of a listing cut: page 1 kept
     ("/api/models/Qwen/Qwen2.5-14B-Instruct-GGUF", "401", "access denied (HTTP 401)", 1.0),
     ("/api/models/Qwen/Qwen2.5-14B-Instruct-GGUF", "403", "access denied (HTTP 403)", 1.0),
+    ("/api/models", "html", "not JSON", 1.0),  # a captive portal's page
+    (SLOW_READ, "stall", "within 1 s", 3.0),  # one candidate's header never comes: that one is unreadable
 ]
 
 
@@ -344,12 +371,19 @@ def test_hub_faults_are_one_line_bounded_and_lose_nothing_else(
     hub.fault(path, fault)
     doc, took = _scan(hub, tmp_path / "fault", TARGET, PAIRCHECK_HTTP_TIMEOUT="1")
     assert doc["requests"] == hub.counters.requests
-    notes = [u["error"] for u in doc["unreadable"] if u["location"] == hub.url]
+    where = "Qwen/Qwen2.5-3B-Instruct-GGUF/qwen2.5-3b-instruct-q4_k_m.gguf" if path == SLOW_READ else hub.url
+    notes = [u["error"] for u in doc["unreadable"] if u["location"] == where]
     if words is None:
         assert notes == [] and doc["candidates"] == clean["candidates"]
     else:
         assert len(notes) == 1 and words in notes[0], notes
     # Bounded: the fault costs its timeout or backoff, never the server's 15 s stall or a retry storm.
     assert took < clean_took + bound + 4.0, (took, clean_took)
-    # Nothing else lost: the registry's documented draft is still there, read or not.
+    # Nothing else lost: the registry's documented draft is still there, read or not, and a fault
+    # on one read costs that candidate only.
     assert any(r["documented_by"] == "name" for r in doc["candidates"])
+    if path == SLOW_READ:
+        def unranked(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            return [{k: v for k, v in r.items() if k != "rank"} for r in rows if r["location"] != where]
+
+        assert unranked(clean["candidates"]) == unranked(doc["candidates"])

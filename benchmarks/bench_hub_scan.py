@@ -99,14 +99,17 @@ def main() -> None:
                     ggufs = sum(r["file_bytes"] or 0 for r in judged)
                     seen[label] = (server.counters.requests, server.counters.body_bytes, (len(judged), ggufs))
 
-    baseline = statistics.median(w for w, _ in rows["baseline (scan, no Hub)"])
-    print(f"paircheck scan --hub, {opts.runs} runs each, medians (wall / CPU), target {TARGET[1]}")
-    print(f"{'':36} {'wall':>8} {'CPU':>8} {'ratio':>7} {'requests':>9} {'bytes sent':>12}")
+    base_wall = statistics.median(w for w, _ in rows["baseline (scan, no Hub)"])
+    base_cpu = statistics.median(c for _, c in rows["baseline (scan, no Hub)"])
+    print(f"paircheck scan --hub, {opts.runs} runs each, medians (wall / CPU: user + system of the process), "
+          f"target {TARGET[1]}")
+    print(f"{'':36} {'wall':>8} {'CPU':>8} {'ratio':>13} {'requests':>9} {'bytes sent':>12}")
     for label, values in rows.items():
         wall = statistics.median(w for w, _ in values)
         cpu = statistics.median(c for _, c in values)
         requests, sent, _ = seen[label]
-        print(f"{label:36} {wall:7.2f}s {cpu:7.2f}s {wall / baseline:6.2f}x {requests:9d} {sent:12,d}")
+        ratio = f"{wall / base_wall:.2f}x/{cpu / base_cpu:.2f}x"
+        print(f"{label:36} {wall:7.2f}s {cpu:7.2f}s {ratio:>13} {requests:9d} {sent:12,d}")
     _, sent, extra = seen["cold (--hub, stand-in Hub)"]
     if isinstance(extra, tuple):
         n, ggufs = extra

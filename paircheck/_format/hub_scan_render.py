@@ -98,8 +98,9 @@ def sections(result: HubScanResult, options: RenderOptions) -> list[str]:
         for note in hub.notes:
             lines += wrap(note, options.width, indent="  ", hanging="    ")
     if hub.not_read:
+        names = [getattr(hub.facts.get(spec), "label", None) or spec for spec in hub.not_read]
         lines += ["", *wrap(f"not read (the budget of {hub.budget.reads} reads is spent; --hub-reads raises it): "
-                            + ", ".join(hub.not_read), options.width, hanging="  ")]
+                            + ", ".join(names), options.width, hanging="  ")]
     ranked = [(i, c) for i, c in enumerate(result.candidates, 1) if c.where == "hub" and c.usable]
     if ranked:
         lines += ["", "get a draft from the Hub (the file judged, then the launch line):"]

@@ -147,6 +147,7 @@ class Gathered:
     notes: list[str] = field(default_factory=list)  # one line per call that failed or was cut
     unreachable: str | None = None  # the Hub could not be reached at all: why, on one line
     calls_cut: int = 0  # searches not made because the call budget was spent
+    unreadable: list[str] = field(default_factory=list)  # repos found that hold nothing paircheck reads
 
 
 def quant_label(filename: str) -> str | None:
@@ -420,7 +421,8 @@ def gather(
             continue
         chosen, shards, others = pick_file(files, method)
         if chosen is None and not _has_hf_model(files):
-            continue  # nothing paircheck can read (an adapter, a dataset-like repo, an ONNX export)
+            out.unreadable.append(repo)  # nothing paircheck reads: no GGUF, no tokenizer (a PyTorch head, ONNX)
+            continue
         candidates.append(HubCandidate(
             repo=repo, file=chosen, found_by=how, shards=shards, others=others, access=access_of(info),
             sha=info.sha if isinstance(info.sha, str) else None, files=tuple(files), size_b=size_of(info),

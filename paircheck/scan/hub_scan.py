@@ -78,6 +78,7 @@ class HubFacts:
     access: str | None
     shards: tuple[str, ...] = ()
     others: tuple[str, ...] = ()  # other quantizations in the repo, same vocabulary
+    label: str | None = None  # REPO:QUANT, as llama.cpp's -hf spells it (the repo for a Hugging Face repo)
 
 
 @dataclass
@@ -261,7 +262,7 @@ def _read_all(
     for c in gathered.candidates:
         if (c.repo, os.path.basename(c.file or "")) in here:
             continue  # already on this machine: ranked by the local scan
-        report.facts[c.spec] = HubFacts(c.repo, c.file, c.download(), c.access, c.shards, c.others)
+        report.facts[c.spec] = HubFacts(c.repo, c.file, c.download(), c.access, c.shards, c.others, c.label)
         if c.access != "open" and not settings.token:
             results.append(_needs_access(c, settings))
             continue
@@ -361,9 +362,9 @@ def _documented_only(
     keys = {normalise_name(c.name or c.location) for c in covered}
     keys |= {normalise_name(c.repo) for c in gathered.candidates}
     if report.offline is None:
-        why = "no copy of it came back from the Hub search"
+        default = "no copy of it came back from the Hub search"
     else:
-        why = "offline" if report.offline.startswith("offline") else "the Hub could not be reached"
+        default = "offline" if report.offline.startswith("offline") else "the Hub could not be reached"
     out: list[CandidateResult] = []
     seen: set[str] = set()
     for d in documented:
@@ -372,13 +373,18 @@ def _documented_only(
         if ref_key(ref) in keys or label in seen:
             continue
         seen.add(label)
+        why = default
+        if ref.repo in gathered.unreadable:
+            why = "its repo holds neither a GGUF nor tokenizer files, which is what paircheck reads"
         report.facts[label] = HubFacts(ref.repo, None, None, None)
         engines = ", ".join(d.entry.engines)
         out.append(CandidateResult(
             location=label, name=None, where="registry", usable=None, verdict=UNKNOWN, first_failure=None,
             reason=f"{label} is documented ({d.entry.method} on {engines}, {d.entry.best_evidence()}); "
                    f"not checked: {why}",
-            documented=True, file_bytes=None, cost_ratio=None, size_warning=None, source_kind="hf-folder",
+            documented=True, file_bytes=None, cost_ratio=None, size_warning=None,
+            # Not read: what the repo's name says (GGUF repos are named so by convention).
+            source_kind="gguf" if "gguf" in label.casefold() else "hf-folder",
             documented_by="vocabulary" if d.by_vocabulary else "name",
         ))
     return out

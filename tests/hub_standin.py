@@ -34,39 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fit_shapes import Shape, T, _attn, _ffn, _io, _name, _pick_type
+from fit_shapes import QWEN25, Shape, T, _attn, _ffn, _name, _pick_type
+from fit_shapes import qwen25 as qwen25_shape
 from gguf import GGUFValueType as VT
 from gguf_mutate import TensorSpec, build_with_tensors, make_kv, read_kvs, set_tokens, tensor_nbytes, token_texts
 from hf_build import build_qwen2_folder
 from httpserver import TestServer
 
 ALIGN = 32
-# size: (n_embd, n_layer, n_head, n_kv, n_ff, embedding rows, tied embeddings, parameters):
-# the published Qwen2.5 configurations (config.json of each Qwen/Qwen2.5-*-Instruct repo).
-QWEN25: dict[str, tuple[int, int, int, int, int, int, bool, int]] = {
-    "0.5B": (896, 24, 14, 2, 4864, 151936, True, 494_032_768),
-    "1.5B": (1536, 28, 12, 2, 8960, 151936, True, 1_543_714_304),
-    "3B": (2048, 36, 16, 2, 11008, 151936, True, 3_085_938_688),
-    "7B": (3584, 28, 28, 4, 18944, 152064, False, 7_615_616_512),
-    "14B": (5120, 48, 40, 8, 13824, 152064, False, 14_770_033_664),
-}
 QUANTS = ("Q2_K", "Q3_K_M", "Q4_0", "Q4_K_M", "Q5_0", "Q5_K_M", "Q6_K", "Q8_0")
 TOKEN = "secret"  # the token that has been granted the gated repo
-
-
-def qwen25_shape(size: str, arch: str = "qwen2", n_vocab: int | None = None) -> Shape:
-    n_embd, n_layer, n_head, n_kv, n_ff, rows, tied, _ = QWEN25[size]
-    head = n_embd // n_head
-    s = Shape(f"Qwen2.5-{size}", arch, n_vocab or rows, {
-        "block_count": n_layer, "context_length": 32768, "embedding_length": n_embd,
-        "feed_forward_length": n_ff, "attention.head_count": n_head, "attention.head_count_kv": n_kv,
-        "rope.freq_base": 1000000.0, "attention.layer_norm_rms_epsilon": 1e-6,
-    })  # fmt: skip
-    _io(s, n_embd, tied=tied)
-    for i in range(n_layer):
-        _attn(s, i, n_embd, n_head * head, n_kv * head, bias=True)
-        _ffn(s, i, n_embd, n_ff)
-    return s
 
 
 def eagle3_shape(hidden: int, layers: list[int], n_vocab: int) -> Shape:

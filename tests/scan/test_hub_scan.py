@@ -236,6 +236,20 @@ def test_budget_flags_bound_calls_and_reads(standin: Standin, hub: TestServer, t
     assert {r["usable"] for r in doc["candidates"] if r["found_in"] == "hub"} <= {True, False, None}
 
 
+def test_listing_pages_are_followed(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
+    """Pages of 4: the family listing takes several calls, linked by the Link header, and gives
+    the candidates one page of 1000 gives."""
+    whole, _ = _scan(hub, tmp_path / "whole", TARGET)
+    pages_whole = sum(1 for _, p, _, _ in hub.counters.log if p == "/api/models")
+    hub.reset_counters()
+    hub.page_size = 4
+    paged, _ = _scan(hub, tmp_path / "paged", TARGET, "--hub-calls", "20")
+    pages = sum(1 for _, p, _, _ in hub.counters.log if p == "/api/models")
+    family = [r for r in standin.repos if r.startswith("Qwen/") and "qwen2.5" in r.lower()]
+    assert pages >= pages_whole + len(family) // 4 - 1
+    assert paged["candidates"] == whole["candidates"] and paged["requests"] == hub.counters.requests
+
+
 def test_cache_reads_an_unchanged_repo_once(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     """A second run reads nothing: the same first candidates (the read budget counts cached ones
     too, so the answer does not change), their summaries from the cache."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paircheck._engine import engines, resolve_method
+from paircheck._engine.chat_template import template_warning
 from paircheck._engine.interface import Engine
 from paircheck._engine.pair_size import size_warning
 from paircheck._engine.versions import pick
@@ -98,14 +99,18 @@ def annotate(
         except RegistryError as exc:
             findings = [R_UNAVAILABLE.note(f"the registry of documented pairs could not be read: {exc}")]
         else:
-            findings = consult(loaded, target, draft, fps)
-    # The draft's size: a warning, never a verdict, from the tensor infos already read.
-    size = None if draftless else size_warning(target, draft)
+            # One method for every report (each engine spells it its own way): the canonical one.
+            method = canonical_method(reports[0].method) if reports else None
+            findings = consult(loaded, target, draft, fps, method)
+    # The draft's size and prompt format: warnings, never a verdict, from what was already read.
+    pair_warnings = [] if draftless else [w for w in (size_warning(target, draft), template_warning(target, draft))
+                                          if w is not None]
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)
-        if size is not None and all(w.code != size.code for w in report.warnings):
-            report.warnings.append(size)
+        for warning in pair_warnings:
+            if all(w.code != warning.code for w in report.warnings):
+                report.warnings.append(warning)
     return reports
 
 

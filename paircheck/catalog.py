@@ -13,13 +13,17 @@ from paircheck.findings import Rule
 def all_rules() -> list[Rule]:
     """Every rule, each code once: engines (llama.cpp first), registry, pre-flight."""
     from paircheck._engine import engines
+    from paircheck._engine.chat_template import RULES as TEMPLATE_RULES
     from paircheck._engine.pair_size import RULES as SIZE_RULES
     from paircheck._registry.consult import RULES as REGISTRY_RULES
+    from paircheck._registry.lint import LINT_RULES
     from paircheck.preflight.codes import RULES as PREFLIGHT_RULES
 
     rules: list[Rule] = []
     seen: set[str] = set()
-    for rule_set in [*[engine.rules for engine in engines().values()], SIZE_RULES, REGISTRY_RULES, PREFLIGHT_RULES]:
+    for rule_set in [*[engine.rules for engine in engines().values()], SIZE_RULES, TEMPLATE_RULES, REGISTRY_RULES,
+                     LINT_RULES,
+                     PREFLIGHT_RULES]:
         for rule in rule_set:
             if rule.code not in seen:
                 seen.add(rule.code)

@@ -16,8 +16,15 @@ from paircheck.constants import DRAFTLESS_METHODS, canonical_method
 from paircheck.model import ModelDescription
 
 PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
-# An engine's answer for a pair (Report.verdict).
-ACCEPTED, REFUSED, UNKNOWN = "accepted", "refused", "unknown"
+# An engine's answer for a pair (Report.verdict). ABORTS: the engine accepts the pair when it
+# loads, and paircheck predicts that the process aborts at run time (a warning whose
+# details say ``aborts``, e.g. LW101: a real token one model has and the other lacks).
+ACCEPTED, REFUSED, UNKNOWN, ABORTS = "accepted", "refused", "unknown", "aborts"
+# What the engine does when a check fails (Rule.effect, Report.outcome): it stops with an
+# error; it starts and runs without speculation (a fallback, e.g. KoboldCpp); or it starts
+# with speculation on while the draft proposes other tokens (nothing reports it).
+STOPS, RUNS_WITHOUT_SPECULATION, RUNS_USELESS, RUNS = (
+    "stops", "runs_without_speculation", "runs_useless_draft", "runs")
 
 
 @dataclass(frozen=True)
@@ -31,10 +38,13 @@ class Rule:
     # Where the rule comes from: the engine's repository, path and commit, with its own
     # error text. Printed by ``paircheck explain``.
     source: str = ""
+    # What the engine does when this check fails: STOPS, RUNS_WITHOUT_SPECULATION or RUNS_USELESS.
+    effect: str = STOPS
 
     def result(self, status: str, message: str, **details: object) -> Finding:
         """A check's outcome; the fix is attached only to a failure."""
-        return Finding(self.code, self.name, status, message, dict(details), self.fix if status == FAIL else None)
+        return Finding(self.code, self.name, status, message, dict(details), self.fix if status == FAIL else None,
+                       self.effect)
 
     def warn(self, message: str, **details: object) -> Finding:
         return Finding(self.code, self.name, WARN, message, dict(details), self.fix or None)
@@ -53,6 +63,7 @@ class Finding:
     message: str
     details: dict[str, Any] = field(default_factory=dict)
     fix: str | None = None
+    effect: str = STOPS  # what the engine does when this check fails (Rule.effect)
 
 
 @dataclass
@@ -93,12 +104,33 @@ class Report:
         return [check for check in self.checks if check.status == SKIP and "not used" not in check.message]
 
     @property
+    def run_time_aborts(self) -> list[Finding]:
+        """Warnings that predict a process abort after the pair was accepted at load (their
+        ``details["aborts"]`` is true): llama-server starts, then dies."""
+        return [w for w in self.warnings if w.details.get("aborts") is True]
+
+    @property
     def verdict(self) -> str:
-        """``refused`` (a check failed), ``unknown`` (none failed but a deciding check
-        could not be made), or ``accepted``."""
+        """``refused`` (a check failed), ``aborts`` (accepted at load, predicted to abort at
+        run time), ``unknown`` (none failed but a deciding check could not be made), or
+        ``accepted``. A predicted abort outranks an unknown: it is what paircheck knows."""
         if not self.compatible:
             return REFUSED
+        if self.run_time_aborts:
+            return ABORTS
         return UNKNOWN if self.unknowns else ACCEPTED
+
+    @property
+    def outcome(self) -> str | None:
+        """What the engine does with the pair: RUNS when compatible, ABORTS when it is predicted
+        to abort at run time, else the first failure's effect (STOPS, RUNS_WITHOUT_SPECULATION,
+        RUNS_USELESS); None when unknown."""
+        first = self.first_failure
+        if first is not None:
+            return first.effect
+        if self.run_time_aborts:
+            return ABORTS  # it starts, then the process aborts
+        return None if self.unknowns else RUNS
 
     @property
     def failures(self) -> list[Finding]:

@@ -111,3 +111,76 @@ def description_weight_bytes(desc: ModelDescription) -> WeightBytes | None:
         return weight_bytes(((t.name, t.shape, t.ggml_type) for t in infos), *expert_counts(desc))
     except ValueError:
         return None
+
+
+# --- parameter counts, where there are no tensor infos ----------------------------------------
+
+_LABEL = re.compile(r"(\d+(?:\.\d+)?)([KMBT])")
+_SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+
+
+def label_parameters(label: str | None) -> int | None:
+    """``general.size_label`` as a parameter count: ``"14B"`` -> 14e9, ``"135M"`` -> 135e6.
+    None for labels that are not one dense size (``8x7B``: experts, which a label cannot say
+    how many are used per token; ``E2B``, ``A3B``...)."""
+    if not label:
+        return None
+    m = _LABEL.fullmatch(label.strip().upper())
+    return int(float(m.group(1)) * _SCALE[m.group(2)]) if m else None
+
+
+def config_parameters(config: dict[str, object]) -> int | None:
+    """Parameters read per token, estimated from a Hugging Face ``config.json``: attention and
+    MLP weights of every layer (the active experts only for a mixture of experts) and the output
+    head (the token embedding only when it is the head). None when a size is missing."""
+    text = config.get("text_config")
+    if isinstance(text, dict):
+        config = {**config, **text}
+
+    def num(key: str) -> int | None:
+        value = config.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+    h, layers, vocab = num("hidden_size"), num("num_hidden_layers"), num("vocab_size")
+    if h is None or layers is None or vocab is None:
+        return None
+    heads = num("num_attention_heads") or 1
+    head_dim = num("head_dim") or h // heads
+    kv_heads = num("num_key_value_heads") or heads
+    attention = h * heads * head_dim * 2 + h * kv_heads * head_dim * 2  # q and o, k and v
+    experts, used, expert_ff = num("num_experts") or num("num_local_experts"), num("num_experts_per_tok"), (
+        num("moe_intermediate_size") or num("intermediate_size"))
+    if experts and used and expert_ff:
+        mlp = 3 * h * expert_ff * used + 3 * h * (num("shared_expert_intermediate_size") or 0)
+    else:
+        ff = num("intermediate_size")
+        if ff is None:
+            return None
+        mlp = 3 * h * ff
+    return layers * (attention + mlp) + vocab * h  # the output head (or the tied embedding)
+
+
+def parameter_count(desc: ModelDescription) -> tuple[int, str] | None:
+    """(parameters, where the figure comes from) for the size warning when tensor infos are
+    missing: the tensor infos' elements if there are any, else ``general.size_label``, else an
+    estimate from ``config.json`` (a Hugging Face folder without safetensors headers)."""
+    infos = desc.metadata.tensors
+    count = desc.metadata.get("split.count")
+    if infos and not (isinstance(count, int) and count > 1):
+        total = 0
+        for t in infos:
+            n = 1
+            for dim in t.shape:
+                n *= int(dim)
+            total += n
+        return total, "tensor infos"
+    label = desc.identity.size_label
+    from_label = label_parameters(label)
+    if from_label is not None:
+        return from_label, f"general.size_label {label}"
+    config = (desc.hf.extra.get("config") if desc.hf is not None else None) or None
+    if isinstance(config, dict):
+        estimated = config_parameters(config)
+        if estimated is not None:
+            return estimated, "config.json, estimated"
+    return None

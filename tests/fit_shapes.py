@@ -9,7 +9,10 @@ llama.cpp opens and sizes without reading a weight.
 
 The vocabulary is a synthetic SentencePiece one with as many tokens as the model's
 embedding rows (llama.cpp checks that ``token_embd`` has ``n_vocab`` rows; the memory does
-not depend on the token texts).
+not depend on the token texts). Where the real model pads its embedding rows past its
+tokenizer (Qwen2.5: 151,665 tokens in 151,936 or 152,064 rows), the rows past it are
+``[PAD<id>]``, as convert_hf_to_gguf.py writes them, so a pair check of two shapes sees
+what it sees on the real files.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ class Shape:
     n_vocab: int
     keys: dict[str, Any]
     tensors: list[tuple[str, tuple[int, ...], str]] = field(default_factory=list)  # name, ne, role
+    n_real_tokens: int | None = None  # the tokenizer's size when the rows are padded past it
 
     def add(self, name: str, ne: tuple[int, ...], role: str = "matrix") -> None:
         self.tensors.append((name, ne, role))
@@ -77,7 +81,7 @@ def _fill(writer: gguf.GGUFWriter, shape: Shape, scheme: str) -> None:
             raise TypeError(f"{key}: {type(value).__name__}")
     writer.add_name(shape.label)
     writer.add_file_type(15 if scheme == "q4_k_m" else 1)
-    _add_spm_vocab(writer, shape.n_vocab)
+    _add_spm_vocab(writer, shape.n_vocab, shape.n_real_tokens)
     for name, ne, role in shape.tensors:
         qtype = _pick_type(ne, role, scheme)
         block, size = gguf.GGML_QUANT_SIZES[qtype]
@@ -126,10 +130,12 @@ def write_split(label: str, folder: Path, max_tensors: int, scheme: str = "q4_k_
     return [path for path, _ in totals]
 
 
-def _add_spm_vocab(writer: gguf.GGUFWriter, n_vocab: int) -> None:
+def _add_spm_vocab(writer: gguf.GGUFWriter, n_vocab: int, n_real: int | None = None) -> None:
+    real = n_vocab if n_real is None else n_real
     tokens = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)]
-    tokens += [f"t{i}" for i in range(n_vocab - len(tokens))]
-    types = [2, 3, 3] + [6] * 256 + [1] * (n_vocab - 259)
+    tokens += [f"t{i}" for i in range(real - len(tokens))]
+    tokens += [f"[PAD{i}]" for i in range(real, n_vocab)]  # convert_hf_to_gguf.py's padding rows
+    types = [2, 3, 3] + [6] * 256 + [1] * (real - 259) + [5] * (n_vocab - real)
     writer.add_tokenizer_model("llama")
     writer.add_token_list(tokens)
     writer.add_token_scores([0.0] * n_vocab)
@@ -210,7 +216,7 @@ def qwen25(size: str, arch: str = "qwen2", n_vocab: int | None = None) -> Shape:
         "block_count": n_layer, "context_length": 32768, "embedding_length": n_embd,
         "feed_forward_length": n_ff, "attention.head_count": n_head, "attention.head_count_kv": n_kv,
         "rope.freq_base": 1000000.0, "attention.layer_norm_rms_epsilon": 1e-6,
-    })  # fmt: skip
+    }, n_real_tokens=151665)  # fmt: skip
     _io(s, n_embd, tied=tied)
     for i in range(n_layer):
         _attn(s, i, n_embd, n_head * head, n_kv * head, bias=True)

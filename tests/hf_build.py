@@ -32,9 +32,20 @@ def _gguf_tokens_and_merges(gguf: Path) -> tuple[list[str], list[int], list[str]
     return tokens, types, merges
 
 
-def build_qwen2_folder(gguf: Path, out: Path, vocab_size: int, name: str = "Qwen2.5-0.5B-Instruct") -> Path:
-    """A Qwen2-style folder: base vocab + special added tokens, config vocab_size as given."""
+def _gguf_chat_template(gguf: Path) -> str | None:
+    with open(gguf, "rb") as handle:
+        meta, _ = read_metadata(FileSource(gguf, handle))
+    value = meta.get("tokenizer.chat_template")
+    return value if isinstance(value, str) else None
+
+
+def build_qwen2_folder(gguf: Path, out: Path, vocab_size: int, name: str = "Qwen2.5-0.5B-Instruct",
+                       chat_template: bool = True) -> Path:
+    """A Qwen2-style folder: base vocab + special added tokens, config vocab_size as given, and
+    the GGUF's chat template in tokenizer_config.json (where the converter took it from)
+    unless ``chat_template`` is False (a base model's folder)."""
     tokens, types, merges = _gguf_tokens_and_merges(gguf)
+    template = _gguf_chat_template(gguf) if chat_template else None
     vocab = {t: i for i, t in enumerate(tokens) if types[i] == 1}
     added = [
         {
@@ -90,6 +101,7 @@ def build_qwen2_folder(gguf: Path, out: Path, vocab_size: int, name: str = "Qwen
                 "errors": "replace",
                 "model_max_length": 32768,
                 "tokenizer_class": "Qwen2Tokenizer",
+                **({"chat_template": template} if template else {}),
             }
         ),
         encoding="utf-8",

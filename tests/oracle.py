@@ -12,7 +12,8 @@ library is only ever loaded in a child process running this file as a script
 (``python oracle.py --worker``). The child is long-lived (spawning one per file would cost
 the interpreter start and the library load every time) and is restarted after a crash.
 
-Protocol (parent -> child, one JSON line per request): ``{"path": str, "overrides": [...]}``.
+Protocol (parent -> child, one JSON line per request): ``{"path": str, "overrides": [...],
+"pieces": [id, ...]}`` (``pieces``: ids whose ``llama_token_to_piece`` is wanted too).
 Child -> parent, on a private copy of fd 1 (fd 1 itself is pointed at stderr so stray C
 prints cannot corrupt the stream): an 8-byte little-endian header length, a JSON header,
 an 8-byte blob length, then the blob: all token texts joined with NUL. The texts are
@@ -114,13 +115,14 @@ class _Worker:
                   or "terminate called" in ln or "what():" in ln]
         return "\n".join(marked or lines[-n_lines:])
 
-    def request(self, path: str, overrides: Sequence[Override]) -> dict[str, Any]:
+    def request(self, path: str, overrides: Sequence[Override], pieces: Sequence[int] = ()) -> dict[str, Any]:
         """Send one request; on a crash return ``{"loaded": False, "aborted": True}``."""
         assert self.proc.stdin is not None
         # Reset the stderr capture so a crash report shows only this request's output.
         self._stderr.seek(0)
         self._stderr.truncate()
-        msg = json.dumps({"path": path, "overrides": [[k, _tag(v), v] for k, v in overrides]})
+        msg = json.dumps({"path": path, "overrides": [[k, _tag(v), v] for k, v in overrides],
+                          "pieces": list(pieces)})
         try:
             self.proc.stdin.write(msg.encode("utf-8") + b"\n")
             self.proc.stdin.flush()
@@ -140,6 +142,8 @@ class _Worker:
         elif res.get("loaded"):
             res["texts"] = None  # vocab type NONE: llama.cpp cannot return texts
         del res["texts_present"]
+        if "pieces" in res:  # latin-1 carries the piece bytes through JSON unchanged
+            res["pieces"] = {int(i): v.encode("latin-1") for i, v in res["pieces"].items()}
         return res
 
     def close(self) -> None:
@@ -216,6 +220,26 @@ def llama_values(path: Path | str, kv_overrides: Iterable[Override] | Mapping[st
             _worker = None
         _cache[key] = res
         return res
+
+
+def llama_pieces(path: Path | str, ids: Sequence[int]) -> dict[int, bytes]:
+    """``llama_token_to_piece(vocab, id, ..., lstrip=0, special=true)`` for each id: the
+    text llama.cpp shows for a token (``common_token_to_piece``, which the server's log
+    lines quote), not the stored token text. Not cached."""
+    global _worker
+    with _lock:
+        if _worker is None or not _worker.alive():
+            if _worker is not None:
+                _worker.close()
+            _worker = _Worker()
+        res = _worker.request(str(Path(path).resolve()), [], ids)
+        if res.get("aborted"):
+            _worker.close()
+            _worker = None
+    if not res.get("loaded"):
+        raise ValueError(f"{path} does not load: {res.get('error')}")
+    pieces: dict[int, bytes] = res["pieces"]
+    return pieces
 
 
 def clear_cache() -> None:
@@ -359,6 +383,14 @@ def _worker_main() -> None:  # pragma: no cover - runs in the child
         n = int(L.llama_vocab_n_tokens(vocab))
         texts_present = vtype != LLAMA_VOCAB_TYPE_NONE
         blob = b"\0".join(get_text(vocab, i) for i in range(n)) if texts_present else b""
+        pieces = {}
+        for tok in req.get("pieces") or []:
+            buf = ctypes.create_string_buffer(256)
+            size = L.llama_token_to_piece(vocab, tok, buf, len(buf), 0, True)
+            if size < 0:  # too small: -size is the size needed
+                buf = ctypes.create_string_buffer(-size)
+                size = L.llama_token_to_piece(vocab, tok, buf, len(buf), 0, True)
+            pieces[str(tok)] = buf.raw[:size].decode("latin-1")
         header = {
             "loaded": True,
             "aborted": False,
@@ -373,6 +405,8 @@ def _worker_main() -> None:  # pragma: no cover - runs in the child
             "log": [t.strip() for _, t in log_lines],
             "texts_present": texts_present,
         }
+        if req.get("pieces"):
+            header["pieces"] = pieces
         L.llama_model_free(model)
         send(header, blob)
 

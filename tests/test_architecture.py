@@ -40,7 +40,8 @@ def layer_of(module: str) -> str:
     """The layer of a dotted module name inside the package."""
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
-    if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "atomic"):
+    if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "atomic",
+                "outcome"):
         return "base"
     if head in ("vocab", "fingerprint", "weights"):
         return "derive"
@@ -54,7 +55,7 @@ def layer_of(module: str) -> str:
         return "server"
     if head == "preflight":
         return "preflight"
-    if head in ("bench", "fit", "scan"):
+    if head in ("bench", "fit", "scan", "probe"):
         return "capability"
     if head == "catalog":
         return "catalog"

@@ -31,3 +31,19 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path: Path, monkeypatch: p
         write_text_atomic(target, "half of a new one")
     assert target.read_text() == "the old, whole README"
     assert [p.name for p in tmp_path.iterdir()] == ["README.md"]  # no temporary file left
+
+
+def test_a_new_file_gets_the_umask_mode_and_a_replaced_one_keeps_its_own(tmp_path: Path) -> None:
+    # mkstemp's temporary file is 0600; a page written with --output must be readable like any new file.
+    old = os.umask(0o022)
+    try:
+        fresh = tmp_path / "pairs.html"
+        write_text_atomic(fresh, "<p>page</p>")
+        assert fresh.stat().st_mode & 0o777 == 0o644
+        kept = tmp_path / "result.json"
+        kept.write_text("old")
+        kept.chmod(0o640)
+        write_text_atomic(kept, "new")
+        assert kept.stat().st_mode & 0o777 == 0o640
+    finally:
+        os.umask(old)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import sys
 from pathlib import Path
 
 import pytest
+from oracle import llama_values, require_oracle
 
 from paircheck import fingerprint as F
 from paircheck._registry.load import fingerprint_matches
@@ -112,6 +114,17 @@ def test_big_endian_file_has_none_on_this_host(gguf_factory) -> None:
     desc = describe(str(gguf_factory(endian="big")))
     assert not desc.vocab.loadable
     assert F.fingerprint(desc.vocab) is None
+
+
+def test_big_endian_claim_is_llamacpps_own(gguf_factory) -> None:
+    """The premise above, from llama.cpp itself (libllama through tests/oracle.py): on this
+    little-endian host it refuses the big-endian file and loads its little-endian twin."""
+    require_oracle()
+    assert sys.byteorder == "little"
+    path = gguf_factory(endian="big")
+    refused = llama_values(path)
+    assert refused["loaded"] is False and "endianness" in refused["error"]
+    assert llama_values(gguf_factory(endian="little"))["loaded"] is True
 
 
 def test_no_fingerprint_without_texts(gguf_factory) -> None:
@@ -224,7 +237,7 @@ def test_human_and_json_show_fingerprints(gguf_factory, capsys) -> None:
     t, d = gguf_factory(), gguf_factory(n_tokens=401)
     with pytest.raises(SystemExit) as exc:
         main([str(t), str(d)])
-    assert exc.value.code == 0
+    assert exc.value.code == 4  # the draft's extra id 400 is a real token: accepted at load, aborts at run time
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("fingerprint"))
     assert FROZEN_FULL in row and row.count("v1:") == 2
@@ -232,7 +245,7 @@ def test_human_and_json_show_fingerprints(gguf_factory, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["--json", str(t), str(d)])
     doc = json.loads(capsys.readouterr().out)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     assert doc["target"]["fingerprint"] == FROZEN_FULL
     assert doc["draft"]["fingerprint"].startswith("v1:") and doc["draft"]["fingerprint"] != FROZEN_FULL
     assert doc["target"]["fingerprint_prefix"].startswith("v1p:")

@@ -24,3 +24,15 @@ def test_every_subpackage_is_listed_in_pyproject() -> None:
     assert found <= listed, f"add to pyproject.toml [tool.setuptools] packages: {sorted(found - listed)}"
     assert config["package-dir"]["paircheck._registry_data"] == "registry"
     assert any((REPO / "registry").glob("*.toml"))
+
+
+def test_every_data_file_of_a_package_is_shipped() -> None:
+    # The pairs page reads its template, style and script at run time: a wheel without them breaks it.
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    data = config["package-data"]
+    for package in config["packages"]:
+        folder = REPO / config.get("package-dir", {}).get(package, package.replace(".", "/"))
+        if package == "paircheck._registry_data" or not folder.is_dir():
+            continue
+        files = {f.name for f in folder.iterdir() if f.is_file() and f.suffix not in (".py", ".pyc", ".typed")}
+        assert files <= set(data.get(package, [])), f"add to [tool.setuptools.package-data] {package}: {files}"

@@ -10,6 +10,13 @@ tokens per second on one CPU core.
 
 ``write_tiny_llama(path, vocab_file, seed=0)`` writes one; ``ggml_type`` chooses F32,
 F16 or Q8_0 for the 2-D weights, so tests can check sizes that depend on quantization.
+
+The tokenizer keys are copied byte for byte (``gguf_mutate.read_kvs``), whatever they
+hold: a mutated vocabulary (a retyped id, a duplicate or NUL-cut text, an add flag the
+loader rejects) becomes a runnable model that the real llama-server loads, refuses or
+aborts on exactly as it would on a real model with that vocabulary. ``favour=ID`` makes
+the model predict token ID after every context, so a test can make a draft propose an id
+deterministically (the pair-check differential's crash case).
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from pathlib import Path
 
 import gguf
 import numpy as np
-from gguf import GGMLQuantizationType, GGUFReader, GGUFValueType, GGUFWriter
+from gguf import GGMLQuantizationType, GGUFValueType, GGUFWriter
+from gguf_mutate import read_kvs
 
 # general.file_type for each weight type (llama.cpp's llama_ftype).
 _FILE_TYPE = {
@@ -40,22 +48,35 @@ class TinyShape:
 
 
 def _copy_vocab(writer: GGUFWriter, vocab_file: Path) -> int:
-    """Copy every ``tokenizer.*`` key of a real vocab GGUF; return its token count."""
-    reader = GGUFReader(vocab_file)
-    n_tokens = 0
-    for key, fld in reader.fields.items():
-        if not key.startswith("tokenizer."):
+    """Copy every ``tokenizer.*`` key of a vocab GGUF unchanged; return its token count.
+
+    Values keep their stored type and bytes (strings as ``bytes``, so texts with NUL or
+    invalid UTF-8 survive). Without a token list (``no_vocab``/``none``) the count is the
+    file's ``<arch>.vocab_size``, which is what llama.cpp's loader reads then.
+    """
+    meta = read_kvs(vocab_file)
+    n_tokens = None
+    vocab_size = None
+    for kv in meta.kvs:
+        if kv.key.endswith(".vocab_size") and not kv.key.startswith("tokenizer."):
+            vocab_size = int(kv.decode())
+        if not kv.key.startswith("tokenizer."):
             continue
-        value = fld.contents()
-        vtype = fld.types[0]
+        vtype = GGUFValueType(kv.vtype)
+        value = kv.decode()
         if vtype == GGUFValueType.ARRAY:
-            writer.add_key_value(key, value, vtype, sub_type=fld.types[-1])
-            if key == "tokenizer.ggml.tokens":
+            assert kv.sub_type is not None
+            if not value:  # GGUFWriter refuses an empty array; llama.cpp reads it as absent data
+                continue
+            writer.add_key_value(kv.key, value, vtype, sub_type=GGUFValueType(kv.sub_type))
+            if kv.key == "tokenizer.ggml.tokens":
                 n_tokens = len(value)
         else:
-            writer.add_key_value(key, value, vtype)
+            writer.add_key_value(kv.key, value, vtype)
+    if n_tokens is None:
+        n_tokens = vocab_size
     if not n_tokens:
-        raise ValueError(f"{vocab_file} has no tokenizer.ggml.tokens")
+        raise ValueError(f"{vocab_file} has neither tokenizer.ggml.tokens nor <arch>.vocab_size")
     return n_tokens
 
 
@@ -71,7 +92,7 @@ def _store(writer: GGUFWriter, name: str, array: np.ndarray, ggml_type: GGMLQuan
 
 
 def tiny_llama_tensors(
-    n_vocab: int, shape: TinyShape, seed: int, residual: bool = True
+    n_vocab: int, shape: TinyShape, seed: int, residual: bool = True, favour: int | None = None
 ) -> list[tuple[str, np.ndarray]]:
     """The tensors of a llama model as (GGUF name, numpy array); numpy shapes are (rows, cols).
 
@@ -80,6 +101,11 @@ def tiny_llama_tensors(
     zeroes every layer's output projections: the layers still cost their full compute
     and memory traffic but add nothing, so the logits depend on the embedding and head
     only, and a shallow model of the same seed and width predicts exactly the same tokens.
+
+    ``favour=ID`` makes ID the prediction after any context, by a wide margin (its
+    probability is 1.0 to float precision): the layers add nothing (as ``residual=False``),
+    every embedding gets a large constant first component that survives the RMS norm, and
+    only ID's row of the output head reads that component.
     """
     rng = np.random.default_rng(seed)
     head_rng = np.random.default_rng([seed, 1])
@@ -93,6 +119,13 @@ def tiny_llama_tensors(
         return w(rows, cols) if residual else np.zeros((rows, cols), np.float32)
 
     embd, head = w(n_vocab, e, head_rng), w(n_vocab, e, head_rng) * 4.0
+    if favour is not None:
+        if not 0 <= favour < n_vocab:
+            raise ValueError(f"favour={favour} is not a token id of a {n_vocab}-token vocabulary")
+        residual = False
+        embd[:, 0] = 4.0  # about 15 times every other component: ~0.97 of the normed vector
+        head[:, 0] = 0.0
+        head[favour, 0] = 64.0  # a logit of ~500 for ID against a spread of ~1 for the rest
     out: list[tuple[str, np.ndarray]] = [("token_embd.weight", embd)]
     for i in range(shape.n_layer):
         out += [
@@ -118,8 +151,13 @@ def write_tiny_llama(
     ggml_type: GGMLQuantizationType = GGMLQuantizationType.F32,
     name: str | None = None,
     residual: bool = True,
+    favour: int | None = None,
 ) -> Path:
-    """Write a random-weight llama GGUF with ``vocab_file``'s tokenizer; return ``path``."""
+    """Write a random-weight llama GGUF with ``vocab_file``'s tokenizer; return ``path``.
+
+    ``vocab_file`` is any GGUF holding ``tokenizer.*`` keys (a real vocab file, a mutated
+    copy, a synthetic one); see :func:`tiny_llama_tensors` for ``residual`` and ``favour``.
+    """
     path = Path(path)
     writer = GGUFWriter(str(path), "llama")
     writer.add_name(name or f"tiny-llama-seed{seed}")
@@ -134,7 +172,7 @@ def write_tiny_llama(
     writer.add_file_type(_FILE_TYPE[ggml_type])
     n_vocab = _copy_vocab(writer, vocab_file)
     writer.add_vocab_size(n_vocab)
-    for tensor_name, array in tiny_llama_tensors(n_vocab, shape, seed, residual):
+    for tensor_name, array in tiny_llama_tensors(n_vocab, shape, seed, residual, favour):
         _store(writer, tensor_name, array, ggml_type)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()

@@ -1,5 +1,12 @@
 """KoboldCpp's rules: its own token-count check, then its vendored llama.cpp's.
 
+KoboldCpp never refuses to start over a draft: every failure below is a fallback. In
+``speculative_decoding_setup`` a recurrent draft or a token count more than 256 apart
+prints an error, frees the draft context and carries on; ``speculative_state_setup``
+catches the vendored llama.cpp's exception ('Error: failed to initialize speculative
+decoding state: %s'), frees the draft and returns false. The model then runs without a
+draft: the verdict is "runs, without speculation".
+
 Read from LostRuins/koboldcpp: gpttype_adapter.cpp (``speculative_decoding_setup`` and
 ``speculative_draft_type_from_model``; the stored version that has them, the index gives no
 commit for it) and the vendored common/speculative.cpp at ad1eee0, which defines
@@ -24,17 +31,28 @@ from paircheck._engine.common import (
     result,
 )
 from paircheck._engine.versions import VersionedEngine, VersionRange
-from paircheck.findings import FAIL, PASS, Finding, Report, Rule
+from paircheck.findings import FAIL, PASS, RUNS_WITHOUT_SPECULATION, Finding, Report, Rule
 from paircheck.model import ModelDescription
 from paircheck.vocab import LlamaVocab
 
 ENGINE = "koboldcpp"
-ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp, speculative_decoding_setup and "
-           "speculative_draft_type_from_model (newest stored version; commit not given by the index)")
+ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp at 26fe21b9625e19043c8a28249fbc4adc2df5584c, "
+           "speculative_decoding_setup, speculative_state_setup and speculative_draft_type_from_model")
 VENDORED = "LostRuins/koboldcpp common/speculative.cpp at ad1eee0c5f36355d10020e37cf2946cf88dc6979"
 VENDORED_CONTEXT = "LostRuins/koboldcpp src/llama-context.cpp at 2e04e6509d3ccf41c7b329c1b6cea5c18bd74c63"
-VERSIONS = (VersionRange("KoboldCpp", None, None, f"{ADAPTER}; {VENDORED}",
-                         cite="koboldcpp gpttype_adapter.cpp, common/speculative.cpp at ad1eee0"),)
+ISSUE_2325 = ("LostRuins/koboldcpp issue #2325, 'Drafting does not work since v1.115 - \"draft model vocab type "
+              "must match target model to use speculation (speculative implementation 'draft-simple')\"'")
+V_STRICT = VersionRange("KoboldCpp", "1.115", None, f"{ADAPTER}; {VENDORED}",
+                        cite="koboldcpp gpttype_adapter.cpp at 26fe21b, common/speculative.cpp at ad1eee0")
+# Not read at a release: no source of a release before v1.115 is stored. The boundary is
+# the one users reported (issue #2325); llama.cpp's own change is PR #22787 ("No longer
+# support incompatible draft/target vocabs via replacements").
+V_TRANSLATING = VersionRange(
+    "KoboldCpp", None, "1.115",
+    f"{ISSUE_2325}; before it the vendored llama.cpp translated between incompatible vocabularies "
+    f"(ggml-org/llama.cpp PR #22787 removed that), so only the 256-count check of {ADAPTER} applied",
+    cite="issue #2325 (no release before v1.115 read)")
+VERSIONS = (V_STRICT, V_TRANSLATING)
 
 KOBOLD_LIMIT = 256  # gpttype_adapter.cpp: if(diff <= 256) warn, else refuse
 SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 256  # vendored common/speculative.cpp (llama.cpp upstream: 128)
@@ -46,6 +64,7 @@ MAY_MALFUNCTION = ("WARNING: Draft model vocab of ({d}) does not match base voca
                    "may malfunction!")
 RECURRENT = "Error: Speculative decoding cannot be used with Recurrent draft models!"
 INCOMPATIBLE = "draft model vocab type must match target model to use speculation"
+SETUP_FAILED = "Error: failed to initialize speculative decoding state: {what}"
 
 R_KIND = Rule(
     "KC001", "koboldcpp_draft", "KoboldCpp can run the draft",
@@ -53,8 +72,10 @@ R_KIND = Rule(
     "architecture runs as DFlash (DSpark when it has dspark_markov_w1), a model with nextn (MTP) layers as "
     "MTP, anything else as a classic draft (draft-simple). A classic draft that is recurrent or hybrid is "
     "refused: '" + RECURRENT + "'. An EAGLE-3 head has no case there, so it would run as a classic draft, "
-    "which it is not. --usemtp is only for the main model's own MTP layers. Source: " + ADAPTER + ".",
+    "which it is not. --usemtp is only for the main model's own MTP layers. KoboldCpp does not stop: it frees "
+    "the draft and runs without speculation. Source: " + ADAPTER + ".",
     "Use an attention-only draft of the same family, or an MTP/DFlash drafter file for this target.",
+    effect=RUNS_WITHOUT_SPECULATION,
 )
 R_COUNT = Rule(
     "KC002", "koboldcpp_vocab_count", "Token counts within 256",
@@ -62,14 +83,19 @@ R_COUNT = Rule(
     "apart is refused ('" + TOO_DIFFERENT.format(d="N", t="M") + "') unless --debugmode; up to 256 apart "
     "only warns ('" + MAY_MALFUNCTION.format(d="N", t="M") + "'). Source: " + ADAPTER + ".",
     "Use a draft from the same tokenizer family.",
+    effect=RUNS_WITHOUT_SPECULATION,
 )
 R_LLAMA = Rule(
     "KC003", "koboldcpp_llamacpp", "The vendored llama.cpp draft-simple check passes (tolerance 256)",
     "For a classic draft, common_speculative_impl_draft_simple runs the vendored "
     "common_speculative_are_compatible: vocab type, BOS and EOS as in llama.cpp, token counts at most "
     "SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 256 apart (upstream llama.cpp: 128), and equal texts from id 5 over "
-    "the shared range. Failure throws '" + INCOMPATIBLE + "' whatever the real reason. Source: " + VENDORED + ".",
+    "the shared range. Failure throws '" + INCOMPATIBLE + "' whatever the real reason; "
+    "speculative_state_setup catches it, prints '" + SETUP_FAILED.format(what="...") + "' and KoboldCpp runs "
+    "without the draft. Applies from v1.115 (" + ISSUE_2325 + "); before, the vendored llama.cpp translated "
+    "between vocabularies. Source: " + VENDORED + "; " + ADAPTER + ".",
     "Use a draft from the same tokenizer family; `paircheck TARGET DRAFT` names the failing check.",
+    effect=RUNS_WITHOUT_SPECULATION,
 )
 R_METHOD = Rule(
     "KC004", "koboldcpp_head_method", "The MTP/DFlash drafter fits the target",
@@ -82,6 +108,7 @@ R_METHOD = Rule(
     "compared: the list of architectures with MTP-loading code (src/llama-model.cpp), taken from the "
     "pinned version. Source: " + ADAPTER + ".",
     "See the llama.cpp check named in the message (paircheck --method draft-mtp/draft-dflash).",
+    effect=RUNS_WITHOUT_SPECULATION,
 )
 W_COUNT = Rule(
     "KC101", "koboldcpp_vocab_warning", "KoboldCpp will warn about the token counts",
@@ -164,17 +191,17 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
         checks.append(result(R_COUNT, PASS, f"token counts {n_t} vs {n_d} (difference {abs(n_t - n_d)} <= 256)"))
         if verdict == "warn":
             warnings.append(finding(W_COUNT, f"KoboldCpp prints '{MAY_MALFUNCTION.format(d=n_d, t=n_t)}'"))
-    if checks[0].status == PASS and kind == SIMPLE:
+    if checks[0].status == PASS and kind == SIMPLE and version.reaches(V_STRICT.low or ""):
         checks.append(are_compatible(target.vocab, d.vocab, target, d))
         if checks[-1].status == FAIL:
-            says = says or INCOMPATIBLE
-    elif checks[0].status == PASS:
+            says = says or SETUP_FAILED.format(what=INCOMPATIBLE)
+    elif checks[0].status == PASS and kind != SIMPLE:
         inner = M.evaluate_method(target, d, kind)
         first = inner.first_failure
         checks.append(result(R_METHOD, PASS, f"llama.cpp {kind} checks pass") if first is None else
                       result(R_METHOD, FAIL, f"{first.code} {first.name}: {first.message}", llamacpp_check=first.code))
         if first is not None:
-            says = says or inner.engine_says
+            says = says or (SETUP_FAILED.format(what=inner.engine_says) if inner.engine_says else None)
     report = Report(ENGINE, method, target, d, checks, warnings)
     if report.first_failure is not None:
         report.engine_says = says

@@ -47,7 +47,8 @@ R_LOADABLE = Rule(
     "(ids must be UINT32, flags BOOL), missing merges for a BPE vocab, duplicate token "
     "texts (a process abort), an unknown architecture, big-endian files, duplicate keys. "
     "For a draft this is a hard failure: llama-server exits with 'failed to load draft "
-    "model'.",
+    "model', or, where the loader aborts (duplicate texts), dies on the assertion before it "
+    "has loaded the target (with the default --fit on it reads both files first).",
     "For an incomplete file, resume or repeat the download (for a Hub file: "
     "`huggingface-cli download REPO FILE`; for a Hugging Face folder: `hf download REPO`). "
     "Otherwise reconvert the model with a current "
@@ -66,8 +67,10 @@ R_VOCAB_TYPE = Rule(
     "Both vocabularies are of the same type",
     "llama.cpp compares the vocab type its loader derives from tokenizer.ggml.model: "
     "SPM (llama), BPE (gpt2, gemma4, ...), WPM (bert), UGM (t5), RWKV, PLAMO2. Different "
-    "model strings can map to the same type; only the type matters. This is the only "
-    "check whose failure llama.cpp names at the default log level.",
+    "model strings can map to the same type; only the type matters. llama.cpp names this "
+    "failure at its default log level (a warning), as it names the BOS and EOS ones; after "
+    "any failed compatibility check llama-server logs 'failed to initialize speculative "
+    "decoding context', unloads the draft and serves without speculation.",
     SAME_FAMILY_FIX,
 )
 R_BOS = Rule(
@@ -123,7 +126,9 @@ W_VOCAB_TAIL = Rule(
     "'get_sub_batch: failed to add token ...'): a target token past the draft's "
     "vocabulary cannot be mirrored into the draft, a drafted id past the target's "
     "vocabulary cannot be verified. With padding entries ([PAD...]) that are never "
-    "sampled this rarely happens; with real tokens it will.",
+    "sampled this rarely happens, and it stays a warning; with real tokens it will, so the "
+    "verdict is ABORTS AT RUN TIME (JSON verdict \"aborts\", exit code 4; `--fail-on refused` "
+    "lets a launch script go on anyway).",
     "Prefer a draft with exactly the target's token count; otherwise make sure the extra "
     "ids are padding that is never produced.",
     kind="warning",
@@ -427,6 +432,9 @@ def _is_padding(text: bytes) -> bool:
 
 
 def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
+    """Ids one vocabulary has and the other lacks. With real tokens among them llama-server
+    is predicted to abort at run time (``aborts``: the report's verdict is then ABORTS);
+    padding that is never sampled only stays a warning."""
     if t.n_tokens == d.n_tokens or abs(t.n_tokens - d.n_tokens) > T.SPEC_VOCAB_MAX_SIZE_DIFFERENCE:
         return None
     larger, smaller, who = (d, t, "draft") if d.n_tokens > t.n_tokens else (t, d, "target")
@@ -434,22 +442,30 @@ def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
     tail = larger.texts[lo:] if larger.texts else []
     real = [i for i, text in enumerate(tail, start=lo) if not _is_padding(text)]
     sample = ", ".join(f"{i} {show(larger.text(i))}" for i in (real or list(range(lo, hi + 1)))[:3])
+    n_real = f"{len(real)} real token{'s' if len(real) != 1 else ''}"
     if who == "draft":
         effect = (
             f"the draft has ids {lo}..{hi} that the target lacks; llama-server aborts "
             f"(get_sub_batch: failed to add token) the first time the draft proposes one"
         )
+        summary = f"llama-server loads the pair, then aborts the first time the draft proposes one of the {n_real} " \
+                  f"the target lacks among ids {lo}..{hi}"
     else:
         effect = (
             f"target ids {lo}..{hi} cannot be mirrored by the draft; llama-server aborts "
             f"(get_sub_batch: failed to add token) when the prompt or output contains one"
         )
+        summary = f"llama-server loads the pair, then aborts when the prompt or output contains one of the " \
+                  f"target's {n_real} the draft lacks among ids {lo}..{hi}"
     kind = f"{len(real)} of them are real tokens" if real else "all of them look like padding"
-    return finding(
+    found = finding(
         W_VOCAB_TAIL,
         f"{effect} ({kind}; e.g. {sample})",
-        larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20],
+        larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20], aborts=bool(real),
     )
+    if real:
+        found.details["abort"] = summary
+    return found
 
 
 def _eog_texts(v: LlamaVocab) -> set[bytes]:
@@ -538,17 +554,53 @@ def warn_none(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
 
 
 GENERIC = "draft model vocab type must match target model to use speculation"
-TARGET_NOT_LOADED = "failed to load model, '...' ... exiting due to model loading error"
-# What llama-server prints at the default log level when this check fails first.
-ENGINE_MESSAGES = {
-    "loadable": "failed to load draft model ... exiting due to model loading error",
-    "vocab_type": "draft model vocab type must match target model to use speculation but vocab_type_dft = ... "
-    "while vocab_type_tgt = ...",
-    "bos": "draft model bos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
-    "eos": "draft model eos tokens must match target model to use speculation. add: ... id: ..., then: " + GENERIC,
-    "vocab_size": "only '" + GENERIC + "' (the real reason is logged at debug level)",
-    "token_text": "only '" + GENERIC + "' (the real reason is logged at debug level)",
-}
+# What llama-server does with a pair common_speculative_are_compatible refuses
+# (tools/server/server-context.cpp load_model): it catches the exception, logs this
+# error, frees the draft and serves without speculation: slower, and no exit code says so.
+SPEC_INIT_FAILED = f"failed to initialize speculative decoding context: {GENERIC}"
+SERVES_WITHOUT = "and the server then runs without speculation (the draft is unloaded)"
+
+
+def engine_message(first: Finding, target: ModelDescription, draft: ModelDescription) -> str | None:
+    """What llama-server prints at its default log level when ``first`` is the first failure.
+
+    The check lines are those of common_speculative_are_compatible (common/speculative.cpp),
+    with the values llama.cpp prints: the type and BOS/EOS lines are warnings (default
+    level), the size and text lines are debug only (``-lv 5``). A loader abort prints no
+    error line at all: the process dies on the assertion (with the default ``--fit on`` even
+    before the target is loaded for real, since both files are read to fit them first).
+    """
+    name, d = first.name, first.details
+    if name == "loadable":
+        if d.get("aborts"):
+            return f"no error line: the process aborts while reading the {d['side']} ({_assertion(d['error'])})"
+        # llama-server loads the main model first (server-context.cpp load_model); the path is its own.
+        side, what = (target, "model") if d.get("side") == "target" else (draft, "draft model")
+        path = side.resolved_path or side.location
+        return f"failed to load {what}, '{path}', then: exiting due to model loading error"
+    if name == "vocab_type":
+        line = f"{GENERIC} but vocab_type_dft = {d['draft']} while vocab_type_tgt = {d['target']}"
+    elif name in ("bos", "eos"):
+        # The closing parenthesis without an opening one is llama.cpp's own.
+        line = (f"draft model {name} tokens must match target model to use speculation. "
+                f"add: {int(d['target_add'])} - {int(d['draft_add'])}, id: {d['target_id']} - {d['draft_id']})")
+    elif name == "token_text" and d.get("aborts"):
+        return ("no error line: the process aborts in the check (GGML_ASSERT(pimpl->type != "
+                "LLAMA_VOCAB_TYPE_NONE) failed, in llama_vocab::token_get_text)")
+    elif name in ("vocab_size", "token_text"):
+        return f"only '{SPEC_INIT_FAILED}' (the reason is logged at debug level only), {SERVES_WITHOUT}"
+    else:
+        return None
+    return f"'{line}', then '{SPEC_INIT_FAILED}', {SERVES_WITHOUT}"
+
+
+def _assertion(error: str) -> str:
+    """The GGML_ASSERT/GGML_ABORT a loader failure message names."""
+    for marker in ("GGML_ASSERT(", "GGML_ABORT"):
+        start = error.find(marker)
+        if start >= 0:
+            return error[start:].removesuffix(" aborts the process") + (" failed" if marker == "GGML_ASSERT(" else "")
+    return "GGML_ASSERT"
 
 
 def evaluate(target: ModelDescription, draft: ModelDescription, method: str = METHOD) -> Report:
@@ -574,12 +626,16 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
         engine_version=T.REFERENCE_VERSION,
     )
     first = report.first_failure
-    if first is not None and first.name in ENGINE_MESSAGES:
-        report.engine_says = ENGINE_MESSAGES[first.name]
-        if first.name == "loadable" and first.details.get("side") == "target":
-            # llama-server loads the main model first (server-context.cpp load_model).
-            report.engine_says = TARGET_NOT_LOADED
-    if report.compatible:
+    if first is not None:
+        report.engine_says = engine_message(first, target, draft)
+    if report.run_time_aborts:
+        # Never the launch line of a server predicted to die: what to use instead.
+        report.next_steps += [
+            "Use a draft with exactly the target's token count, e.g. the smallest model of the same series; "
+            "to rank the models you have:",
+            f"paircheck scan {shell_path(target)}",
+        ]
+    elif report.compatible:
         report.next_steps += [
             f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
             "Without --spec-type the draft is loaded but never used, silently.",
@@ -621,7 +677,7 @@ class LlamaCppEngine:
 
             return evaluate_method(target, draft, method)
         report = evaluate(target, draft, method)
-        if not report.compatible:
+        if not report.compatible or report.run_time_aborts:
             # The draft-simple verdict itself is unchanged; only a way forward is added.
             from paircheck._engine.llamacpp_methods import ngram_suggestion
 

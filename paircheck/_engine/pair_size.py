@@ -10,7 +10,7 @@ import os
 
 from paircheck.findings import WARN, Finding, Rule
 from paircheck.model import ModelDescription
-from paircheck.weights import description_weight_bytes
+from paircheck.weights import description_weight_bytes, parameter_count
 
 # A draft whose per-token cost is above this share of the target's rarely pays off.
 COST_WARN = 0.3
@@ -31,8 +31,10 @@ SIZE_RULE = Rule(
     "only the active experts. paircheck warns when the draft reads more than 30% of the "
     "target's bytes, more than the target, or is the same file. The check reads nothing "
     "more for it: the tensor infos are read with the metadata (never for vocab-only files, "
-    "which have none). `paircheck estimate TARGET DRAFT` models the speedup and "
-    "`paircheck bench run TARGET DRAFT` measures it.",
+    "which have none). Where a side has no tensor infos (a vocab-only or header-only GGUF, a "
+    "Hugging Face folder without safetensors headers), the parameter counts stand in for the "
+    "bytes: its general.size_label, or an estimate from its config.json. `paircheck estimate "
+    "TARGET DRAFT` models the speedup and `paircheck bench run TARGET DRAFT` measures it.",
     SIZE_FIX, kind="warning",
 )
 RULES = (SIZE_RULE,)
@@ -86,9 +88,41 @@ def size_finding(
     return None
 
 
+def _billions(n: int) -> str:
+    return f"{n / 1e9:.2f}B" if n < 10e9 else f"{n / 1e9:.0f}B"
+
+
+def parameter_finding(
+    target: tuple[int, str], draft: tuple[int, str], threshold: float = COST_WARN
+) -> Finding | None:
+    """The size warning from parameter counts (``(count, where it comes from)``), when the
+    bytes per token cannot be read: a rougher stand-in that still tells a 14B draft from a
+    0.5B target."""
+    (t_n, t_from), (d_n, d_from) = target, draft
+    if t_n <= 0:
+        return None
+    ratio = d_n / t_n
+    details = {"basis": "parameters", "target_parameters": t_n, "draft_parameters": d_n,
+               "target_parameters_from": t_from, "draft_parameters_from": d_from, "parameter_ratio": round(ratio, 4)}
+    sizes = f"the draft has {_billions(d_n)} parameters ({d_from}), the target {_billions(t_n)} ({t_from})"
+    if ratio > 1.0:
+        return Finding(SIZE_CODE, SIZE_NAME, WARN, f"{sizes}: the draft is larger than the target, so speculative "
+                       "decoding will be slower", details, SIZE_FIX)
+    if ratio > threshold:
+        return Finding(SIZE_CODE, SIZE_NAME, WARN, f"{sizes}: {ratio:.0%} of the target's (above {threshold:.0%}): "
+                       "little or no speedup is likely", details, SIZE_FIX)
+    return None
+
+
 def size_warning(target: ModelDescription, draft: ModelDescription, threshold: float = COST_WARN) -> Finding | None:
     """The check's size warning from the tensor infos the sources already read: per-token
-    weight bytes of both sides; without them, only the same-file case can be told."""
+    weight bytes of both sides; without them, the parameter counts the files or configs
+    state (general.size_label, config.json); without those, only the same-file case."""
     t, d = description_weight_bytes(target), description_weight_bytes(draft)
     same = same_file(target, draft)
-    return size_finding(t.per_token if t else None, d.per_token if d else None, same, threshold)
+    if same or (t is not None and d is not None):
+        return size_finding(t.per_token if t else None, d.per_token if d else None, same, threshold)
+    t_params, d_params = parameter_count(target), parameter_count(draft)
+    if t_params is None or d_params is None:
+        return None
+    return parameter_finding(t_params, d_params, threshold)

@@ -1,10 +1,15 @@
 """TensorRT-LLM's rules: DraftTarget validates nothing about the pair.
 
-tensorrt_llm/llmapi/llm_args.py (NVIDIA/TensorRT-LLM at fcd3f31) checks only the backend
-(pytorch) and ``max_draft_len > 0`` for a DraftTargetDecodingConfig (later versions add
-``speculative_model must be specified for DraftTarget``). The docs only ask for the same
-tokenizer, and a mismatch "regresses" performance instead of failing, so paircheck's verdict
-here is about usefulness: a draft with other tokens is refused because it cannot help.
+tensorrt_llm/llmapi/llm_args.py (NVIDIA/TensorRT-LLM at 0004396, re-read; fcd3f31 before)
+declares ``class DraftTargetDecodingConfig`` with ``decoding_type: Literal["Draft_Target"]``,
+and its validator checks only ``max_draft_len > 0`` ('max_draft_len must be > 0 for
+DraftTarget') and ``speculative_model`` ('speculative_model must be specified for
+DraftTarget'); ``supports_backend`` allows "pytorch" and "_autodeploy". The speculative
+config is a pydantic union discriminated by ``decoding_type``, so the YAML says
+``decoding_type: Draft_Target`` (fcd3f31's ``from_dict`` table said "DraftTarget"). The docs
+only ask for the same tokenizer, and a mismatch "regresses" performance instead of failing,
+so paircheck's verdict here is about usefulness: a draft with other tokens cannot help.
+PyPI's tensorrt-llm is a stub that downloads from NVIDIA's index, so no wheel was read.
 """
 
 from __future__ import annotations
@@ -19,21 +24,26 @@ from paircheck._engine.common import (
 )
 from paircheck._engine.versions import VersionedEngine, VersionRange
 from paircheck._engine.vllm import tokens_check
-from paircheck.findings import Finding, Report, Rule
+from paircheck.findings import RUNS_USELESS, Finding, Report, Rule
 from paircheck.model import ModelDescription
 
 ENGINE = "tensorrt-llm"
-SOURCE = ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py at fcd3f31682808ae56118ae43c1d7864a3a945e6f "
-          "(BaseLlmArgs.validate_speculative_config)")
-VERSIONS = (VersionRange("TensorRT-LLM", None, None, SOURCE + " (PyTorch backend)",
-                         cite="TensorRT-LLM llm_args.py at fcd3f31"),)
+SOURCE = ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py at 0004396720054fd8e205cbf616f21f0b57c6b412 "
+          "(DraftTargetDecodingConfig.validate_draft_target_config, supports_backend; SpeculativeConfig union "
+          "discriminated by decoding_type); earlier at fcd3f31682808ae56118ae43c1d7864a3a945e6f")
+# TensorRT-LLM's releases are not on PyPI (the tensorrt-llm package there is a stub), so the
+# rules are read at a commit, not keyed by release.
+VERSIONS = (VersionRange("TensorRT-LLM", None, None, SOURCE + " (PyTorch and _autodeploy backends)",
+                         cite="TensorRT-LLM llm_args.py at 0004396"),)
+DECODING_TYPE = "Draft_Target"  # Literal["Draft_Target"] at 0004396
 
 R_KIND = Rule(
     "TR001", "trtllm_drafter_kind", "The draft fits the decoding config",
-    "DraftTargetDecodingConfig runs an independent draft; Eagle3DecodingConfig an EAGLE-3 head "
-    "(EAGLE v1/v2 checkpoints are incompatible); MTPDecodingConfig DeepSeek MTP layers. For DraftTarget the "
-    "config checks only 'assert self.backend == 'pytorch'' and 'assert self.speculative_config.max_draft_len "
-    "> 0'. Source: " + SOURCE + ".",
+    "DraftTargetDecodingConfig (decoding_type: Draft_Target) runs an independent draft; Eagle3DecodingConfig "
+    "an EAGLE-3 head (EAGLE v1/v2 checkpoints are incompatible); MTPDecodingConfig MTP layers. For "
+    "DraftTarget the config checks only 'max_draft_len must be > 0 for DraftTarget' and 'speculative_model "
+    "must be specified for DraftTarget', and supports_backend returns 'backend == \"pytorch\" or backend == "
+    "\"_autodeploy\"'. Source: " + SOURCE + ".",
     "Choose the decoding_type matching the drafter.",
 )
 R_TOKENS = Rule(
@@ -43,6 +53,7 @@ R_TOKENS = Rule(
     "than without a draft: this check is paircheck's judgement of usefulness, not an engine error. "
     "Source: " + SOURCE + ".",
     "Use a draft of the same tokenizer family.",
+    effect=RUNS_USELESS,
 )
 W_ROWS = Rule(
     "TR101", "trtllm_rows", "Embedding rows differ",
@@ -67,7 +78,7 @@ def draft_target(target: ModelDescription, draft: ModelDescription, method: str,
     report = Report(ENGINE, method, target, draft, checks, warnings)
     if report.compatible:
         report.next_steps.append("trtllm-serve TARGET --config config.yaml with speculative_config: "
-                                 "{decoding_type: DraftTarget, speculative_model: DRAFT, max_draft_len: 4}")
+                                 f"{{decoding_type: {DECODING_TYPE}, speculative_model: DRAFT, max_draft_len: 4}}")
     return report
 
 

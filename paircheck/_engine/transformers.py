@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from paircheck._engine.common import (
+    DFLASH,
     MODEL,
     MTP_HEAD,
+    architecture,
     compare_texts,
     embedding_rows,
     finding,
@@ -24,20 +26,40 @@ from paircheck._engine.common import (
     result,
 )
 from paircheck._engine.sglang import tokenizer_vocab
-from paircheck._engine.versions import VersionedEngine, VersionRange
+from paircheck._engine.versions import VersionedEngine, VersionRange, ranges
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import ModelDescription
 
 ENGINE = "transformers"
-NEW_SOURCE = ("huggingface/transformers release 5.24.0 (PyPI wheel), src/transformers/generation/utils.py, "
+UTILS = "src/transformers/generation/utils.py"
+NEW_SOURCE = ("huggingface/transformers release 5.24.0 (PyPI wheel), " + UTILS + ", "
               "GenerationMixin._validate_generation_mode")
-V_UAD = VersionRange("transformers", "4.46.0", None,
-                     NEW_SOURCE + "; the same rule in 4.46.0 and 4.49.0 wheels (_validate_assistant, whose "
-                     "message reads 'moedels')", cite="transformers 5.24.0, 4.49.0 and 4.46.0 wheels")
-V_SAME_ONLY = VersionRange("transformers", None, "4.46.0",
-                           "transformers 4.45.2 wheel, generation/utils.py GenerationMixin._validate_assistant",
-                           cite="transformers 4.45.2 wheel")
-VERSIONS = (V_UAD, V_SAME_ONLY)
+
+
+def _wheels(*versions: str) -> str:
+    return " and ".join(f"transformers {v} wheel" for v in versions) + f" ({UTILS})"
+
+
+# Oldest first: a row per release where the assisted-generation rules changed.
+VERSIONS = ranges("transformers", (
+    (None, _wheels("4.45.2") + ", GenerationMixin._validate_assistant: different sizes refused",
+     "transformers 4.45.2 wheel", ("4.45.2",)),
+    ("4.46.0", _wheels("4.46.0", "4.49.0", "5.0.0", "5.5.0", "5.7.0") + ": Universal Assisted Decoding "
+     "(_validate_assistant, whose message reads 'moedels', then _validate_generation_mode)",
+     "transformers 4.46.0 to 5.7.0 wheels", ("4.46.0", "4.49.0", "5.0.0", "5.5.0", "5.6.2", "5.7.0")),
+    ("5.8.0", _wheels("5.8.0", "5.9.0") + ", _get_candidate_generator: a Gemma4Assistant needs a Gemma4 or "
+     "Gemma3n target", "transformers 5.8.0 and 5.9.0 wheels", ("5.8.0", "5.9.0")),
+    ("5.10.1", _wheels("5.10.1", "5.14.1") + ": Gemma4UnifiedAssistant too",
+     "transformers 5.10.1 to 5.14.1 wheels", ("5.10.1", "5.12.0", "5.14.0", "5.14.1")),
+    ("5.15.0", _wheels("5.15.0", "5.24.0") + ": speculation_type='dflash' (DFlashTokenCandidateGenerator), "
+     "which skips the vocabulary check", "transformers 5.15.0 to 5.24.0 wheels",
+     ("5.15.0", "5.15.1", "5.16.0", "5.18.0", "5.20.0", "5.22.0", "5.23.0", "5.24.0")),
+))
+NEWEST = VERSIONS[0]
+V_UAD_SINCE, GEMMA4_SINCE, GEMMA4_UNIFIED_SINCE, DFLASH_SINCE = "4.46.0", "5.8.0", "5.10.1", "5.15.0"
+GEMMA4_ERROR = ("Expected class name to start with Gemma4 or Gemma3n. Got {cls}. Gemma4Assistant models require a "
+                "target model that provides a shared_kv_states dictionary. Currently, only Gemma4 and Gemma3n "
+                "provide a shared_kv_states dictionary.")
 
 UAD_ERROR = ("The main and assistant models have different tokenizers. Please provide `tokenizer` and "
              "`assistant_tokenizer` to `generate()` (see https://huggingface.co/docs/transformers/en/"
@@ -48,7 +70,7 @@ STATEFUL_ERROR = "assisted generation is not supported with stateful models, suc
 R_KIND = Rule(
     "TF001", "transformers_drafter_kind", "The assistant is a model transformers can run",
     "assistant_model must be a causal LM (or a Gemma 4 assistant model); EAGLE/DFlash heads are not "
-    "assistant models in transformers (its DFlash path is speculation_type='dflash', not checked here). "
+    "assistant models in transformers (a DFlash drafter runs with speculation_type='dflash', method dflash: TF005). "
     "Source: " + NEW_SOURCE + ".",
     "Use an independent small model as assistant_model.",
 )
@@ -57,8 +79,8 @@ R_PATH = Rule(
     "If self.config.get_text_config().vocab_size == assistant_model.config.get_text_config().vocab_size, the "
     "same-tokenizer path runs (passing assistant_tokenizer is then a ValueError); otherwise generate() "
     "needs tokenizer= and assistant_tokenizer= (Universal Assisted Decoding), else ValueError: '" + UAD_ERROR
-    + "'. Before 4.46.0 different sizes raise ValueError('" + OLD_ERROR + "'). Source: " + V_UAD.source
-    + "; " + V_SAME_ONLY.source + ".",
+    + "'. Before 4.46.0 different sizes raise ValueError('" + OLD_ERROR + "'). Source: " + VERSIONS[-2].source
+    + "; " + VERSIONS[-1].source + ".",
     "Pass tokenizer= and assistant_tokenizer= to generate() (transformers >= 4.46.0).",
 )
 R_STATE = Rule(
@@ -100,7 +122,41 @@ W_SILENT = Rule(
     "Use an assistant of the same tokenizer family (UAD cannot be forced while the sizes are equal).",
     kind="warning",
 )
-RULES = (R_KIND, R_PATH, R_STATE, W_PADDED, W_SILENT, W_SAMPLING)
+R_GEMMA4 = Rule(
+    "TF004", "transformers_gemma4_target", "A Gemma 4 assistant has a Gemma 4 or Gemma 3n target",
+    "_get_candidate_generator builds a SinglePositionMultiTokenCandidateGenerator for an assistant whose class "
+    "starts with Gemma4Assistant (from 5.8.0; Gemma4UnifiedAssistant from 5.10.1), and first checks the "
+    "target: 'if not self.__class__.__name__.startswith((\"Gemma4\", \"Gemma3n\"))' raises ValueError: '"
+    + GEMMA4_ERROR.format(cls="...") + "'. paircheck reads the target's class from config.json architectures "
+    "(a GGUF's general.architecture gemma4/gemma3n). Source: " + VERSIONS[0].source + ".",
+    "Use a Gemma 4 (or Gemma 3n) target with a Gemma 4 assistant, or an independent assistant model.",
+)
+R_DFLASH = Rule(
+    "TF005", "transformers_dflash", "speculation_type='dflash' runs a DFlash drafter (transformers >= 5.15.0)",
+    "With generation_config.speculation_type == 'dflash', _validate_generation_mode skips the assistant "
+    "checks ('generation_config.speculation_type != \"dflash\"'), so the vocabulary sizes are not compared, "
+    "and DFlashTokenCandidateGenerator reads assistant_model.config.target_layer_ids to capture the target's "
+    "hidden states. The assistant must be a DFlash drafter; before 5.15.0 there is no such speculation type. "
+    "Source: " + VERSIONS[0].source + ".",
+    "Pass a DFlash drafter as assistant_model with speculation_type='dflash' (transformers >= 5.15.0).",
+)
+RULES = (R_KIND, R_PATH, R_STATE, W_PADDED, W_SILENT, W_SAMPLING, R_GEMMA4, R_DFLASH)
+
+
+def model_class(desc: ModelDescription) -> str:
+    """The class transformers loads: config.json architectures[0], or for a GGUF its family's."""
+    if desc.hf is not None and desc.hf.architectures:
+        return desc.hf.architectures[0]
+    arch = architecture(desc).lower()
+    return {"gemma4": "Gemma4ForCausalLM", "gemma3n": "Gemma3nForCausalLM",
+            "gemma4-assistant": "Gemma4AssistantForCausalLM"}.get(arch, arch)
+
+
+def gemma4_assistant(desc: ModelDescription, version: VersionRange) -> bool:
+    """The assistant takes the Gemma 4 path at ``version`` (its class name prefix)."""
+    cls = model_class(desc)
+    return (version.reaches(GEMMA4_SINCE) and cls.startswith("Gemma4Assistant")) or (
+        version.reaches(GEMMA4_UNIFIED_SINCE) and cls.startswith("Gemma4UnifiedAssistant"))
 
 
 def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_available: bool = True) -> str:
@@ -137,7 +193,7 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
     if t.value is None or d.value is None:
         checks.append(result(R_PATH, SKIP, f"not checked: {(t if t.value is None else d).source}"))
     else:
-        path = assistant_path(t.value, d.value, uad_available=version is V_UAD)
+        path = assistant_path(t.value, d.value, uad_available=version.reaches(V_UAD_SINCE))
         if path == "same":
             checks.append(result(R_PATH, PASS, f"{t.value} rows on both sides: the same-tokenizer path"))
             if cmp is not None and cmp.first_difference is not None:
@@ -151,7 +207,7 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
                 warnings.append(finding(W_PADDED, "identical token texts, only the padding differs: transformers "
                                         "still demands UAD"))
             t_vocab, d_vocab = tokenizer_vocab(target), tokenizer_vocab(draft)
-            if version is V_UAD and t_vocab is not None and d_vocab is not None \
+            if version.reaches(V_UAD_SINCE) and t_vocab is not None and d_vocab is not None \
                     and assistant_inside_target(t_vocab, d_vocab):
                 warnings.append(finding(W_SAMPLING, f"every assistant token exists in the target vocabulary: with "
                                         f"do_sample=True generate() raises AttributeError: {SAMPLING_CRASH}",
@@ -160,6 +216,15 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
             checks.append(result(R_PATH, FAIL, f"rows {t.value} vs {d.value}: this transformers has no Universal "
                                  "Assisted Decoding", target=t.value, draft=d.value))
             says = says or OLD_ERROR
+    if gemma4_assistant(draft, version):
+        # _get_candidate_generator runs after _validate_generation_mode.
+        cls = model_class(target)
+        if cls.startswith(("Gemma4", "Gemma3n")):
+            checks.append(result(R_GEMMA4, PASS, f"a Gemma 4 assistant with a {cls} target"))
+        else:
+            checks.append(result(R_GEMMA4, FAIL, f"a Gemma 4 assistant needs a Gemma4/Gemma3n target, not "
+                                 f"{cls or 'an unknown class'}"))
+            says = says or GEMMA4_ERROR.format(cls=cls or "?")
     report = Report(ENGINE, method, target, draft, checks, warnings)
     if report.first_failure is not None:
         report.engine_says = says
@@ -170,14 +235,30 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
     return report
 
 
+def dflash(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
+    if not version.reaches(DFLASH_SINCE):
+        checks = [result(R_DFLASH, FAIL, "this transformers has no speculation_type='dflash' (added in 5.15.0)")]
+        return Report(ENGINE, method, target, draft, checks)
+    checks = [kind_check(R_DFLASH, draft, (DFLASH,), "speculation_type='dflash' needs a DFlash drafter;",
+                         "use assisted generation for an independent model")]
+    if is_recurrent(target):  # the stateful check runs for every assisted mode, dflash included
+        checks.append(result(R_STATE, FAIL, "the target is a recurrent/stateful model"))
+    report = Report(ENGINE, method, target, draft, checks)
+    if report.first_failure is not None and report.first_failure.code == R_STATE.code:
+        report.engine_says = STATEFUL_ERROR.format(cls="the target's model class")
+    if report.compatible:
+        report.next_steps.append("model.generate(**inputs, assistant_model=dflash_drafter, speculation_type='dflash')")
+    return report
+
+
 def prompt_lookup(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     checks = [result(R_KIND, PASS, "prompt lookup needs no assistant (prompt_lookup_num_tokens=N)")]
     return Report(ENGINE, method, target, draft, checks)
 
 
 ENGINE_OBJ = VersionedEngine(
-    ENGINE, ("assisted", "prompt_lookup"), "assisted", RULES,
-    {"assisted": assisted, "prompt_lookup": prompt_lookup}, VERSIONS,
-    {"draft-simple": "assisted", "draft-mtp": "assisted", **{m: "prompt_lookup" for m in (
+    ENGINE, ("assisted", "dflash", "prompt_lookup"), "assisted", RULES,
+    {"assisted": assisted, "dflash": dflash, "prompt_lookup": prompt_lookup}, VERSIONS,
+    {"draft-simple": "assisted", "draft-mtp": "assisted", "draft-dflash": "dflash", **{m: "prompt_lookup" for m in (
         "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache")}},
 )

@@ -48,6 +48,15 @@ class VersionRange:
     high: str | None
     source: str  # where these rules were read: repository, path, commit or release
     cite: str = ""  # the same in a few words, for the report's engine_version
+    # The releases whose source was read for this range (wheels or tags); empty where the
+    # range was read at a commit. A version past the newest one read is said to be unread.
+    read: tuple[str, ...] = ()
+
+    def reaches(self, release: str) -> bool:
+        """Every version in this range is ``release`` or later: the rules that appeared in
+        ``release`` apply. Rule functions ask this instead of naming a range object, so a
+        range can be split at a new boundary without touching them."""
+        return self.low is not None and _key(self.low) >= _key(release)
 
     def contains(self, version: str) -> bool:
         key = _key(version)
@@ -62,6 +71,35 @@ class VersionRange:
         if self.high:
             return f"{self.engine} < {self.high}"
         return f"{self.engine} (all versions)"
+
+
+# (first release or None, where the rules were read, short citation, releases read)
+Boundary = tuple[str | None, str, str, tuple[str, ...]]
+
+
+def ranges(engine: str, boundaries: tuple[Boundary, ...]) -> tuple[VersionRange, ...]:
+    """Consecutive ranges, newest first, from (low, source, cite, releases read) rows given
+    oldest first: each range ends where the next one starts."""
+    out: list[VersionRange] = []
+    for index, (low, source, cite, read) in enumerate(boundaries):
+        high = boundaries[index + 1][0] if index + 1 < len(boundaries) else None
+        out.append(VersionRange(engine, low, high, source, cite, read))
+    return tuple(reversed(out))
+
+
+def read_note(all_ranges: tuple[VersionRange, ...], version: str | None) -> str:
+    """What paircheck has not read: "; rules read up to 0.5.23 (0.5.24 not read)" for a
+    version past the newest release read, "; rules read from 0.5.10 on (...)" for one before
+    the oldest; nothing without a version (the newest range's citation names what was read)."""
+    read = sorted({r for each in all_ranges for r in each.read}, key=_key)
+    if not read or version is None:
+        return ""
+    newest = parse_version(read[-1])
+    if _key(version) > _key(read[-1]) and parse_version(version)[: len(newest)] != newest:
+        return f"; rules read up to {read[-1]} ({version} not read: its source may differ)"
+    if _key(version) < _key(read[0]):
+        return f"; rules read from {read[0]} on ({version} not read: its source may differ)"
+    return ""
 
 
 def pick(ranges: tuple[VersionRange, ...], version: str | None) -> VersionRange:
@@ -97,6 +135,13 @@ class VersionedEngine:
     aliases: Mapping[str, str] | None = None
     versioned: bool = True
 
+    @property
+    def boundaries(self) -> str:
+        """The releases where this engine's rules change, oldest first: "< 0.15.0, 0.15.0, ..."."""
+        lows = [r.low for r in reversed(self.versions) if r.low]
+        first = [f"< {lows[0]}"] if lows and self.versions[-1].low is None else []
+        return ", ".join(first + lows) or "all versions"
+
     def resolve(self, method: str | None) -> str | None:
         if method is None:
             return self.default_method
@@ -112,5 +157,6 @@ class VersionedEngine:
             raise ValueError(f"{self.name} has no method {method!r}")
         chosen = pick(self.versions, version)
         report = self.functions[resolved](target, draft, resolved, chosen)
-        report.engine_version = f"{chosen.label}, rules read from {chosen.cite or chosen.source}"
+        report.engine_version = (f"{chosen.label}, rules read from {chosen.cite or chosen.source}"
+                                 f"{read_note(self.versions, version)}")
         return report

@@ -1,4 +1,4 @@
-"""vLLM's rules, read from vllm/config/speculative.py in the released wheels on PyPI.
+"""vLLM's rules, read from vllm/config/speculative.py in every released wheel from 0.14.0 to 0.33.0.
 
 ``SpeculativeConfig.__post_init__`` builds the draft's ModelConfig with
 ``hf_overrides=SpeculativeConfig.hf_config_override``, which rewrites some model types to
@@ -7,11 +7,16 @@ method from the draft even when ``method`` was given as draft_model: names conta
 eagle-/eagle3/dflash/dspark, DFlash/DSpark architectures, then ``hf_config.model_type in
 MTPModelTypes`` gives "mtp". Only what is left runs as a draft model, and only then are the
 vocab sizes compared (``verify_equal_vocab_size_if_draft_model``).
+
+The tables below say in which release each entry first appears (and, for the few that were
+removed, the first release without it); ``VERSIONS`` has a range per release where any of
+them changed, so ``--engine vllm@0.17.0`` gets 0.17.0's tables, not 0.33.0's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from paircheck._engine.common import (
@@ -29,32 +34,57 @@ from paircheck._engine.common import (
     kind_check,
     result,
 )
-from paircheck._engine.versions import VersionedEngine, VersionRange
-from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
+from paircheck._engine.versions import VersionedEngine, VersionRange, ranges
+from paircheck.findings import FAIL, PASS, RUNS_USELESS, SKIP, Finding, Report, Rule
 from paircheck.model import ModelDescription
 
 ENGINE = "vllm"
 
-SOURCE = "vllm-project/vllm release 0.33.0 (PyPI wheel, commit g4ba787ec9), vllm/config/speculative.py"
-V_DEFAULT = VersionRange(
-    "vLLM", "0.17.0", None,
-    SOURCE + " (0.17.0 is the first wheel read that defaults \"method\" to draft_model and rewrites qwen3_5; "
-    "'dflash' name detection appears in 0.20.0)",
-    cite="vllm 0.33.0 wheel",
-)
-V_EXPLICIT = VersionRange(
-    "vLLM", "0.15.0", "0.17.0",
-    "vllm 0.15.0 and 0.16.0 wheels, vllm/config/speculative.py: draft_model exists but must be given as "
-    "\"method\" (else 'Unsupported speculative method: 'None''); no qwen3_5 rewrite, no dflash/dspark",
-    cite="vllm 0.15.0 and 0.16.0 wheels",
-)
-V_NO_DRAFT_MODEL = VersionRange(
-    "vLLM", None, "0.15.0",
-    "vllm 0.10.0, 0.11.0, 0.12.0, 0.13.0 and 0.14.0 wheels (vllm/config.py, then vllm/config/speculative.py): "
-    "a draft that is no EAGLE/Medusa/MLP/MTP checkpoint raises NotImplementedError",
-    cite="vllm 0.10.0 to 0.14.0 wheels",
-)
-VERSIONS = (V_DEFAULT, V_EXPLICIT, V_NO_DRAFT_MODEL)
+WHEEL = "vllm {v} wheel"
+SPEC_PY = "vllm/config/speculative.py"
+
+
+def _wheels(*versions: str) -> str:
+    return ", ".join(WHEEL.format(v=v) for v in versions) + f" ({SPEC_PY})"
+
+
+SOURCE = "vllm-project/vllm release 0.33.0 (PyPI wheel, commit g4ba787ec9), " + SPEC_PY
+# Oldest first; each row is a release where the rules below changed.
+VERSIONS = ranges("vLLM", (
+    (None, _wheels("0.14.0", "0.14.1") + ": a draft that is no EAGLE/Medusa/MLP/MTP checkpoint raises "
+     "NotImplementedError (0.10.0 to 0.13.0 wheels, vllm/config.py then vllm/config/speculative.py, were read "
+     "for that alone)", "vllm 0.14.0 and 0.14.1 wheels", ("0.14.0", "0.14.1")),
+    ("0.15.0", _wheels("0.15.0") + ": draft_model exists but must be given as \"method\"; "
+     "verify_equal_vocab_size_if_draft_model; glm4_moe_lite", "vllm 0.15.0 wheel", ("0.15.0",)),
+    ("0.15.1", _wheels("0.15.1") + ": step3p5", "vllm 0.15.1 wheel", ("0.15.1",)),
+    ("0.16.0", _wheels("0.16.0") + ": glm_moe_dsa, GlmOcr", "vllm 0.16.0 wheel", ("0.16.0",)),
+    ("0.17.0", _wheels("0.17.0", "0.17.1", "0.18.0", "0.18.1") + ": \"method\" defaults to draft_model; "
+     "qwen3_5/qwen3_5_moe (not the _text types) and nemotron_h rewritten", "vllm 0.17.0 to 0.18.1 wheels",
+     ("0.17.0", "0.17.1", "0.18.0", "0.18.1")),
+    ("0.19.0", _wheels("0.19.0", "0.19.1") + ": nemotron_h_puzzle", "vllm 0.19.0 and 0.19.1 wheels",
+     ("0.19.0", "0.19.1")),
+    ("0.20.0", _wheels("0.20.0", "0.20.2") + ": 'dflash' name detection; deepseek_v4, exaone4_5, hy_v3",
+     "vllm 0.20.0 and 0.20.2 wheels", ("0.20.0", "0.20.2")),
+    ("0.21.0", _wheels("0.21.0") + ": gemma4_assistant, the MiMoV2 family", "vllm 0.21.0 wheel", ("0.21.0",)),
+    ("0.22.0", _wheels("0.22.0", "0.22.1") + ": intern_s2_preview", "vllm 0.22.0 and 0.22.1 wheels",
+     ("0.22.0", "0.22.1")),
+    ("0.23.0", _wheels("0.23.0") + ": step3p7, gemma4_unified_assistant", "vllm 0.23.0 wheel", ("0.23.0",)),
+    ("0.24.0", _wheels("0.24.0") + ": minimax_m3_vl", "vllm 0.24.0 wheel", ("0.24.0",)),
+    ("0.25.0", _wheels("0.25.0", "0.25.1") + ": 'dspark' detection, use_heterogeneous_vocab, bailing_hybrid",
+     "vllm 0.25.0 and 0.25.1 wheels", ("0.25.0", "0.25.1")),
+    ("0.26.0", _wheels("0.26.0") + ": inkling, Gemma4DSparkModel", "vllm 0.26.0 wheel", ("0.26.0",)),
+    ("0.27.0", _wheels("0.27.0", "0.27.1") + ": kimi_k3", "vllm 0.27.0 and 0.27.1 wheels", ("0.27.0", "0.27.1")),
+    ("0.28.0", _wheels("0.28.0") + ": the qwen3_5 _text types, interns2_mobius, dots3_note, BailingMoeV3, "
+     "MuseGlimmerAssistantModel", "vllm 0.28.0 wheel", ("0.28.0",)),
+    ("0.29.0", _wheels("0.29.0") + ": qwen4_exp, hy_v4, Qwen3 DSpark architectures", "vllm 0.29.0 wheel",
+     ("0.29.0",)),
+    ("0.30.0", _wheels("0.30.0", "0.31.0") + ": glm5_next, deepseek_v41 (method mtp refused)",
+     "vllm 0.30.0 and 0.31.0 wheels", ("0.30.0", "0.31.0")),
+    ("0.32.0", _wheels("0.32.0") + ": longcat_flash_ngram no longer rewritten", "vllm 0.32.0 wheel", ("0.32.0",)),
+    ("0.33.0", SOURCE + ": step5, MuseSparkDSparkModel; medusa/mlp_speculator no longer detected",
+     "vllm 0.33.0 wheel", ("0.33.0",)),
+))
+NEWEST = VERSIONS[0]
 
 SAME_VOCAB_ERROR = ("Target and draft model should have the same vocabulary size. Target model vocab_size={t}. "
                     "Draft model vocab_size={d}. Using models with different tokenizers can cause out-of-bounds "
@@ -62,76 +92,126 @@ SAME_VOCAB_ERROR = ("Target and draft model should have the same vocabulary size
 UNSUPPORTED_ERROR = "Unsupported speculative method: '{method}'"
 NO_DRAFT_MODEL_ERROR = ("Speculative decoding with draft model is not supported yet. Please consider using other "
                         "speculative decoding methods such as ngram, medusa, eagle, or mtp.")
+# n_predict = 0 (a config declaring no MTP layers): 'self.num_speculative_tokens > n_predict and
+# self.num_speculative_tokens % n_predict != 0' divides by zero, in every release read.
+ZERO_LAYERS_ERROR = "ZeroDivisionError: integer modulo by zero"
+DEEPSEEK_V41_ERROR = ("DeepSeek V4.1 has no classic-MTP draft: its checkpoints ship DSpark stages under mtp.* "
+                      "(main_proj/markov_head/confidence_head) and carry no e_proj/h_proj/enorm/hnorm/hc_head "
+                      "weights. Use speculative method 'dspark' instead of 'mtp'.")
 
-# MTPModelTypes at 0.33.0.
-MTP_MODEL_TYPES = frozenset({
-    "deepseek_mtp", "dots3_note_mtp", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp", "glm4_moe_lite_mtp",
-    "glm_ocr_mtp", "ernie_mtp", "nemotron_h_mtp", "exaone_moe_mtp", "exaone4_5_mtp", "qwen3_next_mtp",
-    "qwen4_exp_mtp", "qwen3_5_mtp", "longcat_flash_mtp", "bailing_hybrid_v3_mtp", "minimax_m3_mtp",
-    "bailing_hybrid_mtp", "mtp", "kimi_k3_mtp", "pangu_ultra_moe_mtp", "step3p5_mtp", "step5_mtp", "hy_v3_mtp",
-    "hy_v4_mtp", "gemma4_mtp", "inkling_mtp", "glm5_next_mtp",
-})
-# hf_config_override at 0.33.0: model_type rewrites that need nothing but the config, and the
-# config key holding the MTP layer count (n_predict); None where vLLM defaults it to 1.
-_BY_MODEL_TYPE: Mapping[str, tuple[str, str | None]] = {
-    "deepseek_v3": ("deepseek_mtp", "num_nextn_predict_layers"),
-    "deepseek_v32": ("deepseek_mtp", "num_nextn_predict_layers"),
-    "glm_moe_dsa": ("deepseek_mtp", "num_nextn_predict_layers"),
-    "deepseek_v4": ("deepseek_mtp", "num_nextn_predict_layers"),
-    "deepseek_v41": ("deepseek_mtp", "num_nextn_predict_layers"),
-    "deepseek_mtp": ("deepseek_mtp", "num_nextn_predict_layers"),
-    "dots3_note": ("dots3_note_mtp", None),
-    "pangu_ultra_moe": ("pangu_ultra_moe_mtp", "num_nextn_predict_layers"),
-    "kimi_k3": ("kimi_k3_mtp", "num_nextn_predict_layers"),
-    "ernie4_5_moe": ("ernie_mtp", "num_nextn_predict_layers"),
-    "qwen3_next": ("qwen3_next_mtp", "num_nextn_predict_layers"),
-    "qwen4_exp": ("qwen4_exp_mtp", "mtp_num_hidden_layers"),
-    "qwen4_exp_text": ("qwen4_exp_mtp", "mtp_num_hidden_layers"),
-    "exaone_moe": ("exaone_moe_mtp", "num_nextn_predict_layers"),
-    "qwen3_5": ("qwen3_5_mtp", "mtp_num_hidden_layers"),
-    "qwen3_5_moe": ("qwen3_5_mtp", "mtp_num_hidden_layers"),
-    "qwen3_5_text": ("qwen3_5_mtp", "mtp_num_hidden_layers"),
-    "qwen3_5_moe_text": ("qwen3_5_mtp", "mtp_num_hidden_layers"),
-    "longcat_flash": ("longcat_flash_mtp", None),
-    "step3p5": ("step3p5_mtp", None),
-    "step3p7": ("step3p5_mtp", None),
-    "step5": ("step5_mtp", None),
-    "step5_vl": ("step5_mtp", None),
-    "hy_v3": ("hy_v3_mtp", "num_nextn_predict_layers"),
-    "hy_v4": ("hy_v4_mtp", "num_nextn_predict_layers"),
-    "bailing_hybrid": ("bailing_hybrid_mtp", "num_nextn_predict_layers"),
-    "gemma4_assistant": ("gemma4_mtp", None),
-    "gemma4_unified_assistant": ("gemma4_mtp", None),
+# MTPModelTypes (a Literal in speculative.py): each member with the first release read that
+# has it (None: already in 0.14.0, the oldest read).
+MTP_TYPES_SINCE: Mapping[str, str | None] = {
+    "deepseek_mtp": None, "mimo_mtp": None, "glm4_moe_mtp": None, "ernie_mtp": None, "exaone_moe_mtp": None,
+    "qwen3_next_mtp": None, "longcat_flash_mtp": None, "mtp": None, "pangu_ultra_moe_mtp": None,
+    "glm4_moe_lite_mtp": "0.15.0", "step3p5_mtp": "0.15.1", "glm_ocr_mtp": "0.16.0", "nemotron_h_mtp": "0.17.0",
+    "qwen3_5_mtp": "0.17.0", "exaone4_5_mtp": "0.20.0", "hy_v3_mtp": "0.20.0", "gemma4_mtp": "0.21.0",
+    "mimo_v2_mtp": "0.21.0", "minimax_m3_mtp": "0.24.0", "bailing_hybrid_mtp": "0.25.0", "inkling_mtp": "0.26.0",
+    "kimi_k3_mtp": "0.27.0", "bailing_hybrid_v3_mtp": "0.28.0", "dots3_note_mtp": "0.28.0", "hy_v4_mtp": "0.29.0",
+    "qwen4_exp_mtp": "0.29.0", "glm5_next_mtp": "0.30.0", "step5_mtp": "0.33.0",
 }
-_BY_ARCHITECTURE: Mapping[str, tuple[str, str | None]] = {
-    "MiMoForCausalLM": ("mimo_mtp", "num_nextn_predict_layers"),
-    "Glm4MoeForCausalLM": ("glm4_moe_mtp", "num_nextn_predict_layers"),
-    "Glm4MoeLiteForCausalLM": ("glm4_moe_lite_mtp", "num_nextn_predict_layers"),
-    "GlmOcrForConditionalGeneration": ("glm_ocr_mtp", "num_nextn_predict_layers"),
-    "BailingMoeV3ForCausalLM": ("bailing_hybrid_v3_mtp", "num_nextn_predict_layers"),
-    "BailingMoeV2_5ForCausalLM": ("bailing_hybrid_mtp", "num_nextn_predict_layers"),
+MTP_MODEL_TYPES = frozenset(MTP_TYPES_SINCE)  # at 0.33.0
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """One ``if`` of SpeculativeConfig.hf_config_override: what it matches and the model_type it sets."""
+
+    to: str  # hf_config.model_type afterwards
+    since: str | None  # first release read that has it (None: 0.14.0, the oldest read)
+    model_types: frozenset[str] = frozenset()  # hf_config.model_type in ...
+    architectures: frozenset[str] = frozenset()  # hf_config.architectures[0] (as loaded) in ...
+    any_architecture: frozenset[str] = frozenset()  # ... in hf_config.architectures
+    contains: str = ""  # ... in hf_config.model_type
+    needs_nextn: bool = False  # and num_nextn_predict_layers > 0 (nemotron_h)
+    layers_key: str | None = "num_nextn_predict_layers"  # n_predict; None: vLLM defaults it to 1
+    until: str | None = None  # first release read without it
+
+
+def _r(to: str, since: str | None, *, types: tuple[str, ...] = (), archs: tuple[str, ...] = (),
+       any_arch: tuple[str, ...] = (), contains: str = "", nextn: bool = False,
+       key: str | None = "num_nextn_predict_layers", until: str | None = None) -> Rewrite:
+    return Rewrite(to, since, frozenset(types), frozenset(archs), frozenset(any_arch), contains, nextn, key, until)
+
+
+# In hf_config_override's order; a later entry with the same match narrows or widens an
+# earlier one from its release on (the first matching entry whose releases hold wins).
+REWRITES: tuple[Rewrite, ...] = (
+    _r("dots3_note_mtp", "0.28.0", types=("dots3_note",), key=None),
+    _r("deepseek_mtp", None, types=("deepseek_v3", "deepseek_v32", "deepseek_mtp")),
+    _r("deepseek_mtp", "0.16.0", types=("glm_moe_dsa",)),
+    _r("deepseek_mtp", "0.20.0", types=("deepseek_v4",)),
+    _r("deepseek_mtp", "0.30.0", types=("deepseek_v41",)),
+    _r("pangu_ultra_moe_mtp", None, types=("pangu_ultra_moe",)),
+    _r("kimi_k3_mtp", "0.27.0", types=("kimi_k3",)),
+    _r("mimo_mtp", None, archs=("MiMoForCausalLM",)),
+    _r("mimo_v2_mtp", "0.21.0", archs=("MiMoV2ForCausalLM", "MiMoV2OmniForCausalLM", "MiMoV2FlashForCausalLM")),
+    _r("glm4_moe_mtp", None, archs=("Glm4MoeForCausalLM",)),
+    _r("glm4_moe_lite_mtp", "0.15.0", archs=("Glm4MoeLiteForCausalLM",)),
+    _r("glm_ocr_mtp", "0.16.0", archs=("GlmOcrForConditionalGeneration",)),
+    _r("ernie_mtp", None, types=("ernie4_5_moe",)),
+    _r("nemotron_h_mtp", "0.17.0", types=("nemotron_h",), nextn=True),
+    _r("nemotron_h_mtp", "0.19.0", types=("nemotron_h_puzzle",), nextn=True),
+    _r("qwen3_next_mtp", None, types=("qwen3_next",)),
+    _r("qwen4_exp_mtp", "0.29.0", types=("qwen4_exp", "qwen4_exp_text"), key="mtp_num_hidden_layers"),
+    _r("bailing_hybrid_v3_mtp", "0.28.0", archs=("BailingMoeV3ForCausalLM",)),
+    _r("bailing_hybrid_v3_mtp", "0.30.0", archs=("BailingMoeV3VLForConditionalGeneration",)),
+    _r("bailing_hybrid_mtp", "0.25.0", types=("bailing_hybrid",), any_arch=("BailingMoeV2_5ForCausalLM",)),
+    _r("exaone_moe_mtp", None, types=("exaone_moe",)),
+    _r("exaone4_5_mtp", "0.20.0", contains="exaone4_5"),
+    _r("qwen3_5_mtp", "0.17.0", types=("qwen3_5", "qwen3_5_moe"), key="mtp_num_hidden_layers"),
+    _r("qwen3_5_mtp", "0.28.0", types=("qwen3_5_text", "qwen3_5_moe_text"), key="mtp_num_hidden_layers"),
+    _r("qwen3_5_mtp", "0.22.0", types=("intern_s2_preview",), key="mtp_num_hidden_layers"),
+    _r("qwen3_5_mtp", "0.28.0", types=("interns2_mobius",), key="mtp_num_hidden_layers"),
+    _r("longcat_flash_mtp", None, types=("longcat_flash",), key=None),
+    _r("longcat_flash_mtp", "0.26.0", types=("longcat_flash_ngram",), key=None, until="0.32.0"),
+    _r("step3p5_mtp", "0.15.1", types=("step3p5",), key=None),
+    _r("step3p5_mtp", "0.23.0", types=("step3p7",), archs=("Step3p5ForCausalLM", "Step3p7ForConditionalGeneration"),
+       key=None),
+    _r("step5_mtp", "0.33.0", types=("step5", "step5_vl"), any_arch=("Step5ForCausalLM",
+                                                                     "Step5ForConditionalGeneration"), key=None),
+    _r("hy_v3_mtp", "0.20.0", types=("hy_v3",)),
+    _r("hy_v4_mtp", "0.29.0", types=("hy_v4",)),
+    _r("inkling_mtp", "0.26.0", types=("inkling_mm_model", "inkling_model"), key=None),
+    _r("gemma4_mtp", "0.21.0", types=("gemma4_assistant",), key=None),
+    _r("gemma4_mtp", "0.23.0", types=("gemma4_unified_assistant",), key=None),
+    _r("minimax_m3_mtp", "0.24.0", types=("minimax_m3_vl",), archs=("MiniMaxM3SparseForConditionalGeneration",),
+       key=None),
+    _r("glm5_next_mtp", "0.30.0", types=("glm5_next",)),
+)
+# Method detection in __post_init__, by release.
+DFLASH_NAME_SINCE = "0.20.0"  # "dflash" in the model name
+GLIMMER_SINCE = "0.28.0"  # "MuseGlimmerAssistantModel" in architectures -> dflash
+DSPARK_SINCE: Mapping[str, str] = {  # "dspark" in the name, or one of these architectures
+    "name": "0.25.0", "Qwen3DSparkModel": "0.25.0", "Gemma4DSparkModel": "0.26.0",
+    "Qwen3OmniDSparkModel": "0.29.0", "DSparkDraftModel+qwen3": "0.29.0", "MuseSparkDSparkModel": "0.33.0",
 }
-# The same at 0.15.0/0.16.0.
-MTP_MODEL_TYPES_015 = frozenset({
-    "deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "glm4_moe_lite_mtp", "ernie_mtp", "exaone_moe_mtp",
-    "qwen3_next_mtp", "longcat_flash_mtp", "mtp", "pangu_ultra_moe_mtp",
-})
-_REWRITES_015 = frozenset({"deepseek_v3", "deepseek_v32", "deepseek_mtp", "pangu_ultra_moe", "ernie4_5_moe",
-                           "qwen3_next", "exaone_moe", "longcat_flash", "MiMoForCausalLM", "Glm4MoeForCausalLM",
-                           "Glm4MoeLiteForCausalLM"})
-_DSPARK_ARCHITECTURES = frozenset({"Qwen3DSparkModel", "Qwen3OmniDSparkModel", "MuseSparkDSparkModel",
-                                   "Gemma4DSparkModel"})
+MEDUSA_DETECTION_UNTIL = "0.33.0"  # model_type medusa/mlp_speculator detected up to 0.32.0
+DEEPSEEK_V41_SINCE = "0.30.0"
+HETEROGENEOUS_SINCE = "0.25.0"
+
+
+def _holds(version: VersionRange, since: str | None, until: str | None = None) -> bool:
+    return (since is None or version.reaches(since)) and (until is None or not version.reaches(until))
+
 
 R_KIND = Rule(
     "VL001", "vllm_drafter_kind", "vLLM runs the draft with the method asked for",
     "SpeculativeConfig.__post_init__ detects the method from the draft even when \"method\": "
-    "\"draft_model\" is given: 'eagle-' in the name gives eagle, 'eagle3' eagle3, 'dflash' (or "
-    "MuseGlimmerAssistantModel) dflash, 'dspark' (or a DSpark architecture) dspark, and a model_type in "
-    "MTPModelTypes after hf_config_override gives mtp; hf_config_override rewrites qwen3_5/qwen3_5_text/"
-    "qwen3_5_moe, deepseek_v3, qwen3_next, Glm4MoeForCausalLM, MiMo and ERNIE 4.5 MoE configs to their MTP "
-    "types. So a Qwen3.5 draft given as draft_model runs as MTP (only its MTP layers are loaded). A method "
-    "the draft does not fit ends in NotImplementedError: '" + UNSUPPORTED_ERROR.format(method="...") + "'. "
-    "Source: " + SOURCE + ".",
+    "\"draft_model\" is given: 'eagle-' in the name gives eagle, 'eagle3' eagle3, 'dflash' (from 0.20.0; "
+    "MuseGlimmerAssistantModel from 0.28.0) dflash, 'dspark' or a DSpark architecture (from 0.25.0) dspark, "
+    "model_type medusa/mlp_speculator (up to 0.32.0) those, and a model_type in MTPModelTypes after "
+    "hf_config_override gives mtp. hf_config_override rewrites, by release: deepseek_v3/v32 (v4 from 0.20.0, "
+    "v41 from 0.30.0, glm_moe_dsa from 0.16.0), pangu_ultra_moe, MiMo, ERNIE 4.5 MoE, qwen3_next, exaone_moe, "
+    "longcat_flash, Glm4Moe (Lite from 0.15.0, GlmOcr from 0.16.0), step3p5 (0.15.1; step3p7 0.23.0; step5 "
+    "0.33.0), qwen3_5/qwen3_5_moe (0.17.0; the _text types and interns2_mobius 0.28.0; intern_s2_preview "
+    "0.22.0), nemotron_h with num_nextn_predict_layers > 0 (0.17.0; nemotron_h_puzzle 0.19.0), exaone4_5 and "
+    "hy_v3 (0.20.0), the MiMoV2 family and gemma4_assistant (0.21.0; gemma4_unified_assistant 0.23.0), "
+    "minimax_m3_vl (0.24.0), bailing_hybrid (0.25.0), inkling (0.26.0), kimi_k3 (0.27.0), dots3_note and "
+    "BailingMoeV3 (0.28.0), qwen4_exp and hy_v4 (0.29.0), glm5_next (0.30.0). So a Qwen3.5 draft given as "
+    "draft_model runs as MTP (only its MTP layers are loaded). A method the draft does not fit ends in "
+    "NotImplementedError: '" + UNSUPPORTED_ERROR.format(method="...") + "'. Source: "
+    + _wheels(*(r.read[0] for r in reversed(VERSIONS))) + ".",
     "Give the method that matches the drafter; for a classic draft model use one whose model_type vLLM "
     "does not rewrite to an MTP type.",
 )
@@ -152,15 +232,17 @@ R_TOKENS = Rule(
     "proposes ids that mean other text, so almost nothing is accepted. This is paircheck's judgement of "
     "usefulness: vLLM itself prints nothing. Source: " + SOURCE + ".",
     "Use a draft of the same tokenizer family, or \"use_heterogeneous_vocab\": true.",
+    effect=RUNS_USELESS,
 )
 R_MTP = Rule(
     "VL004", "vllm_mtp", "MTP has MTP layers to run",
     "method mtp without a model uses the target itself: its config goes through hf_config_override and "
     "its model_type must then be in MTPModelTypes, otherwise NotImplementedError: '"
     + UNSUPPORTED_ERROR.format(method="mtp") + "'. The MTP layer count is the config's "
-    "num_nextn_predict_layers (mtp_num_hidden_layers for Qwen3.5, in text_config too); paircheck refuses "
-    "0, since there are no MTP weights to load. For a GGUF, {arch}.nextn_predict_layers. "
-    "Source: " + SOURCE + ".",
+    "num_nextn_predict_layers (mtp_num_hidden_layers for Qwen3.5, in text_config too); with 0, 'self."
+    "num_speculative_tokens % n_predict != 0' raises " + ZERO_LAYERS_ERROR + " (seen by paircheck's vLLM "
+    "differential test). For a GGUF, {arch}.nextn_predict_layers. From 0.30.0 a "
+    "deepseek_v41 target raises ValueError: '" + DEEPSEEK_V41_ERROR + "'. Source: " + SOURCE + ".",
     "Use a target whose family vLLM runs MTP for, with MTP weights, or another method.",
 )
 R_DRAFTLESS = Rule(
@@ -172,7 +254,7 @@ R_DRAFTLESS = Rule(
 R_NO_DRAFT_MODEL = Rule(
     "VL006", "vllm_draft_model_unsupported", "This vLLM has no draft_model method",
     "Up to 0.14.0 a draft that is no EAGLE/Medusa/MLP-speculator/MTP checkpoint raises "
-    "NotImplementedError: '" + NO_DRAFT_MODEL_ERROR + "'. Source: " + V_NO_DRAFT_MODEL.source + "; "
+    "NotImplementedError: '" + NO_DRAFT_MODEL_ERROR + "'. Source: " + VERSIONS[-1].source + "; "
     "0.15.0 adds draft_model.",
     "Use vLLM >= 0.15.0, or another method.",
 )
@@ -196,29 +278,51 @@ RULES = (R_KIND, R_ROWS, R_TOKENS, R_MTP, R_DRAFTLESS, R_NO_DRAFT_MODEL, W_VERIF
 HEAD_METHODS = {"eagle": (EAGLE,), "eagle3": (EAGLE3,), "dflash": (DFLASH,), "dspark": (DSPARK,)}
 
 
-# --- pure mirrors of SpeculativeConfig (0.33.0) ------------------------------------------
+# --- pure mirrors of SpeculativeConfig, per release ---------------------------------------
 
-def mtp_model_type(model_type: str, architectures: Sequence[str], newest: bool = True) -> str:
-    """hf_config.model_type after hf_config_override, for the rewrites that need only the config
-    (``newest``: 0.33.0's table, else 0.15.0's)."""
-    if not newest:
-        arch = architectures[0] if architectures else ""
-        if model_type not in _REWRITES_015 and arch not in _REWRITES_015:
-            return model_type
-    if model_type in _BY_MODEL_TYPE:
-        return _BY_MODEL_TYPE[model_type][0]
-    if architectures and architectures[0] in _BY_ARCHITECTURE:
-        return _BY_ARCHITECTURE[architectures[0]][0]
-    if "exaone4_5" in model_type:
-        return "exaone4_5_mtp"
-    return model_type
+def _matches(rule: Rewrite, model_type: str, architectures: Sequence[str], config: Mapping[str, Any]) -> bool:
+    first = architectures[0] if architectures else ""
+    hit = (model_type in rule.model_types or first in rule.architectures
+           or bool(rule.any_architecture & set(architectures)) or bool(rule.contains and rule.contains in model_type))
+    if hit and rule.needs_nextn:
+        nextn = config.get("num_nextn_predict_layers")
+        hit = isinstance(nextn, int) and not isinstance(nextn, bool) and nextn > 0
+    return hit
+
+
+def rewrite_for(model_type: str, architectures: Sequence[str], version: VersionRange = NEWEST,
+                config: Mapping[str, Any] | None = None) -> Rewrite | None:
+    """The hf_config_override entry that rewrites this config at ``version``, or None."""
+    for rule in REWRITES:
+        if _holds(version, rule.since, rule.until) and _matches(rule, model_type, architectures, config or {}):
+            return rule
+    return None
+
+
+def mtp_model_type(model_type: str, architectures: Sequence[str], version: VersionRange = NEWEST,
+                   config: Mapping[str, Any] | None = None) -> str:
+    """hf_config.model_type after hf_config_override at ``version``."""
+    rule = rewrite_for(model_type, architectures, version, config)
+    return rule.to if rule is not None else model_type
+
+
+def is_mtp_type(model_type: str, version: VersionRange = NEWEST) -> bool:
+    """``model_type in get_args(MTPModelTypes)`` at ``version``."""
+    return model_type in MTP_TYPES_SINCE and _holds(version, MTP_TYPES_SINCE[model_type])
+
+
+def _dspark(name: str, model_type: str, architectures: Sequence[str], version: VersionRange) -> bool:
+    archs = set(architectures)
+    checks = {key: key in archs for key in DSPARK_SINCE}
+    checks["name"] = "dspark" in name
+    checks["DSparkDraftModel+qwen3"] = "DSparkDraftModel" in archs and model_type == "qwen3"
+    return any(hit and version.reaches(DSPARK_SINCE[key]) for key, hit in checks.items())
 
 
 def detect_method(requested: str, model_name: str, model_type: str, architectures: Sequence[str],
-                  newest: bool = True) -> str | None:
+                  version: VersionRange = NEWEST) -> str | None:
     """The method vLLM runs once a draft model is given (``model_type`` after hf_config_override),
-    or None where it raises NotImplementedError("Unsupported speculative method: ...").
-    ``newest``: 0.33.0's detection, else 0.15.0's (eagle names and MTP types only)."""
+    or None where it raises NotImplementedError("Unsupported speculative method: ...")."""
     if requested in ("eagle", "eagle3", "dflash", "dspark"):
         return requested
     name = model_name.lower()
@@ -226,16 +330,14 @@ def detect_method(requested: str, model_name: str, model_type: str, architecture
         return "eagle"
     if "eagle3" in name:
         return "eagle3"
-    if not newest:
-        if model_type in MTP_MODEL_TYPES_015:
-            return "mtp"
-        return "draft_model" if requested == "draft_model" else None
-    if "dflash" in name or "MuseGlimmerAssistantModel" in architectures:
+    if (version.reaches(DFLASH_NAME_SINCE) and "dflash" in name) or (
+            version.reaches(GLIMMER_SINCE) and "MuseGlimmerAssistantModel" in architectures):
         return "dflash"
-    if ("dspark" in name or _DSPARK_ARCHITECTURES & set(architectures)
-            or ("DSparkDraftModel" in architectures and model_type == "qwen3")):
+    if _dspark(name, model_type, architectures, version):
         return "dspark"
-    if model_type in MTP_MODEL_TYPES:
+    if not version.reaches(MEDUSA_DETECTION_UNTIL) and model_type in ("medusa", "mlp_speculator"):
+        return model_type
+    if is_mtp_type(model_type, version):
         return "mtp"
     if requested == "draft_model":
         return "draft_model"
@@ -266,7 +368,7 @@ def _config_type(desc: ModelDescription) -> tuple[str, tuple[str, ...]]:
     return model_type or "", archs or (desc.hf.architectures if desc.hf is not None else ())
 
 
-def mtp_layers(desc: ModelDescription) -> tuple[int | None, str]:
+def mtp_layers(desc: ModelDescription, version: VersionRange = NEWEST) -> tuple[int | None, str]:
     """MTP layer count and where it came from; None when the files do not say."""
     config = hf_config(desc)
     if config is None:
@@ -277,10 +379,11 @@ def mtp_layers(desc: ModelDescription) -> tuple[int | None, str]:
             return 1, "an MTP head"
         return None, "no nextn_predict_layers key"
     model_type, archs = _config_type(desc)
-    entry = _BY_MODEL_TYPE.get(model_type) or (_BY_ARCHITECTURE.get(archs[0]) if archs else None)
-    if entry is not None and entry[1] is None:
+    rule = rewrite_for(model_type, archs, version, config)
+    if rule is not None and rule.layers_key is None:
         return 1, f"vLLM's default for {model_type or archs[0]} (1)"
-    keys = [entry[1]] if entry is not None and entry[1] else ["num_nextn_predict_layers", "mtp_num_hidden_layers"]
+    keys = [rule.layers_key] if rule is not None and rule.layers_key else ["num_nextn_predict_layers",
+                                                                           "mtp_num_hidden_layers"]
     nested = config.get("text_config")
     text: dict[str, Any] = nested if isinstance(nested, dict) else {}
     for key in keys:
@@ -291,14 +394,14 @@ def mtp_layers(desc: ModelDescription) -> tuple[int | None, str]:
     return None, f"config.json has no {' or '.join(keys)}"
 
 
-def runs_as(desc: ModelDescription, requested: str, version: VersionRange = V_DEFAULT) -> str | None:
+def runs_as(desc: ModelDescription, requested: str, version: VersionRange = NEWEST) -> str | None:
     """detect_method applied to a description (GGUF: name and head kind only)."""
-    newest = version is V_DEFAULT
     model_type, archs = _config_type(desc)
-    after = mtp_model_type(model_type, archs, newest) if hf_config(desc) is not None else model_type
-    if hf_config(desc) is None and drafter_kind(desc) == MTP_HEAD:
+    config = hf_config(desc)
+    after = mtp_model_type(model_type, archs, version, config) if config is not None else model_type
+    if config is None and drafter_kind(desc) == MTP_HEAD:
         after = "mtp"
-    return detect_method(requested, _model_name(desc), after, archs, newest)
+    return detect_method(requested, _model_name(desc), after, archs, version)
 
 
 # --- checks ------------------------------------------------------------------------------
@@ -333,7 +436,7 @@ def _report(method: str, target: ModelDescription, draft: ModelDescription, chec
     if first is not None and first.name == "vllm_vocab_size":
         report.engine_says = SAME_VOCAB_ERROR.format(t=first.details["target"], d=first.details["draft"])
     elif first is not None:
-        report.engine_says = says
+        report.engine_says = first.details.get("engine_says") or says
     if report.compatible:
         model = "DRAFT" if method != "mtp" else "(omit for the target's own MTP layers)"
         report.next_steps.append(
@@ -342,9 +445,22 @@ def _report(method: str, target: ModelDescription, draft: ModelDescription, chec
     return report
 
 
+def _zero_layers(who: str, where: str) -> Finding:
+    return result(R_MTP, FAIL, f"{who} has no MTP layers ({where} = 0): vLLM divides num_speculative_tokens by "
+                  "n_predict = 0", layers=0, engine_says=ZERO_LAYERS_ERROR)
+
+
+def _v41_refusal(target: ModelDescription, version: VersionRange) -> Finding | None:
+    """From 0.30.0, a draft detected as MTP for a deepseek_v41 target raises ValueError."""
+    if version.reaches(DEEPSEEK_V41_SINCE) and _config_type(target)[0] == "deepseek_v41":
+        return result(R_MTP, FAIL, "DeepSeek V4.1 has no classic-MTP draft: vLLM refuses method mtp for it "
+                      "(use dspark)", engine_says=DEEPSEEK_V41_ERROR)
+    return None
+
+
 def draft_model(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
     detected = runs_as(draft, "draft_model", version)
-    if version is V_NO_DRAFT_MODEL and detected == "draft_model":
+    if not version.reaches("0.15.0") and detected == "draft_model":
         check = result(R_NO_DRAFT_MODEL, FAIL, "this vLLM has no draft_model method: 'Speculative decoding with "
                        "draft model is not supported yet...'")
         return _report(method, target, draft, [check], says=NO_DRAFT_MODEL_ERROR)
@@ -352,12 +468,19 @@ def draft_model(target: ModelDescription, draft: ModelDescription, method: str, 
         what = {"mtp": "MTP (it loads only the draft's MTP layers, as if they were the target's)"}.get(
             str(detected), str(detected))
         model_type, archs = _config_type(draft)
-        after = mtp_model_type(model_type, archs, version is V_DEFAULT)
+        after = mtp_model_type(model_type, archs, version, hf_config(draft))
         why = (f"model_type {model_type!r} becomes {after!r} in hf_config_override"
-               if detected == "mtp" and hf_config(draft) is not None else "detected from the draft's name or kind")
-        check = result(R_KIND, FAIL, f"vLLM does not run this draft as draft_model but as {what}: {why}",
-                       runs_as=detected)
-        return _report(method, target, draft, [check])
+               if detected == "mtp" and after != model_type else
+               f"model_type {model_type!r} is an MTP type" if detected == "mtp" and hf_config(draft) is not None
+               else "detected from the draft's name or kind")
+        checks = [result(R_KIND, FAIL, f"vLLM does not run this draft as draft_model but as {what}: {why}",
+                         runs_as=detected)]
+        v41 = _v41_refusal(target, version) if detected == "mtp" else None
+        if v41 is not None:  # __post_init__ raises before anything runs
+            checks = [v41]
+        elif detected == "mtp" and mtp_layers(draft, version)[0] == 0:
+            checks = [_zero_layers("the draft", mtp_layers(draft, version)[1])]
+        return _report(method, target, draft, checks)
     checks = [
         kind_check(R_KIND, draft, (MODEL,), "draft_model runs it as a standalone model, which a head is not;",
                    "use its own method"),
@@ -372,6 +495,10 @@ def _name_detects(draft: ModelDescription, method: str, version: VersionRange) -
 
 
 def head(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
+    if method == "dspark" and not version.reaches(DSPARK_SINCE["name"]) or (
+            method == "dflash" and not version.reaches(DFLASH_NAME_SINCE)):
+        check = result(R_KIND, FAIL, f"this vLLM has no method {method!r}", engine_says=None)
+        return _report(method, target, draft, [check])
     checks = [kind_check(R_KIND, draft, HEAD_METHODS[method], f"method {method} needs a {method} head;",
                          "use method draft_model for an independent model")]
     warnings: list[Finding | None] = []
@@ -389,12 +516,15 @@ def mtp(target: ModelDescription, draft: ModelDescription, method: str, version:
     who = "the target" if same else "the draft"
     checks: list[Finding] = []
     detected = runs_as(base, "mtp", version) if hf_config(base) is not None else None
-    count, where = mtp_layers(base)
+    count, where = mtp_layers(base, version)
     if hf_config(base) is not None and detected != "mtp":
         model_type = _config_type(base)[0]
         checks.append(result(R_MTP, FAIL, f"{who}'s model_type {model_type or '?'!r} is not one vLLM runs MTP for: "
                              f"'{UNSUPPORTED_ERROR.format(method='mtp')}'", runs_as=detected))
         return _report(method, target, draft, checks, says=UNSUPPORTED_ERROR.format(method="mtp"))
+    v41 = _v41_refusal(target, version)
+    if v41 is not None:
+        return _report(method, target, draft, [v41])
     if count is None:
         status = SKIP if hf_config(base) is not None else FAIL
         checks.append(result(R_MTP, status, f"{who} declares no MTP layers ({where})"))
@@ -402,7 +532,7 @@ def mtp(target: ModelDescription, draft: ModelDescription, method: str, version:
         checks.append(result(R_MTP, PASS, f"{who} has {count} MTP layer{'s' if count != 1 else ''} ({where})",
                              layers=count))
     else:
-        checks.append(result(R_MTP, FAIL, f"{who} has no MTP layers ({where} = 0)", layers=count))
+        checks.append(_zero_layers(who, where))
     return _report(method, target, draft, checks)
 
 

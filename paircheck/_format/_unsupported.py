@@ -4,6 +4,7 @@ InputError line (``--format csv`` on a pair check, for example)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from paircheck._format.interface import RenderOptions
 from paircheck._registry.entry import RegistryEntry
@@ -15,6 +16,9 @@ from paircheck.findings import Report
 from paircheck.fit.result import FitResult
 from paircheck.preflight.lint import LintResult
 from paircheck.scan import ScanResult
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
 
 def unsupported(fmt: str, what: str) -> InputError:
@@ -49,3 +53,6 @@ class PartialFormat:
 
     def scan(self, result: ScanResult, options: RenderOptions) -> str:
         raise unsupported(self.name, "scan")
+
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        raise unsupported(self.name, "probe")

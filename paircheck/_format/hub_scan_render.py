@@ -14,7 +14,7 @@ import shlex
 from typing import Any
 
 from paircheck._format.interface import RenderOptions
-from paircheck._format.text import wrap
+from paircheck._format.text_base import wrap
 from paircheck.constants import LLAMACPP
 from paircheck.findings import ACCEPTED
 from paircheck.scan import CandidateResult
@@ -66,7 +66,9 @@ def candidate_launch(result: HubScanResult, c: CandidateResult | None) -> str | 
     if target is None or draft is None:
         return None
     method = result.hub.method if result.hub is not None else "draft-simple"
-    return f"llama-server -m {target} -md {draft} --spec-type {method}"
+    # A local draft measured by `scan --probe`: its best draft length, as the plain scan's line says.
+    n_max = f" --spec-draft-n-max {c.measured_draft_max}" if c.measured_draft_max is not None else ""
+    return f"llama-server -m {target} -md {draft} --spec-type {method}{n_max}"
 
 
 def head_lines(result: HubScanResult, options: RenderOptions) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
@@ -18,8 +18,12 @@ from paircheck.bench.compare import Comparison
 from paircheck.bench.estimate import Estimate
 from paircheck.findings import Report
 from paircheck.fit.result import FitResult
+from paircheck.outcome import DEFAULT_FAIL_ON
 from paircheck.preflight.lint import LintResult
 from paircheck.scan import ScanResult
+
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40
@@ -27,11 +31,13 @@ MIN_WIDTH = 40
 
 @dataclass(frozen=True)
 class RenderOptions:
-    """How to render: for text, the terminal's width and whether colour is wanted."""
+    """How to render: for text, the terminal's width and whether colour is wanted; for a
+    verdict, the ``--fail-on`` level its outcome and exit code are stated at."""
 
     width: int = DEFAULT_WIDTH
     verbose: bool = False
     color: bool = False
+    fail_on: str = DEFAULT_FAIL_ON
 
     def __post_init__(self) -> None:
         # A very narrow terminal still gets readable (if wrapped) output.
@@ -72,4 +78,8 @@ class Format(Protocol):
 
     def scan(self, result: ScanResult, options: RenderOptions) -> str:
         """Candidate drafts for one target, ranked (``paircheck scan``, ``paircheck T D1 D2 ...``)."""
+        ...
+
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        """Measured acceptance of one or more drafts (``paircheck probe``)."""
         ...

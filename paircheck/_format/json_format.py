@@ -1,8 +1,10 @@
 """The machine-readable shapes (documented in the README, versioned).
 
-schema_version 2 (a side's ``loadable`` is the file-level LC001 verdict; 1 had only
-``vocab.loadable``, which meant "the vocabulary loads"). Fields are only ever added within
-a version; a removal or a change of meaning bumps it.
+schema_version 3 (``verdict`` has a fourth value, ``aborts``: accepted at load, predicted
+to abort at run time, with ``first_abort``, ``fail_on`` and ``exit_code``; 2 made a side's
+``loadable`` the file-level LC001 verdict; 1 had only ``vocab.loadable``, which meant "the
+vocabulary loads"). Fields are only ever added within a version; a removal, a change of
+meaning or a new value of an enumerated field bumps it.
 """
 
 from __future__ import annotations
@@ -11,77 +13,25 @@ import json
 import shlex
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck import __version__
 from paircheck._format.interface import RenderOptions
+from paircheck._format.json_side import describe_side
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
 from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
 from paircheck.bench.estimate import Estimate
-from paircheck.findings import ACCEPTED, UNKNOWN, Finding, Report
+from paircheck.findings import ABORTS, ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.fit.result import FitResult
-from paircheck.model import ModelDescription
+from paircheck.outcome import DEFAULT_FAIL_ON, matrix_exit, report_exit
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 from paircheck.scan import ScanResult
 
-SCHEMA_VERSION = 2
+if TYPE_CHECKING:
+    from paircheck.probe.run import ProbeOutcome
 
-
-def describe_side(desc: ModelDescription, fingerprints: Any = None) -> dict[str, Any]:
-    v = desc.vocab
-    ident = desc.identity
-    error = desc.metadata.tensor_error
-    side = {
-        "location": desc.location,
-        "path": desc.resolved_path,
-        "source_kind": desc.source_kind,
-        # LC001 for this file: llama.cpp loads it (kv section, tensor infos, data within
-        # the file, vocabulary); for a Hugging Face folder also its safetensors headers.
-        "loadable": error is None and v.loadable,
-        "load_error": error.message if error is not None else v.load_error,
-        # true: the file (or a shard) ends before what its header declares (a cut download).
-        "incomplete": error is not None and error.incomplete,
-        "identity": {
-            "architecture": ident.architecture,
-            "name": ident.name,
-            "basename": ident.basename,
-            "size_label": ident.size_label,
-            "finetune": ident.finetune,
-            "repo": ident.repo,
-            "base_models": list(ident.base_models),
-        },
-        "vocab": {
-            # The vocabulary alone (schema 1's vocab.loadable): false also when the file's
-            # keys could not all be read.
-            "vocab_loadable": v.loadable,
-            "vocab_load_error": v.load_error,
-            "tokenizer_model": v.tokenizer_model,
-            "pre": v.pre,
-            "vocab_type": v.vocab_type,
-            "vocab_type_name": v.vocab_type_name,
-            "n_tokens": v.n_tokens,
-            "bos_id": v.bos_id,
-            "add_bos": v.add_bos,
-            "eos_id": v.eos_id,
-            "add_eos": v.add_eos,
-            # null when several EOT-looking tokens exist: llama.cpp picks one of
-            # eot_candidates in its hash map's order, which the file does not decide.
-            "eot_id": None if v.eot_ambiguous else v.eot_id,
-            "eot_candidates": list(v.eot_candidates),
-            "eom_id": v.eom_id,
-            "eog_ids": sorted(v.eog_ids),
-        },
-        "gguf_version": desc.metadata.version,
-        "metadata_bytes": desc.metadata_bytes,
-        "notes": list(desc.notes),
-    }
-    # Vocabulary fingerprints (paircheck.fingerprint): null when not computed or when
-    # the vocabulary has none (not loadable, no token texts).
-    side["fingerprint"] = getattr(fingerprints, "full", None)
-    side["fingerprint_prefix"] = getattr(fingerprints, "prefix", None)
-    side["fingerprint_prefix_end"] = getattr(fingerprints, "prefix_end", None)
-    return side
+SCHEMA_VERSION = 3
 
 
 def _check(check: Finding) -> dict[str, Any]:
@@ -92,6 +42,8 @@ def _check(check: Finding) -> dict[str, Any]:
         "message": check.message,
         "details": check.details,
         "fix": check.fix,
+        # What the engine does when this check fails: stops, runs_without_speculation, runs_useless_draft.
+        "effect": check.effect,
     }
 
 
@@ -109,20 +61,30 @@ def _unknown(report: Report) -> list[dict[str, str]]:
     return [{"code": c.code, "name": c.name, "message": c.message} for c in report.unknowns]
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
+def report_to_dict(report: Report, fail_on: str = DEFAULT_FAIL_ON) -> dict[str, Any]:
     first = report.first_failure
+    aborts = report.run_time_aborts
     return {
         "schema_version": SCHEMA_VERSION,
         "paircheck_version": __version__,
         "engine": report.engine,
         "engine_version": report.engine_version,
         "method": report.method,
-        # accepted / refused / unknown (no check failed, but a deciding one could not be made).
+        # accepted / refused / aborts (accepted at load, predicted to abort at run time) /
+        # unknown (no check failed, but a deciding one could not be made).
         "verdict": report.verdict,
+        # What the engine does with the pair: runs, stops (an error), runs_without_speculation
+        # (a fallback) or runs_useless_draft (starts, the draft proposes other tokens); null if unknown.
+        "outcome": report.outcome,
         "unknown": _unknown(report),
-        # True unless refused: kept for schema 1 readers; "verdict" tells unknown apart.
+        # True unless refused: kept for schema 1 readers; "verdict" tells aborts and unknown apart.
         "compatible": report.compatible,
         "first_failure": None if first is None else first.name,
+        # The warning that predicts the abort (its name), when the verdict is aborts.
+        "first_abort": aborts[0].name if aborts else None,
+        # The --fail-on level and the exit code it gives (paircheck.outcome).
+        "fail_on": fail_on,
+        "exit_code": report_exit(report, fail_on),
         "target": describe_side(report.target, report.fingerprints.get("target")),
         # null for the methods without a draft model (ngram-*, suffix).
         "draft": None if report.draftless else describe_side(report.draft, report.fingerprints.get("draft")),
@@ -136,10 +98,10 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
+def matrix_to_dict(reports: list[Report], fail_on: str = DEFAULT_FAIL_ON) -> dict[str, object]:
     engines = []
     for r in reports:
-        entry = report_to_dict(r)
+        entry = report_to_dict(r, fail_on)
         # The sides are the same for every engine: given once at the top level.
         for key in ("target", "draft", "schema_version", "paircheck_version"):
             entry.pop(key, None)
@@ -152,6 +114,10 @@ def matrix_to_dict(reports: list[Report]) -> dict[str, object]:
         # Engines that accept the pair outright; an unknown row is not listed here.
         "compatible_with": [r.engine for r in reports if r.verdict == ACCEPTED],
         "unknown_for": [r.engine for r in reports if r.verdict == UNKNOWN],
+        # Engines that accept the pair at load, where paircheck predicts an abort at run time.
+        "aborts_for": [r.engine for r in reports if r.verdict == ABORTS],
+        "fail_on": fail_on,
+        "exit_code": matrix_exit(reports, fail_on),
         "target": describe_side(first.target, first.fingerprints.get("target")) if first else None,
         "draft": describe_side(first.draft, first.fingerprints.get("draft")) if first and not first.draftless else None,
         "engines": engines,
@@ -190,16 +156,19 @@ def estimate_to_dict(est: Estimate) -> dict[str, Any]:
     return {**head, **data}
 
 
-def lint_to_dict(result: LintResult, pair_check: bool = True) -> dict[str, object]:
-    status = result.status(pair_check)
+def lint_to_dict(result: LintResult, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON) -> dict[str, object]:
+    status = result.status(pair_check, fail_on)
     return {
         "launcher": result.launcher,
-        "status": status,  # "ok", "not-ok", "not-checked"
+        "status": status,  # "ok", "not-ok", "not-checked", "aborts", "warned"
         "ok": status == OK,
+        "fail_on": fail_on,
         "exit_code": EXIT_FOR[status],
         "findings": [asdict(f) for f in result.findings],
-        "pairs": [report_to_dict(r) for r in result.reports],
+        "pairs": [report_to_dict(r, fail_on) for r in result.reports],
         "corrected_command": shlex.join(result.corrected) if result.corrected else None,
+        # Options in corrected_command that are a guess (the nearest real option by name).
+        "corrected_guesses": [{"given": given, "used": used} for given, used in result.guessed],
     }
 
 
@@ -210,11 +179,14 @@ def dumps(data: object) -> str:
 class JSONFormat:
     name = "json"
 
+    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
+        return dumps(outcome.data)
+
     def report(self, report: Report, options: RenderOptions) -> str:
-        return dumps(report_to_dict(report))
+        return dumps(report_to_dict(report, options.fail_on))
 
     def matrix(self, reports: list[Report], options: RenderOptions) -> str:
-        return dumps(matrix_to_dict(reports))
+        return dumps(matrix_to_dict(reports, options.fail_on))
 
     def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
         return dumps(pairs_to_dict(entries, query))
@@ -223,7 +195,7 @@ class JSONFormat:
         return dumps(comparison_to_dict(comp))
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
-        return dumps(lint_to_dict(result, pair_check))
+        return dumps(lint_to_dict(result, pair_check, options.fail_on))
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return dumps(result.to_json())

@@ -2,29 +2,29 @@
 
 Text: a verdict line, the ranked table, then a ready ``llama-server`` line for the best
 usable draft (real paths, shell-quoted, never wrapped). JSON: the names the README
-documents (``target``, ``candidates``, ``unreadable``, ``cache``), schema_version 2.
+documents (``target``, ``candidates``, ``unreadable``, ``cache``), schema_version 3.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
+from collections.abc import Callable
 from typing import Any
 
 from paircheck._format import hub_scan_render as hub_render
 from paircheck._format.interface import RenderOptions
-from paircheck._format.json_format import describe_side
-from paircheck._format.text import wrap
+from paircheck._format.json_side import describe_side
+from paircheck._format.text_base import simple_table, wrap
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 from paircheck.scan.hub_scan import HubScanResult
 
-SCAN_SCHEMA_VERSION = 2  # 2: the target object is the check's schema 2 side; modelled speedup and memory
-# Each short column is as wide as its widest cell or its header plus tabulate's 2-space
-# header padding, whichever is more (#: 3, usable: 8, fails: 7, known: 7, cost: 6,
-# MODELLED: 10, memory: 9 for "123.4 GiB"), and columns are 2 spaces apart.
-_FIXED = 3 + 8 + 7 + 7 + 6 + 10 + 9 + 7 * 2
-_MIN_LABEL = 12
+# 3: a candidate's verdict may be "aborts" (accepted at load, predicted to abort: not usable);
+# 2: the target object is the check's schema 2 side; modelled speedup and memory.
+SCAN_SCHEMA_VERSION = 3
+_MIN_LABEL = 16
 
 
 def _usable_word(c: CandidateResult) -> str:
@@ -47,6 +47,8 @@ def _documented(c: CandidateResult) -> str:
 
 
 def _speedup(c: CandidateResult) -> str:
+    if c.measured_speedup is not None:
+        return f"{c.measured_speedup:.2f}x*"  # * acceptance measured by the probe
     return f"{c.modelled_speedup:.2f}x" if c.modelled_speedup is not None else "-"
 
 
@@ -70,51 +72,109 @@ def _label(c: CandidateResult) -> str:
     return _home_short(c.location)
 
 
-def _left_short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else "…" + text[len(text) - limit + 1:]
+def wrap_name(text: str, width: int) -> str:
+    """A name or path over as many lines as it needs, broken after "/", "-" or a space (never
+    cut off, so two rows that differ only at the end are still told apart)."""
+    pieces = re.findall(r"[^/\- ]*(?:[/\- ]|$)", text)
+    lines = [""]
+    for piece in (p for p in pieces if p):
+        while len(piece) > width:  # a piece longer than the column: split it where it must
+            room = width - len(lines[-1])
+            if room <= 0:
+                lines.append("")
+                room = width
+            lines[-1] += piece[:room]
+            piece = piece[room:]
+        if len(lines[-1]) + len(piece.rstrip()) > width and lines[-1]:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
 
 
-def launch_line(result: ScanResult) -> str | None:
-    """``llama-server -m TARGET -md BEST --spec-type draft-simple`` when both are GGUF files."""
+def _shown_path(path: str) -> str:
+    """A path for a command printed to paste: relative to the current folder when inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+    return rel if not rel.startswith(os.pardir) and os.path.isabs(path) else path
+
+
+def launch_line(result: ScanResult, relative: bool = False) -> str | None:
+    """``llama-server -m TARGET -md BEST --spec-type draft-simple`` when both are GGUF files;
+    ``relative``: paths inside the current folder as relative ones (for people; JSON keeps
+    them whole)."""
     best = result.best_for_llamacpp
     if isinstance(result, HubScanResult):
         return hub_render.candidate_launch(result, best)  # Hub files are fetched by `hf download` in place
     target = result.target.resolved_path or result.target.location
     if best is None or os.path.isdir(best.location) or os.path.isdir(target):
         return None  # llama-server loads GGUF files, not Hugging Face folders
-    return shlex.join(["llama-server", "-m", target, "-md", best.location, "--spec-type", "draft-simple"])
+    draft = best.location
+    if relative:
+        target, draft = _shown_path(target), _shown_path(draft)
+    line = ["llama-server", "-m", target, "-md", draft, "--spec-type", "draft-simple"]
+    if best.measured_draft_max is not None:
+        line += ["--spec-draft-n-max", str(best.measured_draft_max)]  # measured best by the probe
+    return shlex.join(line)
+
+
+# Columns after the name, in order: (header, cell, legend). A column whose every cell is
+# empty or "-" is not shown (its width would only say "nothing here").
+_COLUMNS: tuple[tuple[str, Callable[[CandidateResult], str]], ...] = (
+    ("fails", lambda c: c.first_failure or ""),
+    ("known", _documented),
+    ("cost", _ratio),
+    ("MODELLED", _speedup),
+    ("memory", _memory),
+)
+_LEGEND = {
+    "known": "known: the pair is documented in paircheck's registry (vocab: the draft is recognised only by its "
+             "vocabulary fingerprint, which a family shares).",
+    "cost": "cost: the draft's weight bytes read per token / the target's (lower is faster).",
+    "MODELLED": f"MODELLED: the speedup Leviathan et al.'s model gives at an assumed acceptance of "
+                f"{REFERENCE_ACCEPTANCE} with the best draft length, not a measurement (`paircheck bench run` "
+                "measures).",
+    "memory": "memory: target + draft as llama-server allocates them at the target's training context.",
+}
+_WEIGHT_COLUMNS = ("cost", "MODELLED", "memory")
 
 
 def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
-    from tabulate import tabulate  # imported when rendering, as the other text renderers do
-
     n_usable = len(result.usable)
     head = (f"{n_usable} usable draft{'s' if n_usable != 1 else ''} for {result.target.display_name} "
             f"({result.engine}) among {len(result.candidates)} candidate{'s' if len(result.candidates) != 1 else ''}")
-    lines = [head, *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
+    lines = [*wrap(head, options.width),
+             *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
     if result.candidates:
-        # Short columns only, so the table fits; each refusal's whole reason follows it.
-        labels = [_label(c) for c in result.candidates]
-        label_max = min(max(map(len, labels)), max(_MIN_LABEL, options.width - _FIXED))
         every = result.engine == "all"
-        rows = [
-            (i, _left_short(label, label_max), _accepted_by(c) if every else _usable_word(c), c.first_failure or "",
-             _documented(c), _ratio(c), _speedup(c), _memory(c))
-            for i, (c, label) in enumerate(zip(result.candidates, labels, strict=True), 1)
-        ]
         # With --engine all the failing code is llama.cpp's (the first engine's).
-        headers = ("#", "draft", "engines" if every else "usable", "fails", "known", "cost", "MODELLED",
-                   "memory")
-        lines.append(str(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)))
+        columns: list[tuple[str, Callable[[CandidateResult], str]]] = [
+            ("engines" if every else "usable", _accepted_by if every else _usable_word)]
+        columns += [(h, f) for h, f in _COLUMNS
+                    if any(f(c) not in ("", "-") for c in result.candidates)]
+        cells = [[f(c) for _, f in columns] for c in result.candidates]
+        number = len(str(len(result.candidates)))
+        fixed = sum(max(len(h), *(len(row[i]) for row in cells)) for i, (h, _) in enumerate(columns))
+        # Two spaces between columns: "#", the name, and the short ones.
+        room = max(_MIN_LABEL, options.width - max(1, number) - fixed - 2 * (len(columns) + 1))
+        rows = [(str(i), wrap_name(_label(c), room), *row)
+                for i, (c, row) in enumerate(zip(result.candidates, cells, strict=True), 1)]
+        lines.append(simple_table(("#", "draft", *(h for h, _ in columns)), rows))
         lines.append("")
-        lines += wrap("known: the pair is documented in paircheck's registry (vocab: the draft is recognised "
-                      "only by its vocabulary fingerprint, which a family shares). "
-                      "cost: the draft's weight bytes read per token / the target's (lower is faster). "
-                      f"MODELLED: the speedup Leviathan et al.'s model gives at an assumed acceptance of "
-                      f"{REFERENCE_ACCEPTANCE} with the best draft length, not a measurement (`paircheck bench run` "
-                      "measures). memory: target + draft as llama-server allocates them at the target's "
-                      "training context.", options.width)
-        if any(c.modelled_speedup is None or c.memory_bytes is None for c in result.candidates):
+        shown = [h for h, _ in columns]
+        legend = " ".join(_LEGEND[h] for h in shown if h in _LEGEND)
+        if legend:
+            lines += wrap(legend, options.width)
+        if any(c.measured_speedup is not None for c in result.candidates):
+            lines += wrap(f"*: acceptance MEASURED on llama-server by paircheck probe ({result.probe_file}), speed "
+                          "modelled from the measured counts at the best draft length (the launch line's "
+                          "--spec-draft-n-max).", options.width)
+        hidden = [h for h in _WEIGHT_COLUMNS if h not in shown]
+        if hidden:
+            lines += wrap(f"{', '.join(hidden)}: not shown, no candidate has tensor infos (vocab-only files have no "
+                          "weights to model speed or memory from).", options.width)
+        elif any(c.modelled_speedup is None or c.memory_bytes is None for c in result.candidates):
             lines += wrap(NO_TENSORS, options.width)
         reasons = [(i, c) for i, c in enumerate(result.candidates, 1) if c.reason or c.size_warning]
         if reasons:
@@ -130,8 +190,9 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     else:
         lines.append("no candidate models found")
     if result.skipped_same_model:
-        n = len(result.skipped_same_model)
-        lines += ["", f"left out: {n} cop{'ies' if n > 1 else 'y'} of the target itself"]
+        lines += ["", *wrap("left out, the target itself or a copy of it (the same file, or the same size, "
+                            "vocabulary and weights):", options.width)]
+        lines += [f"  {_home_short(path)}" for path in result.skipped_same_model]  # whole, never wrapped
     if result.unreadable:
         lines += ["", "unreadable (left out):"]
         for u in result.unreadable:
@@ -139,7 +200,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             lines += wrap(u.error, options.width, indent="    ", hanging="  ")
     if isinstance(result, HubScanResult):
         lines += hub_render.sections(result, options)
-    line = launch_line(result)
+    line = launch_line(result, relative=True)
     if line:
         lines += ["", "best draft for llama.cpp, ready to run:", line]  # a command: never wrapped
     return "\n".join(lines)
@@ -170,6 +231,9 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "modelled_speedup": c.modelled_speedup,
                 "modelled_draft_max": c.modelled_draft_max,
                 "memory_bytes": c.memory_bytes,
+                "measured_acceptance": c.measured_acceptance,
+                "measured_draft_max": c.measured_draft_max,
+                "measured_speedup": c.measured_speedup,
                 **({"engines": c.engines} if c.engines else {}),
             }
             for i, c in enumerate(result.candidates, 1)
@@ -180,6 +244,7 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "cache": {"hits": result.cache_hits, "misses": result.cache_misses},
         "modelled_acceptance": REFERENCE_ACCEPTANCE,
         "launch": launch_line(result),
+        "probe": result.probe_file,
     }
     if isinstance(result, HubScanResult):
         hub_render.json_fields(doc, result)  # repo, file, download, access; requests

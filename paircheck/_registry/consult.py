@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from paircheck._registry.entry import RegistryEntry, VocabPrint, evidence_text
 from paircheck._registry.identity import ModelIdentity, ModelRef, identity_from_string
 from paircheck._registry.load import Registry, fingerprint_matches, match_model
+from paircheck.constants import canonical_method
 from paircheck.findings import INFO, Finding, Rule
 from paircheck.fingerprint import Fingerprints, fingerprints, prefix_end
 from paircheck.model import ModelDescription
@@ -287,9 +288,12 @@ def target_matches(
         if how is not None:
             scored.append((_STRENGTH[how], e.status != "works", e.sort_key(), e, how))
     scored.sort(key=lambda item: item[:3])
-    best = scored[0][0] if scored else None
-    # Recognised by name, the entries for that name; by vocabulary only, every entry of that vocabulary.
-    return [(item[3], item[4]) for item in scored if best is not None and (best < 2 or item[0] >= 2)]
+    if not scored:
+        return []
+    by_name = scored[0][0] < _STRENGTH["vocabulary+size"]
+    # Recognised by name, the entries for that name only (a GGUF of the model lists what its
+    # repo id lists); by vocabulary only, every entry of that vocabulary.
+    return [(item[3], item[4]) for item in scored if (item[0] < _STRENGTH["vocabulary+size"]) == by_name]
 
 
 def drafts_for(
@@ -429,47 +433,80 @@ def _pair_finding(m: PairMatch, fvs: Mapping[str, FileVocab | None]) -> Finding:
     return Finding(code, name, INFO, message, details, None)
 
 
+def _same_method(e: RegistryEntry, method: str | None) -> bool:
+    """Whether a documented pair uses the method being checked (any spelling)."""
+    if method is None:
+        return True
+    wanted = canonical_method(method) or method
+    return (canonical_method(e.method) or e.method) == wanted
+
+
+def _offered(e: RegistryEntry) -> str:
+    engines = ", ".join((*e.engines, *(f"!{x}" for x in e.fails_on)))
+    return f"{e.draft.name} ({e.method}; {engines})"
+
+
 def _family_finding(
     registry: Registry,
     target_ids: Sequence[ModelIdentity],
     draft_ids: Sequence[ModelIdentity],
     target_fp: FileVocab | None,
     location: str,
+    method: str | None = None,
 ) -> Finding | None:
+    """RG003. Only drafts documented for the method being checked are offered as drafts; a
+    pair documented for another method (an EAGLE head when draft-simple is checked) is
+    named as such, never offered for this one."""
     matches = target_matches(registry, target_ids, target_fp)
-    for_target = [e for e, _ in matches]
+    every = [e for e, _ in matches]
+    for_target = [e for e in every if _same_method(e, method)]
+    others = [e for e in every if not _same_method(e, method)]
     code, name = FAMILY
-    if for_target:
-        shown = ", ".join(dict.fromkeys(f"{e.draft.name} ({e.method})" for e in for_target[:3]))
-        more = f" and {len(for_target) - 3} more" if len(for_target) > 3 else ""
+    kind = f"{method} " if method else ""
+    if every:
         # A vocabulary match names a family, not this model: say so rather than "this target".
         whom = ("this target" if matches[0][1] in ("repo", "name")
                 else "targets with this vocabulary (recognised by fingerprint, not by name)")
-        return Finding(
-            code,
-            name,
-            INFO,
-            f"this exact pair is not documented, but {len(for_target)} draft(s) are documented for {whom}: "
-            f"{shown}{more}.",
-            {"target_entries": [e.id for e in for_target], "family": for_target[0].family},
-            f"paircheck pairs --for {_quote(location)}",
-        )
+        where = f"paircheck pairs --for {_quote(location)}"
+        details: dict[str, object] = {
+            "target_entries": [e.id for e in for_target],
+            "other_methods": [e.id for e in others],
+            "family": every[0].family,
+            "method": method,
+        }
+        if for_target:
+            shown = ", ".join(dict.fromkeys(_offered(e) for e in for_target[:3]))
+            more = f" and {len(for_target) - 3} more" if len(for_target) > 3 else ""
+            also = f" ({len(others)} more for other methods)" if others else ""
+            message = (f"this exact pair is not documented, but {len(for_target)} {kind}draft(s) are documented "
+                       f"for {whom}: {shown}{more}{also}.")
+            fix = f"{where} --method {method}" if method else where
+        else:
+            shown = ", ".join(dict.fromkeys(_offered(e) for e in others[:3]))
+            more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+            message = (f"this exact pair is not documented, and no {kind}draft is documented for {whom}; "
+                       f"the registry has {len(others)} for other methods, which {method or 'this method'} cannot "
+                       f"use: {shown}{more}.")
+            fix = where
+        return Finding(code, name, INFO, message, details, fix)
     family = family_of(registry, target_ids)
     if family is None:
         return None
     entries = [e for e in registry.entries if e.family == family]
     draft_family = family_of(registry, draft_ids)
     same = "" if draft_family in (None, family) else f" (the draft looks like {draft_family})"
-    # A classic draft makes the best example; then any working pair with a draft file.
-    example = min(entries, key=lambda e: (e.status != "works", e.draft.builtin, e.method != "draft-model"))
+    # The method being checked makes the best example; then a classic draft; then any working pair.
+    example = min(entries, key=lambda e: (not _same_method(e, method), e.status != "works", e.draft.builtin,
+                                          e.method != "draft-model"))
+    note = "" if _same_method(example, method) else f"; none for {method}"
     return Finding(
         code,
         name,
         INFO,
         f"this exact pair is not documented; the registry has {len(entries)} pair(s) for the {family} "
-        f"family{same}, e.g. {example.target.name} + {example.draft.name} ({example.method}).",
-        {"family": family, "draft_family": draft_family, "entries": [e.id for e in entries]},
-        f"paircheck pairs --family {family}",
+        f"family{same}, e.g. {example.target.name} + {example.draft.name} ({example.method}){note}.",
+        {"family": family, "draft_family": draft_family, "entries": [e.id for e in entries], "method": method},
+        f"paircheck pairs --family {family}" + (f" --method {method}" if method and not note else ""),
     )
 
 
@@ -510,12 +547,15 @@ def consult(
     target: ModelDescription,
     draft: ModelDescription,
     fingerprints: Mapping[str, Fingerprints | str | None] | None = None,
+    method: str | None = None,
 ) -> list[Finding]:
     """The registry's findings for this pair (empty when it knows nothing).
 
     ``fingerprints`` maps "target"/"draft" to their paircheck.fingerprint.Fingerprints
     (or a bare full fingerprint), used for entries that carry vocabulary fingerprints;
-    a side without one is not matched by vocabulary.
+    a side without one is not matched by vocabulary. ``method``: the speculative method
+    being checked (any spelling); drafts documented for another method are never offered
+    for it.
     """
     given = dict(fingerprints or {})
     fvs: dict[str, FileVocab | None] = {}
@@ -528,7 +568,7 @@ def consult(
     if pairs:
         return [_pair_finding(m, fvs) for m in pairs[:MAX_PAIRS]]
     found = _head_findings(registry, target_ids, draft_ids, t_fp, d_fp)
-    family = _family_finding(registry, target_ids, draft_ids, t_fp, target.location)
+    family = _family_finding(registry, target_ids, draft_ids, t_fp, target.location, method)
     if family is not None:
         found.append(family)
     return found

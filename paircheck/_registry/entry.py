@@ -4,15 +4,9 @@
 from __future__ import annotations
 
 import datetime as _dt
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    pass
-else:  # pragma: no cover - Python 3.10
-    pass
 
 from paircheck._registry.identity import ModelRef, ref_key
 from paircheck._registry.schema import EVIDENCE, FAILS_EVIDENCE, RUNNING_EVIDENCE, WORKS_EVIDENCE
@@ -74,6 +68,60 @@ class VocabPrint:
 
 
 @dataclass(frozen=True)
+class Measurement:
+    """One number a source measured for the pair, with the words it comes from.
+
+    ``quantity`` is one of schema.QUANTITIES: ``speedup`` (a ratio, 2.15 for +115%),
+    ``acceptance_rate`` (a fraction 0..1), ``accepted_per_pass`` (mean tokens a target pass
+    emits, the "acceptance length"), ``tokens_per_second`` and ``baseline_tokens_per_second``
+    (the same run without speculation). ``value_max`` is set when the source gives a range
+    (``value`` is then its low end). ``url`` is where ``quote`` is, when that is not the
+    entry's quote_url or source.
+    """
+
+    quantity: str
+    value: float
+    quote: str
+    engine: str
+    engine_version: str | None = None
+    target_quant: str | None = None
+    draft_quant: str | None = None
+    hardware: str | None = None
+    draft_max: int | None = None
+    settings: str | None = None
+    url: str | None = None
+    value_max: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "quantity": self.quantity,
+            "value": self.value,
+            "value_max": self.value_max,
+            "engine": self.engine,
+            "engine_version": self.engine_version,
+            "target_quant": self.target_quant,
+            "draft_quant": self.draft_quant,
+            "hardware": self.hardware,
+            "draft_max": self.draft_max,
+            "settings": self.settings,
+            "quote": self.quote,
+            "url": self.url,
+        }
+
+
+@dataclass(frozen=True)
+class EngineQuote:
+    """The words that back one engine's claim (working or failing), and where they are."""
+
+    engine: str
+    quote: str
+    url: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"engine": self.engine, "quote": self.quote, "url": self.url}
+
+
+@dataclass(frozen=True)
 class RegistryEntry:
     id: str
     family: str
@@ -98,6 +146,14 @@ class RegistryEntry:
     see_also: tuple[str, ...] = ()
     target_vocab: VocabPrint | None = None
     draft_vocab: VocabPrint | None = None
+    # What the sources measured, each number with its quote (empty when nothing was measured).
+    measured: tuple[Measurement, ...] = ()
+    # Per-engine quotes: the words that back an engine the entry's own quote does not name.
+    engine_quotes: tuple[EngineQuote, ...] = ()
+
+    def quote_source(self) -> str:
+        """The URL the entry's quote comes from."""
+        return self.quote_url or self.source.url
 
     def evidence_for(self, engine: str) -> str | None:
         """The evidence for one engine: its own entry, else the entry's (None if not listed)."""
@@ -118,7 +174,7 @@ class RegistryEntry:
 
     def best_evidence(self) -> str:
         """The strongest evidence over ``engines`` (for a "fails" entry: its failure evidence)."""
-        levels = [self.evidence_for(e) or self.evidence for e in self.engines]
+        levels = [self.evidence_for(e) or self.evidence for e in self.engines] or [self.evidence]
         order = WORKS_EVIDENCE if self.status == "works" else FAILS_EVIDENCE
         return min(levels, key=lambda v: order.index(v) if v in order else len(order))
 
@@ -197,6 +253,8 @@ class RegistryEntry:
             "notes": self.notes,
             "target_vocab": self.target_vocab.to_dict() if self.target_vocab else None,
             "draft_vocab": self.draft_vocab.to_dict() if self.draft_vocab else None,
+            "measured": [m.to_dict() for m in self.measured],
+            "engine_quotes": [q.to_dict() for q in self.engine_quotes],
         }
 
 
@@ -221,6 +279,7 @@ EVIDENCE_SHORT = {
     "run-failed": "FAILS run",
     "code-refuses": "FAILS code",
     "stated": "FAILS stated",
+    "sibling": "FAILS sibling",
 }
 
 
@@ -241,6 +300,9 @@ def evidence_phrases(entry: RegistryEntry) -> list[str]:
     # Engines whose own evidence differs from the entry's rest on another source (see_also).
     own = {eng for eng, level in entry.engine_evidence if level != entry.evidence}
     phrases: list[str] = []
+    if not entry.engines:
+        # The source names no engine: say what it is without implying one.
+        phrases.append(_no_engine_phrase(entry.evidence, kind))
     groups = _group(entry, entry.engines)
     for level in EVIDENCE:
         names = groups.get(level)
@@ -262,15 +324,32 @@ def evidence_phrases(entry: RegistryEntry) -> list[str]:
             phrases.append(f"shown failing on {on}")
         elif level == "code-refuses":
             phrases.append(f"refused by the code of {on}")
+        elif level == "sibling":
+            phrases.append(f"reported failing on {on} for a sibling pair, not this exact one")
         else:
             phrases.append(f"stated{by} to fail on {on} (no run shown)")
     fails = _group(entry, entry.fails_on) if entry.status == "works" else {}
     for level in FAILS_EVIDENCE:
         names = fails.get(level)
         if names:
-            how = {"run-failed": "shown", "code-refuses": "refused by code", "stated": "stated, no run"}[level]
+            how = {
+                "run-failed": "shown",
+                "code-refuses": "refused by code",
+                "stated": "stated, no run",
+                "sibling": "reported for a sibling pair",
+            }[level]
             phrases.append(f"fails on {', '.join(names)} ({how})")
     return phrases
+
+
+def _no_engine_phrase(level: str, kind: str) -> str:
+    if level == "measured":
+        return "measured (no engine named)"
+    if level == "ran":
+        return "shown running (no engine named, no figures)"
+    if level == "computed":
+        return f"only computed by {kind} (no engine named, nothing ran)"
+    return f"recommended by {kind} (no engine named, no run shown)"
 
 
 def evidence_text(entry: RegistryEntry) -> str:
@@ -289,13 +368,18 @@ def evidence_label(entry: RegistryEntry, *, with_figure: bool = True) -> str:
 
 
 def engines_label(entry: RegistryEntry, sep: str = ",") -> str:
-    """Engines, each marked with its evidence where it differs from the strongest; ``!`` marks failing ones."""
+    """Engines at the entry's strongest evidence first, then the others after their level
+    ("vllm; recommended: tensorrt-llm, research"); ``!`` marks failing ones."""
     best = entry.best_evidence()
-    cells = []
+    groups: dict[str, list[str]] = {}
     for eng in entry.engines:
-        level = entry.evidence_for(eng) or best
-        cells.append(eng if level == best else f"{eng} ({EVIDENCE_SHORT.get(level, level)})")
-    cells += [f"!{eng}" for eng in entry.fails_on]
-    return sep.join(cells)
+        groups.setdefault(entry.evidence_for(eng) or best, []).append(eng)
+    parts = [sep.join(groups.pop(best, []))]
+    parts += [
+        f"{EVIDENCE_SHORT.get(level, level)}: {sep.join(groups[level])}"
+        for level in sorted(groups, key=lambda lv: EVIDENCE.index(lv) if lv in EVIDENCE else len(EVIDENCE))
+    ]
+    parts.append(sep.join(f"!{eng}" for eng in entry.fails_on))
+    return "; ".join(p for p in parts if p) or "(none named)"
 
 

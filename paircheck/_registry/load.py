@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from paircheck._registry.entry import Checked, RegistryEntry, Source, VocabPrint
+from paircheck._registry.entry import Checked, EngineQuote, Measurement, RegistryEntry, Source, VocabPrint
 from paircheck._registry.identity import ModelIdentity, ModelRef, normalise_name, ref_key
 from paircheck._registry.schema import SCHEMA_VERSION, RegistryError, _as_date, _check_document, _where
 from paircheck.constants import canonical_engine, canonical_method
@@ -59,7 +59,8 @@ class Registry:
         ``engine`` matches an engine the pair works on *or* is documented failing on,
         because both answer "what is known about this engine"; ``search`` is a
         case-insensitive substring over names, repos, notes and URLs (all words must
-        occur); ``evidence`` keeps entries with that evidence for at least one engine.
+        occur); ``evidence`` keeps entries with that evidence for at least one engine (for
+        ``engine``, when one is given).
         """
         out: Iterable[RegistryEntry] = self.entries
         if family:
@@ -76,7 +77,11 @@ class Registry:
             out = [e for e in out if e.status == status.casefold()]
         if evidence:
             level = evidence.casefold()
-            out = [e for e in out if any(e.evidence_for(x) == level for x in (*e.engines, *e.fails_on))]
+            # With an engine, that engine's evidence: "--engine vllm --evidence measured" is a
+            # pair measured on vLLM, not one measured elsewhere that vLLM only recommends.
+            only = (canonical_engine(engine) or engine.casefold()) if engine else None
+            out = [e for e in out
+                   if any(e.evidence_for(x) == level for x in ((only,) if only else (*e.engines, *e.fails_on)))]
         if search:
             words = search.casefold().split()
             out = [e for e in out if all(w in e.search_text() for w in words)]
@@ -212,8 +217,6 @@ def load_registry(path: Path | None = None) -> Registry:
     return Registry(tuple(sorted(entries, key=RegistryEntry.sort_key)), root)
 
 
-
-
 def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
     """Build an entry from an item that already passed _check_entry."""
     src = item["source"]
@@ -247,6 +250,29 @@ def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
         see_also=tuple(item.get("see_also", ())),
         target_vocab=_build_vocab(item.get("target_vocab")),
         draft_vocab=_build_vocab(item.get("draft_vocab")),
+        measured=tuple(_build_measurement(m) for m in item.get("measured", ())),
+        engine_quotes=tuple(
+            EngineQuote(engine=q["engine"], quote=" ".join(q["quote"].split()), url=q["url"])
+            for q in item.get("engine_quote", ())
+        ),
+    )
+
+
+def _build_measurement(m: Mapping[str, Any]) -> Measurement:
+    value_max = m.get("value_max")
+    return Measurement(
+        quantity=m["quantity"],
+        value=float(m["value"]),
+        quote=" ".join(m["quote"].split()),
+        engine=m["engine"],
+        engine_version=m.get("engine_version"),
+        target_quant=m.get("target_quant"),
+        draft_quant=m.get("draft_quant"),
+        hardware=m.get("hardware"),
+        draft_max=m.get("draft_max"),
+        settings=m.get("settings"),
+        url=m.get("url"),
+        value_max=float(value_max) if value_max is not None else None,
     )
 
 

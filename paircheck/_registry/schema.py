@@ -55,12 +55,29 @@ FAILS_EVIDENCE: tuple[str, ...] = (
     "run-failed",  # the source shows a run of the pair failing (error text or wrong output)
     "code-refuses",  # the engine's code (or a PR to it) shows the check that rejects the pair; no run shown
     "stated",  # the source says the pair fails, without a run or the code
+    # The failure is reported for a sibling pair (another size, quantization or build of the
+    # same models) or for a class of pairs this one belongs to, not for this exact pair.
+    "sibling",
 )
 EVIDENCE: tuple[str, ...] = WORKS_EVIDENCE + FAILS_EVIDENCE
 RUNNING_EVIDENCE = frozenset({"measured", "ran"})
 MAX_QUOTE = 320  # "a sentence, not a paragraph"
 MAX_FIGURE = 48
 MAX_CAVEAT = 240
+# What a measured number is (registry/README.md, "Measured numbers"): a speedup is a ratio
+# (2.15 for +115%), an acceptance rate a fraction 0..1, accepted tokens per pass the mean
+# number of tokens a target pass emits (what EAGLE and SGLang call the acceptance length).
+QUANTITIES: tuple[str, ...] = (
+    "speedup",
+    "acceptance_rate",
+    "accepted_per_pass",
+    "tokens_per_second",
+    "baseline_tokens_per_second",
+)
+_MEASURED_REQUIRED = ("quantity", "value", "quote", "engine")
+_MEASURED_TEXT = ("engine_version", "target_quant", "draft_quant", "hardware", "settings", "url")
+_MEASURED_KEYS = frozenset(_MEASURED_REQUIRED) | frozenset(_MEASURED_TEXT) | {"draft_max", "value_max"}
+_ENGINE_QUOTE_KEYS = frozenset({"engine", "quote", "url"})
 
 _ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-{2}))*[a-z0-9]$")
 _FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
@@ -84,7 +101,7 @@ _ENTRY_REQUIRED = (
 )
 _ENTRY_OPTIONAL = (
     "why", "fails_on", "engine_evidence", "figure", "quote_url", "caveats", "see_also",
-    "target_vocab", "draft_vocab",
+    "target_vocab", "draft_vocab", "measured", "engine_quote",
 )
 _MODEL_KEYS = frozenset({"name", "repo", "builtin"})
 _SOURCE_KEYS = frozenset({"url", "kind"})
@@ -153,7 +170,9 @@ def _check_entry(item: Mapping[str, Any]) -> list[str]:
     if "method" in item:
         p += _check_enum("method", item["method"], METHODS)
     if "engines" in item:
-        p += _check_enum_list("engines", item["engines"], ENGINES, allow_empty=False)
+        # A works entry may name no engine: a model card that publishes a draft for a target
+        # without saying what runs it. A failure always names where it fails.
+        p += _check_enum_list("engines", item["engines"], ENGINES, allow_empty=item.get("status") == "works")
     if "fails_on" in item:
         p += _check_enum_list("fails_on", item["fails_on"], ENGINES, allow_empty=True)
     if "source" in item:
@@ -174,6 +193,8 @@ def _check_entry(item: Mapping[str, Any]) -> list[str]:
             p += [f"see_also: {msg}" for u in urls for msg in _check_url(u)]
     p += _check_evidence(item)
     p += _check_quote_and_checked(item)
+    p += _check_engine_quotes(item)
+    p += _check_measured(item)
     if "caveats" in item:
         caveats = item["caveats"]
         if not isinstance(caveats, list) or not all(isinstance(c, str) and c.strip() for c in caveats):
@@ -258,6 +279,97 @@ def _check_evidence(item: Mapping[str, Any]) -> list[str]:
         elif "measured" not in levels:
             p.append("figure is only for measured evidence")
     return p
+
+
+def _read_urls(item: Mapping[str, Any]) -> set[str]:
+    checked = item.get("checked")
+    read = checked.get("read") if isinstance(checked, Mapping) else None
+    return {u for u in read if isinstance(u, str)} if isinstance(read, list) else set()
+
+
+def _check_one_quote(where: str, quote: Any) -> list[str]:
+    if not isinstance(quote, str) or not quote.strip():
+        return [f"{where}: quote must be a non-empty string (words of the source)"]
+    if len(quote) > MAX_QUOTE or "\n" in quote.strip():
+        return [f"{where}: quote must be one short passage (at most {MAX_QUOTE} characters, no line breaks)"]
+    return []
+
+
+def _check_engine_quotes(item: Mapping[str, Any]) -> list[str]:
+    """``[[pair.engine_quote]]``: the words that back one engine's claim, from a URL that was read."""
+    if "engine_quote" not in item:
+        return []
+    quotes = item["engine_quote"]
+    if not isinstance(quotes, list) or not quotes:
+        return ["engine_quote must be a list of tables ([[pair.engine_quote]])"]
+    p: list[str] = []
+    named = _listed(item, "engines") | _listed(item, "fails_on")
+    read = _read_urls(item)
+    for i, q in enumerate(quotes):
+        where = f"engine_quote[{i}]"
+        if not isinstance(q, Mapping):
+            p.append(f"{where}: must be a table with engine, quote and url")
+            continue
+        p += [f"{where}: unknown field {k!r}" for k in sorted(set(q) - _ENGINE_QUOTE_KEYS)]
+        p += [f"{where}: missing required field {k!r}" for k in sorted(_ENGINE_QUOTE_KEYS - set(q))]
+        if "engine" in q and q["engine"] not in named:
+            p.append(f"{where}: engine {q['engine']!r} is in neither engines nor fails_on")
+        if "quote" in q:
+            p += _check_one_quote(where, q["quote"])
+        if "url" in q and q["url"] not in read:
+            p.append(f"{where}: url must be one of the URLs in checked.read")
+    return p
+
+
+def _check_measured(item: Mapping[str, Any]) -> list[str]:
+    """``[[pair.measured]]``: one number the source measured, with the words it comes from."""
+    if "measured" not in item:
+        return []
+    rows = item["measured"]
+    if not isinstance(rows, list) or not rows:
+        return ["measured must be a list of tables ([[pair.measured]])"]
+    p: list[str] = []
+    engines = _listed(item, "engines")
+    read = _read_urls(item)
+    for i, m in enumerate(rows):
+        where = f"measured[{i}]"
+        if not isinstance(m, Mapping):
+            p.append(f"{where}: must be a table with quantity, value, quote and engine")
+            continue
+        p += [f"{where}: unknown field {k!r}" for k in sorted(set(m) - _MEASURED_KEYS)]
+        p += [f"{where}: missing required field {k!r}" for k in _MEASURED_REQUIRED if k not in m]
+        quantity = m.get("quantity")
+        if "quantity" in m and quantity not in QUANTITIES:
+            p.append(f"{where}: quantity {quantity!r} is not one of: {', '.join(QUANTITIES)}")
+        for key in ("value", "value_max"):
+            if key not in m:
+                continue
+            v = m[key]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
+                p.append(f"{where}: {key} must be a positive number")
+            elif quantity == "acceptance_rate" and v > 1:
+                p.append(f"{where}: an acceptance rate is a fraction from 0 to 1, got {v}")
+        if isinstance(m.get("value"), (int, float)) and isinstance(m.get("value_max"), (int, float)):
+            if m["value_max"] <= m["value"]:
+                p.append(f"{where}: value_max must be above value (value is a range's low end)")
+        if "quote" in m:
+            p += _check_one_quote(where, m["quote"])
+        if "engine" in m and m["engine"] not in engines:
+            p.append(f"{where}: engine {m['engine']!r} is not in engines")
+        for key in _MEASURED_TEXT:
+            if key in m and not (isinstance(m[key], str) and m[key].strip()):
+                p.append(f"{where}: {key} must be a non-empty string")
+        if "url" in m and isinstance(m["url"], str) and m["url"] not in read:
+            p.append(f"{where}: url must be one of the URLs in checked.read")
+        n = m.get("draft_max")
+        if "draft_max" in m and (isinstance(n, bool) or not isinstance(n, int) or n <= 0):
+            p.append(f"{where}: draft_max must be a positive integer (draft tokens per step)")
+    return p
+
+
+def _listed(item: Mapping[str, Any], key: str) -> set[str]:
+    value = item.get(key)
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
 
 
 def _check_quote_and_checked(item: Mapping[str, Any]) -> list[str]:

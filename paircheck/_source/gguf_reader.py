@@ -49,6 +49,22 @@ class GGUFTruncated(GGUFFormatError):
     """The file ends before what its own header declares (a cut file)."""
 
 
+# llama.cpp's own limits (ggml/src/gguf.cpp of the pinned llama.cpp): a string or an array
+# longer than this is refused whatever the file's size, so no complete file has one.
+GGUF_MAX_STRING_LENGTH = 1 << 30
+GGUF_MAX_ARRAY_ELEMENTS = 1 << 30
+
+
+class GGUFCorrupt(GGUFFormatError):
+    """A length no GGUF file can hold (past llama.cpp's limits): damage, not a cut download."""
+
+    def __init__(self, what: str, said: str, offset: int) -> None:
+        super().__init__(
+            f"corrupt file: {what} at offset {offset} claims {said}; no complete GGUF holds that (a cut "
+            "download does not produce it), so the file is damaged or is not a model"
+        )
+
+
 class ByteSource(Protocol):
     """Where the bytes come from.
 
@@ -160,8 +176,15 @@ class _Reader:
 
     def string(self, what: str) -> bytes:
         n = self.u64(f"length of {what}")
+        self.check_length(n, what)
         self.cur.check_room(n, what)
         return self.cur.take(n, what)
+
+    def check_length(self, n: int, what: str) -> None:
+        """llama.cpp's gguf_reader: 'string length N exceeds maximum 1073741824'."""
+        if n > GGUF_MAX_STRING_LENGTH:
+            said = f"a string of {n:,} bytes (llama.cpp: string length {n} exceeds maximum {GGUF_MAX_STRING_LENGTH})"
+            raise GGUFCorrupt(what, said, self.cur.pos - 8)
 
     def value(self, vtype: int, key: str, depth: int = 0) -> Any:
         fmt = SCALAR_FORMATS.get(vtype)
@@ -178,6 +201,10 @@ class _Reader:
             raise GGUFFormatError(f"key {key!r}: arrays nested more than {MAX_ARRAY_DEPTH} deep")
         elem_type = self.u32(f"array type of {key}")
         count = self.u64(f"array length of {key}")
+        if count > GGUF_MAX_ARRAY_ELEMENTS:
+            kind = {int(ValueType.STRING): "strings", int(ValueType.ARRAY): "arrays"}.get(elem_type, "elements")
+            said = f"{count:,} {kind} (llama.cpp reads at most {GGUF_MAX_ARRAY_ELEMENTS:,} elements)"
+            raise GGUFCorrupt(f"array {key!r}", said, self.cur.pos - 8)
         fmt = SCALAR_FORMATS.get(elem_type)
         if fmt is not None:
             size = count * fmt[1]
@@ -253,6 +280,7 @@ class _Reader:
             if k >= count:
                 break
             n = self.u64(f"length of a string in {what}")
+            self.check_length(n, f"a string in {what}")
             cur.check_room(n, f"a string in {what}")
             if out is not None:
                 out.append(cur.take(n, what))
@@ -339,8 +367,13 @@ def read_metadata(
 def _read_kv(
     reader: _Reader, cur: _Cursor, kv_count: int, kv: dict[str, tuple[int, Any]], duplicates: list[str]
 ) -> None:
-    # Each key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes.
-    cur.check_room(13 * kv_count, f"{kv_count} key/value pair{'' if kv_count == 1 else 's'}")
+    # Each key/value pair takes at least 8 (key length) + 4 (type) + 1 bytes. A file that
+    # cannot hold them is read as far as it goes all the same: a length past llama.cpp's
+    # limits in what is there means a damaged file, not a cut one (GGUFCorrupt).
+    try:
+        cur.check_room(13 * kv_count, f"{kv_count} key/value pair{'' if kv_count == 1 else 's'}")
+    except GGUFTruncated:
+        pass  # the loop below reaches the cut, or a corrupt length before it
     for index in range(kv_count):
         raw_key = reader.string(f"key #{index}")
         try:
@@ -382,7 +415,6 @@ def read_tensor_infos_after(source: ByteSource, meta: GGUFMetadata, chunk: int =
 
 GGML_MAX_DIMS = 4
 GGML_MAX_NAME = 64
-GGUF_MAX_STRING_LENGTH = 1 << 30
 GGUF_DEFAULT_ALIGNMENT = 32
 # sizeof(struct gguf_tensor_info) on 64-bit hosts: a ggml_tensor (336 bytes) and an offset.
 SIZEOF_GGUF_TENSOR_INFO = 344

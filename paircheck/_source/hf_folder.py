@@ -54,6 +54,9 @@ HF_FILES = (
     "generation_config.json",
     "tokenizer.model",
     "added_tokens.json",
+    # The chat template, where newer repos keep it instead of tokenizer_config.json (PW002).
+    "chat_template.jinja",
+    "chat_template.json",
 )
 
 # config model_type -> llama.cpp architecture, where the names differ.
@@ -272,6 +275,9 @@ def describe_hf_folder(
         kv[_SPECIAL_KEYS[typ]] = (ValueType.UINT32, tid)
     for typ, flag in adds.items():
         kv[f"tokenizer.ggml.add_{typ}_token"] = (ValueType.BOOL, flag)
+    template = _chat_template(folder, tok_config, location)
+    if template is not None:
+        kv[K.CHAT_TEMPLATE] = (ValueType.STRING, template)
     meta = GGUFMetadata(version=3, byte_order="<", tensor_count=0, kv=kv, kv_end=0)
     # The weights as the safetensors loader checks them (headers only): a cut or missing shard.
     meta.tensor_error = next(check_safetensors_folder(folder, location), None)
@@ -309,6 +315,30 @@ def describe_hf_folder(
         hf=hf,
         notes=notes,
     )
+
+
+# A chat template is a page of Jinja; past this it is not one (and is not read further).
+MAX_TEMPLATE_BYTES = 1 << 20
+
+
+def _chat_template(folder: Path, tok_config: dict[str, Any] | None, location: str) -> str | None:
+    """tokenizer.chat_template as gguf-py's SpecialVocab (llama-cpp-python 0.3.36) takes it:
+    tokenizer_config.json's chat_template, else chat_template.jinja, else chat_template.json's;
+    of a list of named templates, the one named "default". Read as text, never rendered."""
+    found: Any = (tok_config or {}).get("chat_template")
+    if found is None:
+        jinja, as_json = folder / "chat_template.jinja", folder / "chat_template.json"
+        if jinja.is_file() and jinja.stat().st_size <= MAX_TEMPLATE_BYTES:
+            try:
+                found = jinja.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                raise InputError(location, f"cannot read {jinja.name}: {exc}") from None
+        elif as_json.is_file() and as_json.stat().st_size <= MAX_TEMPLATE_BYTES:
+            data = _json(as_json, location)
+            found = data.get("chat_template") if isinstance(data, dict) else None
+    if isinstance(found, list):
+        found = next((t.get("template") for t in found if isinstance(t, dict) and t.get("name") == "default"), None)
+    return found if isinstance(found, str) else None
 
 
 def _read_tokenizer_json(path: Path, location: str) -> tuple[str, dict[str, Any]]:

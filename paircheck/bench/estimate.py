@@ -137,10 +137,28 @@ def _point(acceptance: float, draft_max: int, cost_ratio: float) -> Point:
     )
 
 
+@dataclass(frozen=True)
+class MeasuredPoint:
+    """One draft length of a probe: tokens and drafted tokens per target pass as measured
+    (replayed from llama-server), and the speedup the cost model gives them."""
+
+    draft_max: int
+    tokens_per_pass: float
+    drafted_per_pass: float
+    speedup: float
+
+
 @dataclass
 class Estimate:
     """The model's answer. ``acceptance`` is None when none was given: ``band`` then has
-    one point per acceptance in BAND and the single-point fields are None."""
+    one point per acceptance in BAND and the single-point fields are None.
+
+    ``acceptance_basis`` says where the acceptance comes from: ``given`` (--acceptance),
+    ``measured`` (a bench or probe result: ``acceptance_note`` says where and how),
+    ``documented`` (a registry entry's measured number: the note cites it), or ``assumed``
+    (the band). With a probe, ``measured`` holds its counts for every draft length and the
+    single-point fields come from them instead of from Leviathan's i.i.d. formula.
+    """
 
     cost_ratio: float
     cost_source: str  # "tensor-infos" or "given"
@@ -156,6 +174,11 @@ class Estimate:
     draft_bytes: WeightBytes | None = None
     warnings: list[Finding] = field(default_factory=list)
     modelled: bool = True
+    acceptance_basis: str = "assumed"
+    acceptance_note: str | None = None
+    measured: list[MeasuredPoint] = field(default_factory=list)
+    # What the registry documents for this pair (speedups, acceptance), one cited line each.
+    documented: list[str] = field(default_factory=list)
 
 
 def estimate(
@@ -196,7 +219,128 @@ def estimate(
         p.speedup,
         p.best_draft_max,
         p.best_speedup,
+        acceptance_basis="given" if acceptance_source in (None, "given") else "measured",
     )
+
+
+def from_counts(
+    cost_ratio: float,
+    rows: list[tuple[int, float, float, float]],
+    draft_max: int | None,
+    acceptance: float | None,
+    note: str,
+    cost_source: str = "tensor-infos",
+) -> Estimate:
+    """The model on measured counts: ``rows`` are (draft_max, tokens, passes, drafted) for
+    each draft length, as a probe replayed them. Speedup = tokens / (passes + c * drafted)."""
+    points = [
+        MeasuredPoint(k, tokens / passes, drafted / passes, tokens / (passes + cost_ratio * drafted))
+        for k, tokens, passes, drafted in sorted(rows)
+        if passes > 0
+    ]
+    if not points:
+        raise InputError("--from", "the probe result has no counts for this draft")
+    best = max(points, key=lambda p: (round(p.speedup, 6), -p.draft_max))
+    k = draft_max or best.draft_max
+    at = next((p for p in points if p.draft_max == k), None)
+    if at is None:
+        lengths = f"{points[0].draft_max}..{points[-1].draft_max}"
+        raise InputError("--draft-max", f"the probe measured draft lengths {lengths}")
+    return Estimate(
+        cost_ratio, cost_source, k, acceptance, "probe", at.tokens_per_pass, at.speedup, best.draft_max,
+        best.speedup, acceptance_basis="measured", acceptance_note=note, measured=points,
+    )
+
+
+def estimate_from_probe(
+    target: ModelDescription, draft: ModelDescription, path: str, draft_max: int | None = None,
+    cost_ratio: float | None = None,
+) -> Estimate:
+    """Model the speedup on a probe's measured counts for this draft (p-min 0, the default)."""
+    from paircheck.probe.result import find_draft, load_result
+
+    data = load_result(path)
+    entry = find_draft(data, draft.location, path)
+    rows = [(r["draft_max"], r["tokens"], r["passes"], r["drafted"]) for r in entry["by_draft_max"]
+            if r.get("p_min") == 0]
+    c, t_bytes, d_bytes, source = _cost(target, draft, cost_ratio)
+    temp = (data.get("sampling") or {}).get("temperature") or 0
+    note = (f"{path}: measured on llama-server ({'greedy' if not temp else f'temperature {temp:g}'}, "
+            f"{len(data.get('prompts', []))} prompts x {data.get('n_predict')} tokens, template "
+            f"{data.get('template')}), started {data.get('started_at')}")
+    result = from_counts(c, rows, draft_max, entry.get("acceptance_rate"), note, source)
+    result.target_bytes, result.draft_bytes = t_bytes, d_bytes
+    _size_warning(result, target, draft, t_bytes, d_bytes)
+    return result
+
+
+def _cost(target: ModelDescription, draft: ModelDescription, cost_ratio: float | None
+          ) -> tuple[float, WeightBytes | None, WeightBytes | None, str]:
+    if cost_ratio is not None:
+        if not cost_ratio > 0:
+            raise InputError("--cost-ratio", f"must be > 0, got {cost_ratio}")
+        return cost_ratio, None, None, "given"
+    t_bytes, d_bytes = read_weight_bytes(target), read_weight_bytes(draft)
+    if t_bytes.per_token <= 0:
+        raise InputError(target.location, "has no weight bytes to compare against")
+    return d_bytes.per_token / t_bytes.per_token, t_bytes, d_bytes, "tensor-infos"
+
+
+def _size_warning(result: Estimate, target: ModelDescription, draft: ModelDescription,
+                  t_bytes: WeightBytes | None, d_bytes: WeightBytes | None) -> None:
+    finding = size_finding(
+        t_bytes.per_token if t_bytes else None,
+        d_bytes.per_token if d_bytes else None,
+        same_file(target, draft),
+    )
+    if finding is not None:
+        result.warnings.append(finding)
+
+
+def acceptance_for_length(tokens_per_pass: float, draft_max: int) -> float:
+    """The per-token acceptance ``a`` whose expected tokens per pass at ``draft_max`` is
+    ``tokens_per_pass`` (Leviathan eq. 1 inverted, by bisection)."""
+    lo, hi = 0.0, 1.0
+    target = min(max(tokens_per_pass, 1.0), draft_max + 1.0)
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if expected_tokens_per_pass(mid, draft_max) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def documented(target: ModelDescription, draft: ModelDescription) -> tuple[float | None, str | None, list[str]]:
+    """What the registry documents for this exact pair (recognised by name, not by vocabulary
+    alone): an acceptance to model with (a measured acceptance rate, or an acceptance length
+    at a stated draft length, turned into ``a``), its citation, and every measured number
+    as one cited line."""
+    from paircheck._registry.consult import file_vocab, find_documented, identities
+    from paircheck._registry.load import load_registry
+
+    matches = [m for m in find_documented(load_registry(), identities(target), identities(draft),
+                                          file_vocab(target), file_vocab(draft))
+               if not m.by_vocabulary()]
+    acceptance: float | None = None
+    note: str | None = None
+    lines: list[str] = []
+    for m in matches:
+        e = m.entry
+        for n in e.measured:
+            where = "; ".join(x for x in (n.engine + (f" {n.engine_version}" if n.engine_version else ""),
+                                          n.hardware, n.target_quant and f"target {n.target_quant}",
+                                          n.draft_quant and f"draft {n.draft_quant}",
+                                          n.draft_max and f"draft max {n.draft_max}") if x)
+            url = n.url or e.quote_url or e.source.url
+            value = f"{n.value:g}" + (f"-{n.value_max:g}" if n.value_max is not None else "")
+            lines.append(f"{n.quantity.replace('_', ' ')} {value} measured on {where} ({url})")
+            if acceptance is None and n.quantity == "acceptance_rate" and 0 < n.value <= 1:
+                acceptance, note = n.value, lines[-1]
+            elif acceptance is None and n.quantity == "accepted_per_pass" and n.draft_max:
+                acceptance = acceptance_for_length(n.value, n.draft_max)
+                note = f"from {lines[-1]}: a = {acceptance:.2f} gives that length at draft max {n.draft_max}"
+    return acceptance, note, lines
 
 
 def estimate_pair(
@@ -207,23 +351,23 @@ def estimate_pair(
     acceptance_source: str | None = None,
     cost_ratio: float | None = None,
 ) -> Estimate:
-    """Read both models' tensor infos for ``c`` (unless given), then apply the model."""
-    t_bytes = d_bytes = None
-    if cost_ratio is None:
-        t_bytes, d_bytes = read_weight_bytes(target), read_weight_bytes(draft)
-        if t_bytes.per_token <= 0:
-            raise InputError(target.location, "has no weight bytes to compare against")
-        cost_ratio = d_bytes.per_token / t_bytes.per_token
-        source = "tensor-infos"
-    else:
-        source = "given"
-    result = estimate(cost_ratio, acceptance, draft_max, acceptance_source, source)
+    """Read both models' tensor infos for ``c`` (unless given), then apply the model.
+
+    Without an acceptance, a measured one documented for this exact pair in the registry is
+    used (and cited); only without that is the acceptance an assumed band.
+    """
+    c, t_bytes, d_bytes, source = _cost(target, draft, cost_ratio)
+    docs: list[str] = []
+    note = None
+    basis = None
+    if acceptance is None:
+        acceptance, note, docs = documented(target, draft)
+        if acceptance is not None:
+            acceptance_source, basis = "registry", "documented"
+    result = estimate(c, acceptance, draft_max, acceptance_source, source)
+    if basis:
+        result.acceptance_basis, result.acceptance_note = basis, note
+    result.documented = docs
     result.target_bytes, result.draft_bytes = t_bytes, d_bytes
-    finding = size_finding(
-        t_bytes.per_token if t_bytes else None,
-        d_bytes.per_token if d_bytes else None,
-        same_file(target, draft),
-    )
-    if finding is not None:
-        result.warnings.append(finding)
+    _size_warning(result, target, draft, t_bytes, d_bytes)
     return result

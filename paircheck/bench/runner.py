@@ -45,13 +45,14 @@ def run_pair(
     check: bool = True,
     ready_timeout: float = 600.0,
 ) -> PairRun:
-    """Check the pair (llama.cpp draft-simple); if compatible, bench baseline then draft."""
+    """Check the pair (llama.cpp draft-simple); if compatible, bench baseline then draft. A pair
+    refused, or predicted to abort the server at run time, is not run (``comparison`` None)."""
     report = None
     if check:
         from paircheck.api import check_pair
 
         report = check_pair(target, draft, registry=False, fingerprint=False)
-        if not report.compatible:
+        if not report.compatible or report.run_time_aborts:
             return PairRun(report, None)
     out_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, dict[str, Any]] = {}

@@ -1,12 +1,15 @@
 """The command line: ``paircheck TARGET DRAFT`` and its subcommands.
 
-Exit codes: 0 compatible (warnings allowed), 1 not compatible, 2 paircheck could not
-read an input or was used wrongly (one line on stderr, never a traceback).
+Exit codes (paircheck.outcome): 0 compatible (warnings allowed), 1 not compatible, 2
+paircheck could not read an input or was used wrongly (one line on stderr, never a
+traceback; with ``--json`` also an error object on stdout), 3 not checked, 4 accepted at
+load but predicted to abort at run time, 5 a warning ``--fail-on`` asks to fail on.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import os
 import sys
 from typing import Any
@@ -30,6 +33,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "lint-py": ("paircheck.cli.preflight", "lint_py"),
     "bench": ("paircheck.cli.bench", "bench"),
     "estimate": ("paircheck.cli.bench", "estimate"),
+    "probe": ("paircheck.cli.probe", "probe"),
     "fit": ("paircheck.cli.fit", "fit_cmd"),
     "scan": ("paircheck.cli.scan", "scan_cmd"),
 }
@@ -46,6 +50,7 @@ SUMMARIES = {
     "lint-modelfile": "Lint an Ollama Modelfile's DRAFT lines",
     "bench": "Measure a pair on a real llama-server (bench run, compare)",
     "estimate": "Model the speedup of a pair (labelled as a model)",
+    "probe": "Measure how many draft tokens the target accepts, per draft length",
     "fit": "Memory of target + draft at a context, against a VRAM budget",
     "scan": "Rank every model on this machine as a draft for TARGET",
 }
@@ -56,8 +61,40 @@ class UsageProblem(click.ClickException):
 
     exit_code = EXIT_ERROR
 
+    def __init__(self, error: InputError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
     def show(self, file: Any = None) -> None:
         click.echo(f"paircheck: error: {self.format_message()}", err=True)
+
+
+ERROR_SCHEMA_VERSION = 1
+
+
+def wants_json(argv: list[str]) -> bool:
+    """``--json`` or ``--format json`` among paircheck's own arguments (not after ``--``,
+    where a launch command's words begin)."""
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    for i, word in enumerate(words):
+        if word == "--json" or word == "--format=json" or (word == "--format" and words[i + 1: i + 2] == ["json"]):
+            return True
+    return False
+
+
+def error_object(code: str, message: str, where: str | None = None) -> dict[str, Any]:
+    """What ``--json`` prints on stdout when paircheck exits 2 (README: JSON output)."""
+    return {
+        "schema_version": ERROR_SCHEMA_VERSION,
+        "kind": "error",
+        "paircheck_version": __version__,
+        # input: a file, folder, URL or value could not be used; usage: the command line is
+        # wrong; interrupted, out-of-memory, internal: paircheck itself stopped.
+        "code": code,
+        "input": where or None,
+        "message": message,
+        "exit_code": EXIT_ERROR,
+    }
 
 
 class DefaultGroup(click.Group):
@@ -100,7 +137,7 @@ class DefaultGroup(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as exc:
-            raise UsageProblem(str(exc)) from None
+            raise UsageProblem(exc) from None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         first = next((a for a in args if not a.startswith("-")), None)
@@ -117,52 +154,66 @@ class DefaultGroup(click.Group):
     cls=DefaultGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog="Exit codes: 0 compatible / OK, 1 not compatible / lint errors, 2 an input could not be read "
-    "or the command was misused, 3 (lint commands) nothing or not everything was checked. Each "
-    "command's --help has its own examples.",
+    "or the command was misused, 3 nothing or not everything was checked, 4 accepted at load but "
+    "predicted to abort at run time, 5 a warning --fail-on asks to fail on. Each command's --help has "
+    "its own examples.",
 )
 @click.version_option(__version__, prog_name="paircheck")
 def cli() -> None:
     """Is DRAFT usable with TARGET for speculative decoding? Answered from metadata.
 
     \b
-      paircheck TARGET DRAFT                  check a pair (llama.cpp draft-simple)
-      paircheck --engine all TARGET DRAFT     every engine's verdict (vllm, sglang, ...)
-      paircheck --method draft-eagle3 T D     another speculative method
-      paircheck --json TARGET DRAFT           machine-readable report (schema_version 2)
-      paircheck -q TARGET DRAFT               no output: the exit code is the answer
-      paircheck explain CODE                  what a rule checks and how to fix it
+      paircheck TARGET DRAFT               check a pair (llama.cpp draft-simple)
+      paircheck --engine all TARGET DRAFT  every engine's verdict (vllm, ...)
+      paircheck --method draft-eagle3 T D  another speculative method
+      paircheck --json TARGET DRAFT        machine-readable report (schema 3)
+      paircheck -q TARGET DRAFT            no output: the exit code is the answer
+      paircheck --strict TARGET DRAFT      launch-script hook: any warning fails
+      paircheck explain CODE               what a rule checks and how to fix it
 
     TARGET and DRAFT: GGUF files, Hugging Face folders, Hub repo ids or http(s) URLs.
     All check options: paircheck check --help.
     """
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, as_json: bool = False, code: str = "input", where: str | None = None,
+          detail: str | None = None) -> None:
     click.echo(f"paircheck: error: {message}", err=True)
+    if as_json:
+        # A script piping --json into a parser gets an object, not an empty stream.
+        click.echo(json.dumps(error_object(code, detail if detail is not None else message, where), indent=2))
     sys.exit(EXIT_ERROR)
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Entry point: turns every failure into one stderr line and exit code 2."""
+    """Entry point: turns every failure into one stderr line and exit code 2 (with ``--json``,
+    also an error object on stdout)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(args)
     try:
         return cli.main(args=argv, prog_name="paircheck", standalone_mode=False)
     except InputError as exc:
-        _fail(str(exc))
+        _fail(str(exc), as_json, "input", exc.where, exc.message)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else "", err=True)
         sys.exit(EXIT_ERROR)
+    except UsageProblem as exc:
+        _fail(exc.format_message().replace("\n", " "), as_json, "input", exc.error.where, exc.error.message)
     except click.ClickException as exc:
-        _fail(exc.format_message().replace("\n", " "))
+        param = getattr(exc, "param", None)
+        where = param.opts[0] if param is not None and getattr(param, "opts", None) else None
+        _fail(exc.format_message().replace("\n", " "), as_json, "usage", where)
     except click.exceptions.Abort:
-        _fail("aborted")
+        _fail("aborted", as_json, "interrupted")
     except KeyboardInterrupt:
-        _fail("interrupted")
+        _fail("interrupted", as_json, "interrupted")
     except MemoryError:
-        _fail("out of memory while reading the input")
+        _fail("out of memory while reading the input", as_json, "out-of-memory")
     except BrokenPipeError:
         sys.exit(EXIT_ERROR)
     except Exception as exc:
         if os.environ.get("PAIRCHECK_DEBUG"):
             raise
-        _fail(f"internal error: {type(exc).__name__}: {exc} (set PAIRCHECK_DEBUG=1 for a traceback)")
+        _fail(f"internal error: {type(exc).__name__}: {exc} (set PAIRCHECK_DEBUG=1 for a traceback)", as_json,
+              "internal")
     return None

@@ -15,11 +15,12 @@ import click
 
 from paircheck._format import formats
 from paircheck._format.json_format import comparison_to_dict
-from paircheck._format.text import render_bench_result
+from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
 from paircheck.cli.options import render_options
 from paircheck.errors import InputError
+from paircheck.outcome import EXIT_ABORTS
 
 EXIT_OK, EXIT_INCOMPATIBLE = 0, 1
 # This command's --format names: "table" is the text format.
@@ -44,7 +45,8 @@ def _render(comp: Comparison, fmt: str) -> str:
 
 BENCH_EXIT = (
     "Exit codes: 0 measured, 1 (bench run) the check refuses the pair, 2 the server could not be reached "
-    "or answered wrongly (what was measured is kept, complete: false)."
+    "or answered wrongly (what was measured is kept, complete: false), 4 (bench run) the pair is predicted "
+    "to abort llama-server at run time (not run)."
 )
 
 
@@ -100,7 +102,7 @@ def bench(
         click.echo(json.dumps(result, indent=1, ensure_ascii=False))
     else:
         click.echo(f"MEASURED {label}: {len(result['requests'])} requests against {url}, written to {path}")
-        click.echo(render_bench_result(result))
+        click.echo(render_bench_result(result, render_options().width))
 
 
 @bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")
@@ -177,6 +179,9 @@ def bench_run(
         from paircheck.cli.options import render_options
 
         click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
+        if done.check.compatible:  # accepted at load: the server would die during the measurement
+            click.echo("not measured: paircheck predicts llama-server aborts with this pair at run time", err=True)
+            sys.exit(EXIT_ABORTS)
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
     if fmt == "json":
@@ -186,6 +191,16 @@ def bench_run(
     else:
         click.echo(_render(done.comparison, fmt))
         click.echo(f"results: {done.baseline_file}, {done.draft_file}")
+
+
+def _is_probe(path: str) -> bool:
+    """A probe result (paircheck probe) rather than a bench result: read its kind."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False  # the bench reader says what is wrong with the file
+    return b'"kind": "paircheck-probe"' in head
 
 
 def _acceptance_from(path: str) -> tuple[float, int | None]:
@@ -211,10 +226,12 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 )
 @click.argument("target")
 @click.argument("draft")
-@click.option("--acceptance", type=float, default=None, help="Per-token acceptance a (0..1); default: a band 0.5..0.9.")
+@click.option("--acceptance", type=float, default=None,
+              help="Per-token acceptance a (0..1); default: one documented for the pair, else an ASSUMED 0.5..0.9.")
 @click.option("--draft-max", "draft_max", type=int, default=None,
               help="Tokens drafted per target pass k (default: llama.cpp's --spec-draft-n-max default, 3).")
-@click.option("--from", "from_file", default=None, help="Take the acceptance from a bench result of the pair.")
+@click.option("--from", "from_file", default=None,
+              help="Take the acceptance from a bench result, or the measured counts from a probe result.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
               help="Draft/target cost per token c, instead of reading weight sizes from the GGUF tensor infos.")
 @click.option("--json", "as_json", is_flag=True)
@@ -232,6 +249,14 @@ def estimate(
     from paircheck.bench.estimate import DEFAULT_DRAFT_MAX, estimate_pair
 
     source = None
+    if from_file is not None and _is_probe(from_file):
+        from paircheck.bench.estimate import estimate_from_probe
+
+        if acceptance is not None:
+            raise InputError("--from", "give --acceptance or --from, not both")
+        result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio)
+        click.echo(formats()["json" if as_json else "text"].estimate(result, render_options()))
+        return
     if from_file is not None:
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")

@@ -10,14 +10,14 @@ from paircheck._format import formats
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft
 from paircheck.cli.options import (
     ENGINE,
-    EXIT_INCOMPATIBLE,
-    EXIT_OK,
     METHOD,
     MODEL_PATH,
+    fail_on_options,
     render_options,
+    resolve_fail_on,
 )
 from paircheck.cli.progress import terminal_progress
-from paircheck.findings import ACCEPTED
+from paircheck.outcome import matrix_exit, report_exit
 from paircheck.vocab import parse_override
 
 EPILOG = """\b
@@ -26,11 +26,15 @@ Examples:
   paircheck --engine all Qwen/Qwen2.5-14B-Instruct Qwen/Qwen2.5-0.5B-Instruct
   paircheck --json --method draft-eagle3 target.gguf eagle3-head.gguf
   paircheck target.gguf draft-a.gguf draft-b.gguf draft-c.gguf   (candidates, ranked)
+  paircheck --strict target.gguf draft.gguf && llama-server ...   (a launch-script hook)
 
 \b
-Exit codes: 0 compatible (warnings allowed; with --engine all: at least one engine
-accepts; with several drafts: at least one is usable), 1 not compatible, 2 an input
-could not be read or the command was misused."""
+Exit codes: 0 compatible (warnings allowed; with --engine all: at least
+one engine accepts; with several drafts: at least one is usable), 1 not
+compatible, 2 an input could not be read or the command was misused, 3
+(--fail-on warning) a deciding check could not be made, 4 accepted at load
+but predicted to abort at run time (ABORTS AT RUN TIME), 5 a warning
+--fail-on slow/warning asks to fail on."""
 
 
 @click.command(epilog=EPILOG)
@@ -42,7 +46,7 @@ could not be read or the command was misused."""
 @click.option("--method", type=METHOD, default=None,
               help="Speculative method in any spelling (draft-simple, draft-eagle3, draft-mtp, eagle3, "
               "draft_model, ngram-mod, ...). Default: the engine's own (llama.cpp: draft-simple).")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema_version 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("-v", "--verbose", is_flag=True, help="Show passing checks one by one.")
 @click.option("--override-kv", "override_kv", multiple=True, metavar="KEY=TYPE:VALUE",
@@ -52,6 +56,9 @@ could not be read or the command was misused."""
 @click.option("-c", "--ctx", "ctx", type=int, default=None,
               help="Also size the pair's memory at this context, as llama-server would (see `paircheck fit`).")
 @click.option("--vram", default=None, help="Also check that memory against this device budget, e.g. 24GiB.")
+@click.option("--probe", "probe_file", default=None, metavar="FILE",
+              help="A `paircheck probe` result: the launch line gets the --spec-draft-n-max it measured best.")
+@fail_on_options
 def check(
     target: str,
     drafts: tuple[str, ...],
@@ -64,6 +71,9 @@ def check(
     no_registry: bool,
     ctx: int | None,
     vram: str | None,
+    probe_file: str | None,
+    fail_on: str | None,
+    strict: bool,
 ) -> None:
     """Is DRAFT usable with TARGET for speculative decoding?
 
@@ -75,6 +85,7 @@ def check(
     More than one DRAFT: candidates mode, the drafts ranked as `paircheck scan` ranks them
     (usable first; exit code 0 when at least one is usable).
     """
+    level = resolve_fail_on(fail_on, strict)
     if len(drafts) > 1:
         _candidates(target, list(drafts), engine, method, as_json, quiet)
     draft = drafts[0] if drafts else None
@@ -88,22 +99,29 @@ def check(
     # A progress line only for a person watching: never with --json or -q, nor into a pipe.
     progress = terminal_progress if not (quiet or as_json) and sys.stderr.isatty() else None
     fmt = formats()["json" if as_json else "text"]
-    options = render_options(verbose)
+    options = render_options(verbose, level)
     if engine == "all":
         target_desc = describe(target, overrides, progress)
         draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
         reports = check_all_engines(target_desc, draft_desc, method, **extras)
         if not quiet:
             click.echo(fmt.matrix(reports, options))
-        sys.exit(EXIT_OK if any(r.verdict == ACCEPTED for r in reports) else EXIT_INCOMPATIBLE)
+        sys.exit(matrix_exit(reports, level))
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
     if (ctx is not None or vram is not None) and shown:
         from paircheck.fit import pair_memory
 
         report.memory = pair_memory(report.target, report.draft, ctx, vram)
+    if probe_file is not None and draft is not None:
+        from paircheck.probe.result import best_length, load_result, with_draft_length
+
+        data = load_result(probe_file)  # read even when the pair is refused: a bad file is an error
+        found = best_length(data, draft, probe_file)
+        if found is not None and report.compatible:
+            report.next_steps = [*with_draft_length(report.next_steps, found[0]), found[1]]
     if not quiet:
         click.echo(fmt.report(report, options))
-    sys.exit(EXIT_OK if report.compatible else EXIT_INCOMPATIBLE)
+    sys.exit(report_exit(report, level))
 
 
 def _candidates(target: str, drafts: list[str], engine: str, method: str | None, as_json: bool, quiet: bool) -> None:

@@ -23,13 +23,20 @@ def explain(code: str | None) -> None:
     if code is None:
         from tabulate import tabulate  # only here: a plain check does not pay for it
 
-        rows = [(r.code, r.name, r.kind, r.title) for r in all_rules()]
+        from paircheck._format.text_base import cell
+
+        rules = all_rules()
+        # The title wraps in what the other columns leave (each as wide as its widest cell).
+        fixed = sum(max(len(h), *(len(v) for v in values)) for h, values in (
+            ("code", [r.code for r in rules]), ("name", [r.name for r in rules]), ("kind", [r.kind for r in rules])))
+        room = max(20, width - fixed - 3 * 2 - 2)
+        rows = [(r.code, r.name, r.kind, cell(r.title, room)) for r in rules]
         click.echo(tabulate(rows, headers=("code", "name", "kind", "title"), tablefmt="simple"))
         return
     rule = find_rule(code)
     if rule is None:
         raise InputError(code, "no such rule; `paircheck explain` lists them")
-    click.echo(f"{rule.code} {rule.name}: {rule.title}\n")
+    click.echo(click.wrap_text(f"{rule.code} {rule.name}: {rule.title}", width, subsequent_indent="  ") + "\n")
     paragraphs = [rule.explanation, f"Fix: {rule.fix}"]
     if rule.source:
         paragraphs.append(f"Source: {rule.source}")

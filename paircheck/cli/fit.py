@@ -9,7 +9,7 @@ import click
 from paircheck._format import formats
 from paircheck.cli.options import render_options
 from paircheck.errors import InputError
-from paircheck.fit import DraftOptions, FitOptions, fit, parse_size, with_tensor_infos
+from paircheck.fit import DraftOptions, FitOptions, fit, parse_size, sized
 
 EXIT_OK, EXIT_DOES_NOT_FIT = 0, 1
 
@@ -125,8 +125,8 @@ def fit_cmd(
     )
     dopts = DraftOptions(ngl=ngld, ctx=ctx_draft, cache_type_k=cache_type_k_draft, cache_type_v=cache_type_v_draft)
     budget = parse_size(vram) if vram is not None else None
-    t_desc = with_tensor_infos(describe(target))
-    d_desc = with_tensor_infos(describe(draft)) if draft else None
+    t_desc = sized(describe(target))
+    d_desc = sized(describe(draft)) if draft else None
     result = fit(
         t_desc.metadata,
         d_desc.metadata if d_desc else None,

@@ -16,8 +16,16 @@ from click.shell_completion import CompletionItem
 
 from paircheck._format import RenderOptions
 from paircheck.constants import RULE_ENGINES, canonical_engine, canonical_method, method_spellings
+from paircheck.outcome import DEFAULT_FAIL_ON, FAIL_ON_LEVELS, WARNING
 
 EXIT_OK, EXIT_INCOMPATIBLE, EXIT_ERROR = 0, 1, 2
+
+FAIL_ON_HELP = (
+    "What makes the exit code non-zero, for launch scripts: refused (only a refusal, exit 1), "
+    "crash (the default: also a pair accepted at load that is predicted to abort at run time, "
+    "exit 4), slow (also a draft that makes decoding slower, PW001, exit 5), warning (any "
+    "warning, exit 5, and an unknown verdict, exit 3)."
+)
 
 
 class EngineType(click.ParamType):
@@ -75,5 +83,24 @@ def wants_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-def render_options(verbose: bool = False) -> RenderOptions:
-    return RenderOptions(width=terminal_width(), verbose=verbose, color=wants_color())
+def render_options(verbose: bool = False, fail_on: str = DEFAULT_FAIL_ON) -> RenderOptions:
+    return RenderOptions(width=terminal_width(), verbose=verbose, color=wants_color(), fail_on=fail_on)
+
+
+def _fail_on(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    return value.lower() if value else value
+
+
+def fail_on_options(func: Any) -> Any:
+    """``--fail-on LEVEL`` and ``--strict`` (= ``--fail-on warning``); the command gets
+    ``fail_on`` (a level, never None) through ``resolve_fail_on``."""
+    func = click.option("--strict", is_flag=True,
+                        help="Hook mode: any warning or unknown fails (same as --fail-on warning).")(func)
+    return click.option("--fail-on", "fail_on", type=click.Choice(FAIL_ON_LEVELS, case_sensitive=False),
+                        default=None, callback=_fail_on, help=FAIL_ON_HELP + f" Default: {DEFAULT_FAIL_ON}.")(func)
+
+
+def resolve_fail_on(fail_on: str | None, strict: bool) -> str:
+    if strict and fail_on not in (None, WARNING):
+        raise click.UsageError(f"--strict is --fail-on warning: give one, not --strict with --fail-on {fail_on}")
+    return WARNING if strict else (fail_on or DEFAULT_FAIL_ON)

@@ -13,12 +13,13 @@ from paircheck._registry.identity import ModelIdentity
 from paircheck._registry.load import load_registry
 from paircheck._registry.schema import ENGINES, EVIDENCE, STATUSES
 from paircheck.api import identities_for
+from paircheck.atomic import write_text_atomic
 from paircheck.cli.options import METHOD, render_options
 from paircheck.constants import canonical_engine
 from paircheck.errors import InputError
 
 # "table" is what this command has always called the text format.
-FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json", "csv": "csv"}
+FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json", "csv": "csv", "html": "html"}
 
 EPILOG = """\b
 Examples:
@@ -26,9 +27,11 @@ Examples:
   paircheck pairs --for Qwen/Qwen2.5-14B-Instruct
   paircheck pairs --for ./models/target.gguf --format json
   paircheck pairs --method draft-simple --engine llama.cpp --evidence measured
+  paircheck pairs --format html --output pairs.html   # one page: filter, search, sort
 
 \b
-Exit codes: 0 listed (also when nothing matches), 2 bad option, missing file or registry."""
+Exit codes: 0 listed (also when nothing matches), 2 bad option, missing
+file or registry."""
 
 
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
@@ -52,12 +55,15 @@ def _engine(_ctx: click.Context, param: click.Parameter, value: str | None) -> s
               help="Engine the pair is documented for, working or failing (llama.cpp, vllm, ...).")
 @click.option("--status", type=click.Choice(STATUSES, case_sensitive=False), help="Documented as working or failing.")
 @click.option("--evidence", type=click.Choice(EVIDENCE, case_sensitive=False),
-              help="Evidence level for at least one engine (measured, ran: shown running; recommended, computed: not).")
+              help="Evidence level for at least one engine, or for --engine (measured, ran: shown running; "
+                   "recommended, computed: not).")
 @click.option("--search", metavar="TEXT", help="Words that must all occur in names, repos, notes or URLs.")
 @click.option("--for", "for_target", metavar="TARGET",
               help="List documented drafts for TARGET (repo id, file, folder or name).")
 @click.option("--format", "fmt", type=click.Choice(list(FORMAT_NAMES), case_sensitive=False), default="table",
               show_default=True, help="Output format.")
+@click.option("--output", "-o", "output", type=click.Path(path_type=Path), metavar="FILE",
+              help="Write to FILE instead of standard output (e.g. --format html --output pairs.html).")
 @click.option("--registry", "registry_path", type=click.Path(exists=True, path_type=Path),
               help="Registry folder or TOML file (default: the shipped registry).")
 def pairs(
@@ -69,6 +75,7 @@ def pairs(
     search: str | None,
     for_target: str | None,
     fmt: str,
+    output: Path | None,
     registry_path: Path | None,
 ) -> None:
     """List documented target/draft pairs, or the drafts documented for one target."""
@@ -96,4 +103,17 @@ def pairs(
         # Machine formats stay parseable (empty list / header only); the note goes to stderr.
         click.echo("no documented pairs match" if query is None else f"no documented drafts for {query.display()}",
                    err=True)
-    click.echo(formats()[name].pairs(entries, query, render_options()))
+    text = formats()[name].pairs(entries, query, render_options())
+    if output is None:
+        click.echo(text)
+        return
+    write_output(output, text + "\n")
+    click.echo(f"{output}: {len(entries)} pair{'s' if len(entries) != 1 else ''} written ({name})", err=True)
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write the whole file or leave the old one (atomic); a bad path is one error line."""
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise InputError(str(path), f"cannot write: {exc.strerror or exc}") from None

@@ -16,21 +16,22 @@ import sys
 import click
 
 from paircheck._format import formats
-from paircheck.cli.options import render_options
+from paircheck.cli.options import fail_on_options, render_options, resolve_fail_on
 from paircheck.errors import InputError
 from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
 from paircheck.preflight.launchers import LEGACY, program_name, strip_wrappers
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 
-def _emit(result: LintResult, as_json: bool, quiet: bool, pair_check: bool = True) -> None:
+def _emit(result: LintResult, as_json: bool, quiet: bool, fail_on: str, pair_check: bool = True) -> None:
     if not quiet or as_json:
-        click.echo(formats()["json" if as_json else "text"].lint(result, pair_check, render_options()))
+        click.echo(formats()["json" if as_json else "text"].lint(result, pair_check, render_options(fail_on=fail_on)))
 
 
 EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and passes), 1 NOT OK (an error "
              "or an incompatible pair), 2 bad input, 3 NOT CHECKED (unknown launcher, a pair that "
-             "could not be read, no speculation configured).")
+             "could not be read, no speculation configured), 4 ABORTS AT RUN TIME (a pair accepted at load "
+             "that is predicted to abort), 5 WARNED (a warning --fail-on slow/warning asks to fail on).")
 
 
 @click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
@@ -40,9 +41,12 @@ EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and pas
 @click.option("--force", is_flag=True, help="Start the command even when the check fails or did not happen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (on stdout, before the exec).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@fail_on_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, command: tuple[str, ...]) -> None:
+def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, fail_on: str | None, strict: bool,
+        command: tuple[str, ...]) -> None:
     """Check a launch command, then exec it: paircheck run -- llama-server -m T -md D ..."""
+    level = resolve_fail_on(fail_on, strict)
     argv = list(command)
     program, _ = strip_wrappers(argv)
     if not dry_run and program and shutil.which(program[0]) is None:
@@ -51,8 +55,8 @@ def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, command: tuple[s
         renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
         raise InputError(program[0], f"command not found{renamed}")
     result = lint_argv(argv)
-    status = result.status()
-    _emit(result, as_json, quiet)
+    status = result.status(fail_on=level)
+    _emit(result, as_json, quiet, level)
     if dry_run:
         sys.exit(EXIT_FOR[status])
     if status != OK and not force:
@@ -73,9 +77,12 @@ def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, command: tuple[s
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("--no-check", is_flag=True, help="Lint the flags only; do not read the model files.")
+@fail_on_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def lint_cmd(as_json: bool, quiet: bool, no_check: bool, command: tuple[str, ...]) -> None:
+def lint_cmd(as_json: bool, quiet: bool, no_check: bool, fail_on: str | None, strict: bool,
+             command: tuple[str, ...]) -> None:
     """Lint a launch command given as one string (or as separate words after --), or a Python file."""
+    level = resolve_fail_on(fail_on, strict)
     if len(command) == 1 and command[0].endswith(".py") and os.path.isfile(command[0]):
         result = lint_python_file(command[0], check=not no_check)
     else:
@@ -84,32 +91,36 @@ def lint_cmd(as_json: bool, quiet: bool, no_check: bool, command: tuple[str, ...
         except ValueError as exc:
             raise InputError("command", f"cannot split it like a shell: {exc}") from None
         result = lint_argv(argv, check=not no_check)
-    _emit(result, as_json, quiet, pair_check=not no_check)
-    sys.exit(EXIT_FOR[result.status(not no_check)])
+    _emit(result, as_json, quiet, level, pair_check=not no_check)
+    sys.exit(EXIT_FOR[result.status(not no_check, level)])
 
 
 @click.command("lint-py", epilog=EXIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("--no-check", is_flag=True, help="Lint the calls only; do not read the models.")
+@fail_on_options
 @click.argument("pyfile")
-def lint_py(as_json: bool, quiet: bool, no_check: bool, pyfile: str) -> None:
+def lint_py(as_json: bool, quiet: bool, no_check: bool, fail_on: str | None, strict: bool, pyfile: str) -> None:
     """Read a Python file with ast (never run it): vLLM LLM/EngineArgs keywords, speculative_config,
     LLM.generate, transformers generate(assistant_model=...), and vllm serve / llama-server strings."""
+    level = resolve_fail_on(fail_on, strict)
     result = lint_python_file(pyfile, check=not no_check)
-    _emit(result, as_json, quiet, pair_check=not no_check)
-    sys.exit(EXIT_FOR[result.status(not no_check)])
+    _emit(result, as_json, quiet, level, pair_check=not no_check)
+    sys.exit(EXIT_FOR[result.status(not no_check, level)])
 
 
 @click.command("lint-modelfile", epilog=EXIT_HELP)
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@fail_on_options
 @click.argument("modelfile")
-def lint_modelfile_cmd(as_json: bool, quiet: bool, modelfile: str) -> None:
+def lint_modelfile_cmd(as_json: bool, quiet: bool, fail_on: str | None, strict: bool, modelfile: str) -> None:
     """Lint an Ollama Modelfile's DRAFT and draft parameters, and check the pair."""
+    level = resolve_fail_on(fail_on, strict)
     result = lint_modelfile_path(modelfile)
-    _emit(result, as_json, quiet)
-    sys.exit(EXIT_FOR[result.status()])
+    _emit(result, as_json, quiet, level)
+    sys.exit(EXIT_FOR[result.status(fail_on=level)])
 
 
 COMMANDS: list[click.Command] = [run, lint_cmd, lint_py, lint_modelfile_cmd]

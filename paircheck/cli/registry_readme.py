@@ -1,8 +1,9 @@
-"""Generate the README's known-pairs table from the registry.
+"""Generate the README's known-pairs table and the pairs page from the registry.
 
 ``python -m paircheck.cli.registry_readme`` rewrites the block between the markers in
-README.md; tests/_registry/test_registry.py fails when the README and the registry drift apart,
-so the table is never edited by hand.
+README.md and the page docs/pairs.html (``paircheck pairs --format html`` over the whole
+registry); tests/_registry/test_registry.py fails when either drifts from the registry, so
+neither is ever edited by hand.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
-from paircheck._format.markdown import render_markdown
+from paircheck._format.html import render_html
+from paircheck._format.markdown import render_markdown_summary
 from paircheck._registry.load import load_registry
 from paircheck._registry.schema import EVIDENCE
 from paircheck.atomic import write_text_atomic
@@ -21,8 +23,20 @@ START = "<!-- pairs:start -->"
 END = "<!-- pairs:end -->"
 
 
+WIDTH = 100  # the README's generated lines fit this many columns
+
+
 def readme_path() -> Path:
     return Path(__file__).resolve().parents[2] / "README.md"
+
+
+def page_path() -> Path:
+    return Path(__file__).resolve().parents[2] / "docs" / "pairs.html"
+
+
+def render_page(registry_path: Path | None = None) -> str:
+    """The page's exact text, as ``paircheck pairs --format html --output FILE`` writes it."""
+    return render_html(list(load_registry(registry_path))) + "\n"
 
 
 def render_readme_table(registry_path: Path | None = None) -> str:
@@ -36,16 +50,18 @@ def render_readme_table(registry_path: Path | None = None) -> str:
             f"{len(registry)} documented pairs, by their strongest evidence: {shown}. "
         f"Only measured and ran ({running} pairs) mean a source shows the pair running; "
         "recommended and computed do not, and the FAILS levels say how a failure is documented "
-        "(registry/README.md defines each). An engine with weaker evidence than its row is marked "
-            "with its own level; `!engine` is documented to fail there."
+        "(registry/README.md defines each). Engines with weaker evidence than their row follow "
+            "their own level (`recommended: lmstudio`); `!engine` is documented to fail there."
         ),
         (
-            "Generated from `registry/` by `python -m paircheck.cli.registry_readme`; do not edit by hand. "
-            "`paircheck pairs --help` filters them; `--format json` adds repos, quotes, caveats and notes."
+            "Generated from `registry/` by `python -m paircheck.cli.registry_readme` (with the page "
+            "[docs/pairs.html](docs/pairs.html)); do not edit by hand. To fit 100 columns a long draft name "
+            "loses the words it shares with its target, or its middle, to \"…\"; the page, `paircheck pairs` "
+            "and `--format json` give whole names, figures, measured numbers, repos, quotes, caveats and notes."
         ),
     )
-    intro = "\n\n".join(textwrap.fill(text, 100, break_on_hyphens=False) for text in paragraphs)
-    return f"{intro}\n\n{render_markdown(list(registry))}\n"
+    intro = "\n\n".join(textwrap.fill(text, WIDTH, break_on_hyphens=False) for text in paragraphs)
+    return f"{intro}\n\n{render_markdown_summary(list(registry), WIDTH)}\n"
 
 
 def extract_block(text: str) -> str | None:
@@ -82,15 +98,30 @@ def update_readme(path: Path | None = None) -> bool:
     return False
 
 
+def update_page(path: Path | None = None) -> bool:
+    """Rewrite the page; returns True when the file changed."""
+    target = path or page_path()
+    new = render_page()
+    if target.exists() and target.read_text(encoding="utf-8") == new:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(target, new)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``[README [PAGE]]``: both default to the repository's README.md and docs/pairs.html."""
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else None
+    page = Path(args[1]) if len(args) > 1 else None
     try:
         changed = update_readme(path)
+        page_changed = update_page(page)
     except ValueError as exc:
         print(f"paircheck.cli.registry_readme: error: {exc}", file=sys.stderr)
         return 2
     print(f"{path or readme_path()}: {'updated' if changed else 'already up to date'}")
+    print(f"{page or page_path()}: {'updated' if page_changed else 'already up to date'}")
     return 0
 
 

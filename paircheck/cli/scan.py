@@ -11,23 +11,27 @@ import click
 from paircheck._format import formats
 from paircheck.api import DEFAULT_ENGINE
 from paircheck.cli.options import ENGINE, EXIT_INCOMPATIBLE, EXIT_OK, METHOD, MODEL_PATH, render_options
+from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.scan import ScanResult
 from paircheck.scan.hub_scan import DEFAULT_CALLS, DEFAULT_READS
 
 EPILOG = """\b
-Where it looks (unless --no-default-dirs): the Hugging Face cache (HF_HUB_CACHE, HF_HOME,
-XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM Studio (~/.lmstudio/models and
-~/.cache/lm-studio/models), llama.cpp's cache (LLAMA_CACHE or ~/.cache/llama.cpp) and
-Ollama's store (OLLAMA_MODELS or ~/.ollama/models, named as `ollama list` names them).
-Summaries of unchanged files are cached in PAIRCHECK_CACHE_HOME, else XDG_CACHE_HOME/paircheck,
-else ~/.cache/paircheck (--no-cache reads every file again).
+Where it looks (unless --no-default-dirs): the Hugging Face cache
+(HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM
+Studio (~/.lmstudio/models and ~/.cache/lm-studio/models), llama.cpp's
+cache (LLAMA_CACHE or ~/.cache/llama.cpp) and Ollama's store (OLLAMA_MODELS
+or ~/.ollama/models, named as `ollama list` names them). Summaries of
+unchanged files are cached in PAIRCHECK_CACHE_HOME, else
+XDG_CACHE_HOME/paircheck, else ~/.cache/paircheck (--no-cache reads every
+file again).
 
 \b
-With --hub it also searches the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN) for drafts you do not
-have yet: the registry's documented drafts, the target's family from the same publisher and
-their GGUF repos, judged from their headers (range requests, nothing downloaded), at most
---hub-calls API calls and --hub-reads candidates read. HF_HUB_OFFLINE=1: the registry and the
-local scan only.
+With --hub it also searches the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN)
+for drafts you do not have yet: the registry's documented drafts, the
+target's family from the same publisher and their GGUF repos, judged from
+their headers (range requests, nothing downloaded), at most --hub-calls API
+calls and --hub-reads candidates read. HF_HUB_OFFLINE=1: the registry and
+the local scan only.
 
 \b
 Examples:
@@ -35,9 +39,11 @@ Examples:
   paircheck scan --no-default-dirs target.gguf ~/models /data/gguf
   paircheck scan --engine all --json target.gguf
   paircheck scan --hub Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M
+  paircheck scan --probe 3 target.gguf ~/models -- -ngl 99   (measure the 3 best on llama-server)
 
 \b
-Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read or bad usage."""
+Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read
+or bad usage."""
 
 
 def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
@@ -71,7 +77,7 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
     return TqdmProgress(stream)
 
 
-@click.command("scan", epilog=EPILOG)
+@click.command("scan", epilog=EPILOG, cls=ServerFlagsAfterDashes)
 @click.argument("target", type=MODEL_PATH)
 @click.argument("dirs", nargs=-1, type=MODEL_PATH)
 @click.option("--no-default-dirs", "no_default_dirs", is_flag=True,
@@ -86,11 +92,20 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
               help="With --hub: at most this many API calls (searches, model infos; a listing page is one).")
 @click.option("--hub-reads", type=click.IntRange(0, 1000), default=DEFAULT_READS, show_default=True,
               help="With --hub: at most this many candidates read (a GGUF header, or a repo's tokenizer files).")
-@click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.option("--probe", "probe_count", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Measure the acceptance of the N best usable GGUF drafts with `paircheck probe` "
+              "(runs llama-server; flags after -- go to it) and rank them by it.")
+@click.option("--llama-server", "llama_server", default=None, help="With --probe: the llama-server binary.")
+@click.option("--probe-output", "probe_output", default=None, type=click.Path(dir_okay=False),
+              help="With --probe: the probe's result file (default: ./paircheck-probe-TIME.json).")
+@click.option("--n-predict", "n_predict", default=128, show_default=True, help="With --probe: tokens per prompt.")
+@click.pass_context
 def scan_cmd(
-    target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None, as_json: bool,
-    quiet: bool, no_cache: bool, hub: bool, hub_calls: int, hub_reads: int,
+    ctx: click.Context, target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None,
+    as_json: bool, quiet: bool, no_cache: bool, hub: bool, hub_calls: int, hub_reads: int, probe_count: int,
+    llama_server: str | None, probe_output: str | None, n_predict: int,
 ) -> None:
     """Rank every model found in DIRs (and where models are usually kept) as a draft for TARGET."""
     from paircheck.scan import scan
@@ -109,4 +124,33 @@ def scan_cmd(
     finally:
         if progress is not None:
             progress.close()  # leave=False: the bar is erased before the ranking prints
+    if probe_count:
+        result = _probe(result, probe_count, llama_server, probe_output, n_predict,
+                        tuple(ctx.meta.get("server_args", ())), not (as_json or quiet) and sys.stderr.isatty())
     emit(result, as_json, quiet)
+
+
+def _probe(result: ScanResult, count: int, binary: str | None, output: str | None, n_predict: int,
+           server_args: tuple[str, ...], show_progress: bool) -> ScanResult:
+    """``scan --probe N``: the probe's measurement of the N best drafts, folded into the ranking."""
+    from datetime import datetime
+    from pathlib import Path
+
+    from paircheck.cli.probe import progress_bars
+    from paircheck.errors import InputError
+    from paircheck.llama_server.process import find_llama_server
+    from paircheck.probe.run import Endpoints, ProbeSettings, probe_drafts
+    from paircheck.scan import probe_best
+
+    settings = ProbeSettings(n_predict=n_predict, server_args=server_args)
+    endpoints = Endpoints(binary=find_llama_server(binary))
+    path = Path(output) if output else Path(f"paircheck-probe-{datetime.now():%Y%m%d-%H%M%S}.json")
+
+    def run(target: str, drafts: list[str]) -> list[object]:
+        try:
+            return list(probe_drafts(target, drafts, settings, endpoints, path,
+                                     progress=progress_bars(show_progress)).summaries)
+        except KeyboardInterrupt:
+            raise InputError(str(path), "interrupted; what was measured is kept there (complete: false)") from None
+
+    return probe_best(result, count, run, str(path))

@@ -12,6 +12,21 @@ from paircheck.fit.sizes import format_size, parse_size
 from paircheck.fit.tensors import with_tensor_infos
 from paircheck.model import ModelDescription
 
+NO_WEIGHTS = (
+    "has no tensor infos (a vocab-only or header-only file): there are no weights to size; give the model file "
+    "itself"
+)
+
+
+def sized(desc: ModelDescription) -> ModelDescription:
+    """``desc`` with the tensor infos of all its shards, for sizing; an InputError when it has
+    none (a vocab-only file): memory without weights would be a figure for a model that does
+    not exist, as ``estimate`` and ``scan`` also refuse it."""
+    full = with_tensor_infos(desc)
+    if not full.metadata.tensors:
+        raise InputError(desc.location, NO_WEIGHTS)
+    return full
+
 
 def pair_memory(target: ModelDescription, draft: ModelDescription, ctx: int | None, vram: str | None) -> FitResult:
     """The pair check's memory figures: llama-server's defaults, at ``ctx`` (default: the
@@ -19,7 +34,7 @@ def pair_memory(target: ModelDescription, draft: ModelDescription, ctx: int | No
     if ctx is not None and ctx <= 0:
         raise InputError("--ctx", f"must be positive, got {ctx}")
     budget = parse_size(vram) if vram is not None else None
-    t, d = with_tensor_infos(target), with_tensor_infos(draft)
+    t, d = sized(target), sized(draft)
     if ctx is None:
         ctx = int(t.metadata.get(f"{t.metadata.get('general.architecture')}.context_length") or 4096)
     return fit(t.metadata, d.metadata, FitOptions(ctx=ctx), DraftOptions(), budget, (t.display_name, d.display_name))
@@ -36,5 +51,6 @@ __all__ = [
     "model_memory",
     "parse_size",
     "pair_memory",
+    "sized",
     "with_tensor_infos",
 ]

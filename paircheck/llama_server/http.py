@@ -16,13 +16,16 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from http.client import HTTPException
 from typing import Any
 
 from paircheck.errors import InputError
 
 MAX_RESPONSE_BYTES = 64 << 20
+# One streamed token with its top probabilities is a few KiB.
+MAX_EVENT_BYTES = 1 << 20
 
 
 def _error_text(body: bytes) -> str:
@@ -45,21 +48,19 @@ def _opener(url: str) -> urllib.request.OpenerDirector:
     return urllib.request.build_opener()
 
 
-def request_json(url: str, path: str, body: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
-    """GET (or POST ``body``) ``url + path`` and return the decoded JSON.
-
-    Every failure is an InputError naming the URL: cannot connect, 503 while the
-    model loads, another HTTP error with the server's message, no answer within
-    ``timeout`` seconds, a connection closed early, malformed JSON.
-    """
-    full = url.rstrip("/") + path
+def _post(full: str, body: dict[str, Any] | None) -> urllib.request.Request:
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(full, data=data, method="GET" if body is None else "POST")
     if data is not None:
         req.add_header("Content-Type", "application/json")
+    return req
+
+
+@contextmanager
+def _errors(full: str, timeout: float) -> Iterator[None]:
+    """Turn every way an HTTP exchange with llama-server fails into one InputError line."""
     try:
-        with _opener(full).open(req, timeout=timeout) as resp:
-            raw = resp.read(MAX_RESPONSE_BYTES + 1)
+        yield
     except urllib.error.HTTPError as exc:
         detail = _error_text(exc.read(64 << 10))
         if exc.code == 503:
@@ -74,12 +75,64 @@ def request_json(url: str, path: str, body: dict[str, Any] | None = None, timeou
         raise InputError(full, f"no answer within {timeout:g} s") from None
     except (HTTPException, ConnectionError) as exc:
         raise InputError(full, f"connection failed mid-answer: {type(exc).__name__}: {exc}") from None
+
+
+def request_json(url: str, path: str, body: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
+    """GET (or POST ``body``) ``url + path`` and return the decoded JSON.
+
+    Every failure is an InputError naming the URL: cannot connect, 503 while the
+    model loads, another HTTP error with the server's message, no answer within
+    ``timeout`` seconds, a connection closed early, malformed JSON.
+    """
+    full = url.rstrip("/") + path
+    with _errors(full, timeout), _opener(full).open(_post(full, body), timeout=timeout) as resp:
+        raw = resp.read(MAX_RESPONSE_BYTES + 1)
     if len(raw) > MAX_RESPONSE_BYTES:
         raise InputError(full, f"answer larger than {MAX_RESPONSE_BYTES >> 20} MiB")
     try:
         return json.loads(raw)
     except ValueError:
         raise InputError(full, f"malformed JSON in the answer: {raw[:80]!r}") from None
+
+
+@contextmanager
+def stream_events(
+    url: str, path: str, body: dict[str, Any], timeout: float = 30.0
+) -> Iterator[Iterator[dict[str, Any]]]:
+    """POST ``body`` with ``"stream": true`` and yield each server-sent ``data:`` event as JSON.
+
+    Leaving the ``with`` block closes the connection, which is how a reader that has what
+    it needs stops the generation early: llama-server cancels a task whose client has gone
+    (``should_stop`` in tools/server/server-context.cpp). ``timeout`` bounds each wait for
+    the next event; a line longer than MAX_EVENT_BYTES is an error, not a memory cost.
+    """
+    full = url.rstrip("/") + path
+    with _errors(full, timeout), _opener(full).open(_post(full, {**body, "stream": True}), timeout=timeout) as resp:
+
+        def events() -> Iterator[dict[str, Any]]:
+            with _errors(full, timeout):
+                while True:
+                    line = resp.readline(MAX_EVENT_BYTES + 1)
+                    if not line:
+                        return
+                    if len(line) > MAX_EVENT_BYTES:
+                        raise InputError(full, f"an event larger than {MAX_EVENT_BYTES >> 10} KiB")
+                    if not line.startswith(b"data:"):
+                        continue  # blank separators, comments and pings
+                    payload = line[5:].strip()
+                    if payload == b"[DONE]":
+                        return
+                    try:
+                        event = json.loads(payload)
+                    except ValueError:
+                        raise InputError(full, f"malformed JSON in an event: {payload[:80]!r}") from None
+                    if isinstance(event, dict) and "error" in event:
+                        raise InputError(full, _error_text(payload))
+                    if not isinstance(event, dict):
+                        raise InputError(full, f"an event that is not a JSON object: {payload[:80]!r}")
+                    yield event
+
+        yield events()
 
 
 def wait_ready(url: str, timeout: float, alive: Callable[[], str | None] | None = None) -> dict[str, Any]:

@@ -8,6 +8,7 @@ flag it does not know).
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -54,6 +55,48 @@ def server_args(target: str, draft: str | None, ctx_size: int, extra: Sequence[s
     return args + list(extra)
 
 
+def _log_path(log_dir: Path, port: int, args: Sequence[str]) -> Path:
+    """One log per server, named for its model, never overwriting an earlier one."""
+    model = next((args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-m", "--model")), "server")
+    stem = f"llama-server-{Path(model).stem}-{port}"
+    log = log_dir / f"{stem}.log"
+    n = 1
+    while log.exists():
+        n += 1
+        log = log_dir / f"{stem}-{n}.log"
+    return log
+
+
+def _cpu_has_amx() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            return any(line.startswith("flags") and " amx_int8" in line for line in fh)
+    except OSError:
+        return False
+
+
+def crash_hint(code: int | None, args: Sequence[str]) -> str:
+    """Why a llama-server may have died with SIGSEGV, when paircheck can tell.
+
+    The pinned llama.cpp, built for this CPU, repacks quantized weights for Intel AMX and
+    then crashes in ggml_backend_amx_mul_mat on the first decode (llama.cpp#20824, open
+    without a fix); ``--no-repack`` keeps the weights as they are and avoids it.
+    """
+    if code != -signal.SIGSEGV or "--no-repack" in args or "-nr" in args or not _cpu_has_amx():
+        return ""
+    return ("; this CPU has AMX, where llama.cpp's repacked weights can crash the first decode "
+            "(llama.cpp#20824): try again with --no-repack among the server flags (after --)")
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+    return True
+
+
 @dataclass
 class RunningServer:
     url: str
@@ -82,13 +125,20 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def llama_server(
-    binary: str, args: Sequence[str], ready_timeout: float = 600.0, log_dir: Path | None = None
+    binary: str, args: Sequence[str], ready_timeout: float = 600.0, log_dir: Path | None = None,
+    port: int | None = None,
 ) -> Iterator[RunningServer]:
-    """Run ``binary --host 127.0.0.1 --port P ARGS`` until ``/health`` answers; stop it on exit."""
-    port = free_port()
+    """Run ``binary --host 127.0.0.1 --port P ARGS`` until ``/health`` answers; stop it on exit.
+
+    ``port``: the one to use (refused at once when something listens there); default a free one.
+    """
+    if port is None:
+        port = free_port()
+    elif not port_is_free(port):
+        raise InputError(f"{HOST}:{port}", "the port is in use (give another --port, or none for a free one)")
     command = [binary, "--host", HOST, "--port", str(port), *args]
     log_dir = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="paircheck-bench-"))
-    log = log_dir / f"llama-server-{port}.log"
+    log = _log_path(log_dir, port, args)
     with open(log, "wb") as out:
         try:
             # Its own session: Ctrl-C reaches paircheck only, which keeps the partial
@@ -104,7 +154,8 @@ def llama_server(
         code = proc.poll()
         if code is None:
             return None
-        return f"llama-server exited with code {code} before it was ready: {server.log_tail()} (log: {log})"
+        return (f"llama-server exited with code {code} before it was ready: {server.log_tail()} (log: {log})"
+                f"{crash_hint(code, args)}")
 
     try:
         wait_ready(server.url, ready_timeout, alive)

@@ -1,7 +1,10 @@
-"""The prompts a bench replays: three built in (code, prose, a structured list), or the user's.
+"""The prompts llama-server is sent: bench's and probe's built-in sets, or the user's file.
 
-Built-in prompts are fixed text so two runs (baseline and draft, or two machines) send
-exactly the same bytes. They are sent raw (no chat template) unless asked otherwise.
+Built-in prompts are fixed text so two runs (baseline and draft, two drafts, or two
+machines) send exactly the same bytes. ``bench`` sends its own raw (no chat template)
+unless asked; ``probe`` sends its set through the target's chat template unless ``--raw``,
+so its texts are written as a user's requests, one per kind of work whose acceptance
+differs (code is predictable, prose much less).
 """
 
 from __future__ import annotations
@@ -46,8 +49,41 @@ BUILTIN_PROMPTS: tuple[Prompt, ...] = (
 )
 
 
+PROBE_PROMPTS: tuple[Prompt, ...] = (
+    Prompt(
+        "code",
+        "Write a Python function merge_sorted(a, b) that merges two sorted lists of integers into one "
+        "sorted list in linear time, with a docstring and two doctest examples.",
+        "code",
+    ),
+    Prompt(
+        "chat",
+        "I have a free Saturday in Lisbon and I like old neighbourhoods, views and good food. "
+        "What would you suggest I do, from morning to evening?",
+        "chat",
+    ),
+    Prompt(
+        "maths",
+        "A train leaves at 14:40 and travels 210 km at an average speed of 84 km/h. At what time does it "
+        "arrive? Reason step by step, then give the answer.",
+        "reasoning",
+    ),
+    Prompt(
+        "prose",
+        "Write the opening paragraph of a short story about a lighthouse keeper who has not seen a ship "
+        "for eleven days when the storm finally breaks.",
+        "prose",
+    ),
+    Prompt(
+        "list",
+        "Give a numbered checklist of ten things to do when moving to a new apartment, one short line each.",
+        "structured",
+    ),
+)
+
+
 def load_prompts(path: str) -> list[Prompt]:
-    """Read JSON lines: ``{"id": ..., "prompt": ..., "n_predict": ...}`` (id and n_predict optional)."""
+    """Read JSON lines: ``{"id": ..., "prompt": ..., "kind": ..., "n_predict": ...}`` (all but prompt optional)."""
     file = Path(path)
     try:
         if file.stat().st_size > MAX_PROMPT_FILE_BYTES:
@@ -78,8 +114,11 @@ def load_prompts(path: str) -> list[Prompt]:
             raise InputError(f"{path}:{number}", f"duplicate id {pid!r}")
         if n_predict is not None and (not isinstance(n_predict, int) or isinstance(n_predict, bool) or n_predict < 1):
             raise InputError(f"{path}:{number}", '"n_predict" must be a positive integer')
+        kind = obj.get("kind", "user")
+        if not isinstance(kind, str) or not kind:
+            raise InputError(f"{path}:{number}", '"kind" must be a non-empty string')
         seen.add(pid)
-        prompts.append(Prompt(pid, obj["prompt"], "user", n_predict))
+        prompts.append(Prompt(pid, obj["prompt"], kind, n_predict))
         if len(prompts) > MAX_PROMPTS:
             raise InputError(path, f"more than {MAX_PROMPTS} prompts")
     if not prompts:

@@ -123,8 +123,8 @@ PF020 = _rule(
     "Download the files and give them with -m/-md, or run paircheck on the files.")
 PF021 = _rule(
     "PF021", "model_unreadable", "Both models can be read",
-    "A model file that paircheck cannot read (missing, truncated, not a GGUF): llama-server "
-    "would fail to load it.",
+    "A model file that paircheck cannot read (missing, truncated, not a GGUF): the llama.cpp "
+    "program the line starts (llama-server, llama-cli, ...) would fail to load it.",
     "Fix the path or the file.")
 PF030 = _rule(
     "PF030", "unknown_launcher", "The launcher is one paircheck knows",

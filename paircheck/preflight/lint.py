@@ -12,16 +12,30 @@ from paircheck._engine.common import arch_value, tensor_names
 from paircheck.errors import InputError
 from paircheck.findings import Report
 from paircheck.model import ModelDescription
+from paircheck.outcome import (
+    CRASH,
+    DEFAULT_FAIL_ON,
+    EXIT_ABORTS,
+    EXIT_WARNED,
+    FAIL_ON_LEVELS,
+    SLOW,
+    slow_warnings,
+)
+from paircheck.outcome import (
+    WARNING as WARNING_LEVEL,
+)
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.llama_server import LlamaCommand
 
 __all__ = [
+    "ABORTS",
     "ERROR",
     "FAIL",
     "INFO",
     "OK",
     "UNCHECKED",
+    "WARNED",
     "WARNING",
     "Describe",
     "LintFinding",
@@ -30,12 +44,13 @@ __all__ = [
 ]
 
 Describe = Callable[[str], ModelDescription]
-OK, FAIL, UNCHECKED = "ok", "not-ok", "not-checked"
-# Exit codes of the lint commands (README "Pre-flight for launch scripts"): 0 and 1 as for a
-# check, 2 bad input, 3 nothing (or not everything) was checked: never 0 for a check that
-# did not happen.
+OK, FAIL, UNCHECKED, ABORTS, WARNED = "ok", "not-ok", "not-checked", "aborts", "warned"
+# Exit codes of the lint commands (README "Pre-flight for launch scripts"), the same table as
+# the check's (paircheck.outcome): 0 and 1 as for a check, 2 bad input, 3 nothing (or not
+# everything) was checked: never 0 for a check that did not happen; 4 a pair accepted at
+# load that is predicted to abort at run time; 5 a warning --fail-on asks to fail on.
 EXIT_OK, EXIT_FAIL, EXIT_ERROR, EXIT_UNCHECKED = 0, 1, 2, 3
-EXIT_FOR = {OK: EXIT_OK, FAIL: EXIT_FAIL, UNCHECKED: EXIT_UNCHECKED}
+EXIT_FOR = {OK: EXIT_OK, FAIL: EXIT_FAIL, UNCHECKED: EXIT_UNCHECKED, ABORTS: EXIT_ABORTS, WARNED: EXIT_WARNED}
 
 
 @dataclass
@@ -45,17 +60,32 @@ class LintResult:
     reports: list[Report] = field(default_factory=list)
     # The command with every mechanically fixable error fixed (argv), when there is one.
     corrected: list[str] | None = None
+    # (given, used): options in ``corrected`` that are paircheck's guess (the nearest real
+    # option by name), not a documented replacement; always shown with the line.
+    guessed: list[tuple[str, str]] = field(default_factory=list)
 
-    def status(self, pair_check: bool = True) -> str:
-        """FAIL (an error or an incompatible pair), UNCHECKED (something was not checked), or OK.
+    def status(self, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON) -> str:
+        """FAIL (an error or an incompatible pair), ABORTS (a pair accepted at load that is
+        predicted to abort at run time), UNCHECKED (something was not checked), WARNED (a
+        warning ``fail_on`` asks to fail on), or OK. The levels are paircheck.outcome's.
 
         ``pair_check=False`` (lint-cmd --no-check) does not count the pair as unchecked when
         the only reason is that the models were not read, as asked."""
+        level = FAIL_ON_LEVELS.index(fail_on)
         if any(f.status == ERROR for f in self.findings) or not all(r.compatible for r in self.reports):
             return FAIL
+        if level >= FAIL_ON_LEVELS.index(CRASH) and any(r.run_time_aborts for r in self.reports):
+            return ABORTS
         skipped = C.UNCHECKED if pair_check else C.UNCHECKED - C.PAIR_UNCHECKED
         if any(f.code in skipped for f in self.findings):
             return UNCHECKED
+        strict = level >= FAIL_ON_LEVELS.index(WARNING_LEVEL)
+        if strict and any(r.unknowns for r in self.reports):
+            return UNCHECKED
+        if level >= FAIL_ON_LEVELS.index(SLOW) and any(slow_warnings(r) for r in self.reports):
+            return WARNED
+        if strict and (any(r.warnings for r in self.reports) or any(f.status == WARNING for f in self.findings)):
+            return WARNED
         return OK
 
     @property
@@ -106,8 +136,8 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
     types = cmd.requested_types
     target_desc = draft_desc = None
     if describe is not None:
-        target_desc = _read(describe, cmd.model, "target", add)
-        draft_desc = _read(describe, cmd.draft, "draft", add) if cmd.draft else None
+        target_desc = _read(describe, cmd.model, "target", add, cmd.program)
+        draft_desc = _read(describe, cmd.draft, "draft", add, cmd.program) if cmd.draft else None
     if not cmd.model and not cmd.model_hf and cmd.example != "SERVER":
         add(emit(C.PF007, ERROR, "error: --model is required"))
     if not has_draft and not types and cmd.example != "LOOKUP":  # llama-lookup always drafts n-grams
@@ -149,6 +179,7 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
                  repos=[r for r in (cmd.model_hf, cmd.draft_hf) if r]))
 
     out.corrected = _corrected(cmd, out)
+    out.guessed = list(cmd.guesses) if out.corrected else []
 
     if target_desc is not None:
         from paircheck.api import check_descriptions
@@ -182,12 +213,12 @@ def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
     return words if not again.errors else None  # only a line this llama.cpp accepts
 
 
-def _read(describe: Describe, path: str | None, side: str,
-          add: Callable[[LintFinding], None]) -> ModelDescription | None:
+def _read(describe: Describe, path: str | None, side: str, add: Callable[[LintFinding], None],
+          program: str = "llama-server") -> ModelDescription | None:
     if not path:
         return None
     try:
         return describe(path)
     except InputError as exc:
-        add(emit(C.PF021, ERROR, f"{side} {exc}: llama-server would fail to load it", side=side))
+        add(emit(C.PF021, ERROR, f"{side} {exc}: {program} would fail to load it", side=side))
         return None

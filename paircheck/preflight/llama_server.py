@@ -78,6 +78,9 @@ class LlamaCommand:
     # The line with every fixable error fixed (renamed, removed and invented options replaced by
     # the current ones, --flag=value split); None when an error has no mechanical fix.
     corrected: list[str] | None = None
+    # (given, used): invalid options ``corrected`` replaces by the nearest real one by name,
+    # a guess rather than a documented replacement.
+    guesses: list[tuple[str, str]] = field(default_factory=list)
 
     def get(self, key: str) -> str | None:
         return self.values.get(key)
@@ -239,6 +242,8 @@ def parse(argv: list[str], env: Mapping[str, str] | None = None) -> LlamaCommand
                 if has_value:
                     i += 1  # the unknown flag's value: not a second error
                 replacement = _replace_invalid(arg, value_word, near, table)
+                if replacement:
+                    cmd.guesses.append((arg, replacement[0]))
             fixed = fixed + replacement if fixed is not None and replacement is not None else None
             continue
         if arg in seen and arg != "--spec-type":

@@ -29,10 +29,11 @@ import shlex
 from collections.abc import Callable
 
 from paircheck.errors import InputError
+from paircheck.findings import Report
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.lint import Describe, LintResult
-from paircheck.preflight.vllm import detect_method, lint_speculative_config
+from paircheck.preflight.vllm import detect_method, lint_speculative_config, suggestion_caveat
 
 # EngineArgs' dataclass fields at 99d7eb5d (vllm/engine/arg_utils.py, class EngineArgs).
 ENGINE_ARGS_FIELDS = frozenset({
@@ -208,11 +209,15 @@ class _Linter:
         if moved:
             config = self._config_from(moved)
             fix = f"speculative_config={_py_dict(config)}"
+            checked: list[Report] | None = None
+            if "speculative_config" not in keywords:
+                checked = self._check_config(config, target_name, call.lineno, "the speculative_config it means")
+            # The rewrite is offered only as far as paircheck's own check of it goes.
+            said = "" if checked is None else suggestion_caveat(checked, self.describe is not None, target_name)
             for finding in self.out.findings:
                 if finding.code == C.VS020.code and finding.details.get("call") == name and finding.fix is None:
-                    finding.fix = f"write {name}({_py_repr(target_name) if target_name else 'TARGET'}, ..., {fix})"
-            if "speculative_config" not in keywords:
-                self._check_config(config, target_name, call.lineno, "the speculative_config it means")
+                    target_word = _py_repr(target_name) if target_name else "TARGET"
+                    finding.fix = f"write {name}({target_word}, ..., {fix}){said}"
         spec = keywords.get("speculative_config")
         if spec is not None:
             value = _literal(spec)
@@ -247,12 +252,14 @@ class _Linter:
             config.setdefault(key, value)
         return config
 
-    def _check_config(self, config: dict[str, object], target: str | None, line: int, where: str) -> None:
+    def _check_config(self, config: dict[str, object], target: str | None, line: int,
+                      where: str) -> list[Report]:
         sub = LintResult("python")
         lint_speculative_config(config, target, self.describe, sub, where)
         for finding in sub.findings:
             self.add(finding, line)
         self.out.reports += sub.reports
+        return sub.reports
 
     def generate(self, call: ast.Call, receiver: ast.expr) -> None:
         made_by = self.assigned.get(receiver.id) if isinstance(receiver, ast.Name) else None

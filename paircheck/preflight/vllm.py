@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+from collections.abc import Sequence
 
+from paircheck.findings import Report
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, WARNING, emit
 from paircheck.preflight.lint import Describe, LintResult
@@ -94,7 +97,10 @@ def lint_vllm(argv: list[str], describe: Describe | None) -> LintResult:
         first.fix = f"replace the old flags by --speculative-config '{spelled}'"
         if raw is None:
             out.corrected = _without(argv, OLD_FLAGS) + ["--speculative-config", spelled]
+            before = len(out.reports)
             lint_speculative_config(config, target, describe, out, "the --speculative-config it means")
+            # The rewrite is offered only as far as paircheck's own check of it goes.
+            first.fix += suggestion_caveat(out.reports[before:], describe is not None, target)
             return out
     if raw is None:
         add(emit(C.VS002, INFO, "no --speculative-config: vLLM does not speculate, so there is no pair to check"))
@@ -109,6 +115,22 @@ def lint_vllm(argv: list[str], describe: Describe | None) -> LintResult:
         return out
     lint_speculative_config(config, target, describe, out, "--speculative-config")
     return out
+
+
+def suggestion_caveat(reports: Sequence[Report] | None, checking: bool, target: str | None) -> str:
+    """What a suggested speculative_config is worth by paircheck's own vLLM check: nothing to
+    add when vLLM accepts the pair, else why it is offered anyway (refused, or not checked)."""
+    refused = [r for r in reports or () if r.first_failure is not None]
+    if refused:
+        first = refused[0].first_failure
+        assert first is not None
+        where = f" --for {shlex.quote(target)}" if target else ""
+        return (f"; but vLLM refuses this pair ({first.code}, see the pair check), so it would still fail: pick "
+                f"a draft vLLM accepts (paircheck pairs{where} --engine vllm)")
+    if not reports:
+        why = "--no-check" if not checking else "the models could not be read"
+        return f" (the pair itself was not checked: {why})"
+    return ""
 
 
 def lint_speculative_config(config: dict[str, object], target: str | None, describe: Describe | None,

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
-from paircheck.findings import ACCEPTED, REFUSED, Report
+from paircheck.findings import ABORTS, ACCEPTED, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Unlisted, discover
-from paircheck.weights import WeightBytes, description_weight_bytes
+from paircheck.weights import WeightBytes, description_weight_bytes, parameter_count
 
 if TYPE_CHECKING:  # the registry is imported when a scan runs, not at start-up
     from paircheck._registry.consult import FileVocab
@@ -53,6 +53,17 @@ class CandidateResult:
     # How the registry recognised the pair when documented: "name" (repo ids or names) or
     # "vocabulary" (a side known only by its vocabulary fingerprint, as the check's RG001 says).
     documented_by: str | None = None
+    # With `scan --probe N`: MEASURED on llama-server by paircheck probe (the share of
+    # positions where this draft's top token is the target's), the best --spec-draft-n-max
+    # for it, and the speedup the cost model gives the measured counts at that length.
+    measured_acceptance: float | None = None
+    measured_draft_max: int | None = None
+    measured_speedup: float | None = None
+
+    @property
+    def speedup(self) -> float | None:
+        """The measured-acceptance speedup when probed, else the one at the reference acceptance."""
+        return self.measured_speedup if self.measured_speedup is not None else self.modelled_speedup
 
     @property
     def accepted_by(self) -> list[str]:
@@ -62,7 +73,7 @@ class CandidateResult:
     def sort_key(self) -> tuple[int, int, int, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
         # Best modelled speedup first; a candidate without one (no tensor infos) after those with one.
-        speed = -self.modelled_speedup if self.modelled_speedup is not None else float("inf")
+        speed = -self.speedup if self.speedup is not None else float("inf")
         size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
         # --engine all: a draft more engines accept first (0 for a single engine).
         # Documented by name before documented only by vocabulary (a family's), before undocumented.
@@ -86,6 +97,7 @@ class ScanResult:
     searched: list[str]
     cache_hits: int = 0
     cache_misses: int = 0
+    probe_file: str | None = None  # with --probe: the probe's result file
 
     @property
     def usable(self) -> list[CandidateResult]:
@@ -153,7 +165,8 @@ def _memory(target: ModelDescription, draft: ModelDescription) -> int | None:
 
 
 def _usable(report: Report) -> bool | None:
-    return {ACCEPTED: True, REFUSED: False}.get(report.verdict)
+    # A pair accepted at load that is predicted to abort at run time is not a usable draft.
+    return {ACCEPTED: True, REFUSED: False, ABORTS: False}.get(report.verdict)
 
 
 @dataclass(frozen=True)
@@ -209,7 +222,7 @@ def summarize(
     The verdicts are the api's (``check_descriptions``, ``check_all_engines``); the registry
     look-up and the size warning are made here as ``api.annotate`` makes them, with the
     target's fingerprint, identities and weight bytes computed once per scan."""
-    from paircheck._engine.pair_size import same_file, size_finding
+    from paircheck._engine.pair_size import parameter_finding, same_file, size_finding
     from paircheck._registry.consult import file_vocab, find_documented, identities
 
     facts = facts or TargetFacts.of(target)
@@ -218,7 +231,8 @@ def summarize(
         main = reports[0]
         verdicts = {r.engine: r.verdict for r in reports}
         accepted = [r for r in reports if r.verdict == ACCEPTED]
-        usable: bool | None = True if accepted else (False if all(r.verdict == REFUSED for r in reports) else None)
+        usable: bool | None = True if accepted else (
+            False if all(r.verdict in (REFUSED, ABORTS) for r in reports) else None)
     else:
         main = check_descriptions(target, draft, engine, method, registry=False, fingerprint=False)
         verdicts, usable = {main.engine: main.verdict}, _usable(main)
@@ -228,10 +242,15 @@ def summarize(
     dw = description_weight_bytes(draft)
     if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
         return None
-    failure = main.first_failure
+    # The check llama.cpp stops at, else the warning that predicts the abort at run time.
+    failure = main.first_failure or next(iter(main.run_time_aborts), None)
     tw = facts.weights
     ratio = round(dw.per_token / tw.per_token, 4) if tw and dw and tw.per_token else None
     size = size_finding(tw.per_token if tw else None, dw.per_token if dw else None, same_file(target, draft))
+    if size is None and (tw is None or dw is None):
+        # As the check's size warning: parameter counts where a side has no tensor infos.
+        t_params, d_params = parameter_count(target), parameter_count(draft)
+        size = parameter_finding(t_params, d_params) if t_params and d_params else None
     speedup, draft_max = _modelled(ratio)
     memory = _memory(target, draft) if dw is not None and tw is not None else None
     # The same look-up as the check's (api.annotate -> consult): by name, else by vocabulary.
@@ -395,7 +414,30 @@ def compare(
     return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts))
 
 
+def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], list[Any]], probe_file: str
+               ) -> ScanResult:
+    """Measure the acceptance of the ``count`` best usable GGUF drafts for llama.cpp and rank again.
+
+    ``run(target, drafts)`` is the probe (paircheck.probe.run.probe_drafts with the caller's
+    settings), returning one summary per draft in order; the probe checks each pair again
+    and refuses before loading anything, as it does on its own.
+    """
+    target = result.target.resolved_path or result.target.location
+    # Files on this machine only: a draft found on the Hub (scan --hub) is not downloaded to be probed.
+    picks = [c for c in result.usable if c.source_kind == "gguf" and os.path.isfile(c.location)
+             and (c.engines.get(LLAMACPP) == ACCEPTED if c.engines else result.engine == LLAMACPP)][:count]
+    if not picks:
+        return result
+    for c, summary in zip(picks, run(target, [c.location for c in picks]), strict=True):
+        c.measured_acceptance = summary.acceptance_rate
+        c.measured_draft_max = summary.best_draft_max
+        c.measured_speedup = None if summary.modelled_speedup is None else round(summary.modelled_speedup, 3)
+    result.candidates.sort(key=CandidateResult.sort_key)
+    result.probe_file = probe_file
+    return result
+
+
 __all__ = [
-    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare", "rank", "scan",
-    "summarize",
+    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare", "probe_best",
+    "rank", "scan", "summarize",
 ]

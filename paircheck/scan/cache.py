@@ -24,7 +24,8 @@ from typing import Any
 
 from paircheck import __version__
 
-CACHE_FORMAT = 1
+# 2: a pair predicted to abort at run time is no longer "usable" (summaries of 1 said unknown).
+CACHE_FORMAT = 2
 MAX_ENTRIES = 20_000
 MAX_FILE_BYTES = 64 << 20  # a cache file larger than this is not ours (or is broken): rebuilt
 

@@ -11,6 +11,9 @@ a. The 19 real files: derived values per file, and all 361 ordered pairs.
 b. Hypothesis-made single mutations of the smaller real files (one changed key, dropped
    key, retyped key, resized token list or altered token text), compared as a file and
    as (original, mutated) and (mutated, original) pairs.
+c. Every BPE pre-tokenizer the pinned loader knows (``BPE_PRE_KNOWN``, checked against the
+   strings src/llama-vocab.cpp compares), each with and without add_bos/bos/eos keys: the
+   add_bos class and the special ids of every entry come from libllama, not from a sample.
 
 Without llama_cpp the module is skipped, or fails when ``PAIRCHECK_REQUIRE_ORACLE=1``
 (CI) so that the oracle cannot silently disappear.
@@ -19,11 +22,13 @@ Without llama_cpp the module is skipped, or fails when ``PAIRCHECK_REQUIRE_ORACL
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from itertools import count
 from pathlib import Path
 from typing import Any
 
+import llamacpp_build
 import pytest
 from gguf import GGUFValueType as VT
 from gguf_mutate import GGUFMeta, make_kv, read_kvs, rewrite_gguf, set_tokens, token_texts
@@ -237,7 +242,8 @@ SMALL = ["llama-spm", "phi-3", "baichuan", "gpt-2", "deepseek-coder", "bert-bge"
 TOKENIZER_MODELS_VALID = ["llama", "gpt2", "bert", "t5", "rwkv", "plamo2", "test", "no_vocab",
                           "none", "gemma4", "hybriddna", "whitespace"]
 TOKENIZER_MODELS_INVALID = ["", "GPT2", "llama ", "spm", "bpe", "unknown", "sentencepiece"]
-# A sample of accepted pre values per effect (research notes 3.3), and unknown ones.
+# A sample of accepted pre values per add_bos class (llamacpp_tables.BPE_PRE_*; section c
+# below runs all of them), and unknown ones.
 PRE_KNOWN = ["default", "llama-bpe", "llama3", "tekken", "chameleon", "chatglm-bpe", "glm4",
              "gemma4", "granite-embed-multi-311m", "gpt-2", "qwen2", "starcoder",
              "deepseek-coder", "refact", "command-r", "bert-bge"]
@@ -448,3 +454,64 @@ def test_mutations(real: dict[str, Path], mut_dir: Path, data: st.DataObject) ->
     mut = data.draw(mutations(_n_tokens(real[short])), label="mutation")
     problems = _compare_mutation(real, mut_dir, short, mut)
     assert problems == [], f"{short} + {mut!r}:\n" + "\n".join(problems)
+
+
+# --------------------------------------------------------------------------------------
+# c. Every BPE pre-tokenizer
+# --------------------------------------------------------------------------------------
+
+#: Each pre value is written with these keys on a BPE ("gpt2") vocabulary: the absent key
+#: shows the add_bos class, the others the forced classes (Gemma-4 style) and the pre values
+#: whose default BOS is none (ChatGLM style).
+PRE_VARIANTS: dict[str, dict[str, Any]] = {
+    "no keys": {},
+    "add_bos false": {"add_bos": False},
+    "add_bos true": {"add_bos": True},
+    "bos 7": {"bos": 7},
+    "eos 9 added": {"eos": 9, "add_eos": True},
+}
+
+
+def test_bpe_pre_table_names_what_the_loader_compares() -> None:
+    """BPE_PRE_KNOWN holds exactly the tokenizer.ggml.pre strings that the pinned
+    src/llama-vocab.cpp compares (llama_vocab::impl::load): none missing, none invented."""
+    from paircheck.llamacpp_tables import BPE_PRE_KNOWN
+
+    source = (llamacpp_build.source_root() / "src" / "llama-vocab.cpp").read_text()
+    compared = set(re.findall(r'tokenizer_pre\s*==\s*"([^"]*)"', source))
+    assert len(compared) > 80, "the pattern no longer finds the loader's comparisons"
+    assert compared == BPE_PRE_KNOWN
+
+
+def test_every_bpe_pre_through_libllama(tmp_path: Path) -> None:
+    """All BPE_PRE_KNOWN entries (and a few unknown ones) in every variant: loadable or not,
+    vocab type, ids, add flags and texts agree with libllama. One test, so that a failure
+    lists every disagreeing value at once."""
+    from ggufgen import write_vocab_gguf
+
+    from paircheck import llamacpp_tables as T
+
+    problems: list[str] = []
+    classes: dict[str, set[str]] = {"add_bos": set(), "forced": set(), "no_bos": set(), "loaded": set()}
+    for i, pre in enumerate(sorted(T.BPE_PRE_KNOWN) + PRE_UNKNOWN):
+        for label, keys in PRE_VARIANTS.items():
+            path = write_vocab_gguf(tmp_path / f"pre{i}-{label.replace(' ', '-')}.gguf", model="gpt2", pre=pre, **keys)
+            ora = llama_values(path)
+            problems += [f"pre {pre!r} ({label}): {d}" for d in value_diff(pc_values(path), ora)]
+            pc_forget(path)
+            if not ora["loaded"]:
+                continue
+            classes["loaded"].add(pre)
+            if label == "no keys" and ora["add_bos"]:
+                classes["add_bos"].add(pre)
+            if label == "add_bos false" and ora["add_bos"]:
+                classes["forced"].add(pre)
+            if label == "no keys" and ora["bos"] == -1:
+                classes["no_bos"].add(pre)
+    assert problems == [], "\n".join(problems)
+    # The tables' classes, as llama.cpp itself sorts the entries.
+    # An empty string is taken as a missing key (the 'default' pre-tokenizer, with a warning).
+    assert classes["loaded"] == T.BPE_PRE_KNOWN | {""}
+    assert classes["add_bos"] == T.BPE_PRE_ADD_BOS | T.BPE_PRE_GEMMA4
+    assert classes["forced"] == T.BPE_PRE_GEMMA4
+    assert classes["no_bos"] == T.BPE_PRE_NO_BOS

@@ -20,7 +20,17 @@ from paircheck.api import check_all_engines, check_descriptions, describe
 from paircheck.catalog import find_rule
 from paircheck.cli import cli, main
 from paircheck.errors import InputError
-from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, UNKNOWN, Report
+from paircheck.findings import (
+    ACCEPTED,
+    FAIL,
+    PASS,
+    REFUSED,
+    RUNS_USELESS,
+    RUNS_WITHOUT_SPECULATION,
+    SKIP,
+    UNKNOWN,
+    Report,
+)
 from paircheck.model import ModelDescription
 
 pytestmark = pytest.mark.corpus
@@ -57,10 +67,14 @@ def test_sglang_refuses_padding_difference_since_0_5_15(qwen25: tuple[ModelDescr
     assert newest.engine_says is not None
     assert "target vocab_size=152064 and draft vocab_size=151936" in newest.engine_says
     assert newest.engine_says.startswith("STANDALONE speculative decoding requires the draft model")
-    assert ">= 0.5.15" in newest.engine_version
+    assert newest.engine_version.startswith("SGLang >= 0.5.22, rules read from sglang 0.5.22 and 0.5.23 wheels")
     assert _check(t, d, "sglang@0.5.15.post1").verdict == REFUSED
+    assert "0.5.15 to before 0.5.16" in _check(t, d, "sglang@0.5.15").engine_version
     before = _check(t, d, "sglang@0.5.14")
-    assert before.verdict == ACCEPTED and "< 0.5.15" in before.engine_version
+    assert before.verdict == ACCEPTED and "0.5.13 to before 0.5.15" in before.engine_version
+    # A release newer than the newest read is said to be unread, not assumed.
+    assert "rules read up to 0.5.23 (0.5.24 not read" in _check(t, d, "sglang@0.5.24").engine_version
+    assert "rules read from 0.5.10 on (0.5.9 not read" in _check(t, d, "sglang@0.5.9").engine_version
     # Same config sizes, same tokenizer: the mapping check passes too.
     same = _check(t, t, "sglang")
     assert same.verdict == ACCEPTED and [c.code for c in same.checks] == ["SG001", "SG002", "SG003"]
@@ -76,17 +90,32 @@ def _one_token_changed(src: Path, dst: Path, index: int) -> Path:
     return dst
 
 
-def test_sglang_mapping_check_after_equal_sizes(tmp_path: Path, real_vocab: Any) -> None:
-    # Equal sizes (vocab-only files: the token count is the padded vocab_size), one token
-    # with other text: the size passes, get_vocab() differs.
+def test_sglang_mapping_check_never_runs(tmp_path: Path, real_vocab: Any) -> None:
+    """sglang 0.5.15 to 0.5.23, managers/tp_worker.py TpModelWorker.__init__:
+    'if server_args.skip_tokenizer_init or self.is_draft_worker:' (0.5.23: 'get_serving().skip_tokenizer_init')
+    '    self.tokenizer = self.processor = None'. So in standalone_worker_v2.py
+    _validate_vocab_compatibility, 'and draft_tokenizer is not None' is False and the get_vocab()
+    comparison never runs: a same-size draft with other tokens starts and drafts other tokens."""
     t = describe(str(real_vocab("llama-bpe")))
     other = describe(str(_one_token_changed(real_vocab("llama-bpe"), tmp_path / "other.gguf", 1000)))
-    report = _check(t, other, "sglang")
-    assert [(c.code, c.status) for c in report.checks] == [("SG001", PASS), ("SG002", PASS), ("SG003", FAIL)]
-    assert report.first_failure is not None and report.first_failure.details["first_id"] == 1000
-    assert report.engine_says is not None and "different token-to-id mappings" in report.engine_says
-    old = _check(t, other, "sglang@0.5.14")
-    assert old.verdict == ACCEPTED and [w.code for w in old.warnings] == ["SG101"]
+    for version in ("sglang", "sglang@0.5.15", "sglang@0.5.14", "sglang@0.5.10"):
+        report = _check(t, other, version)
+        codes = [(c.code, c.status) for c in report.checks]
+        assert codes[-1] == ("SG003", FAIL), (version, codes)
+        assert report.first_failure is not None and report.first_failure.details["first_id"] == 1000
+        # No error text: SGLang says nothing; it starts and drafts other tokens.
+        assert report.engine_says is None and report.outcome == RUNS_USELESS, version
+        assert "starts without an error" in report.first_failure.message
+    assert [c.code for c in _check(t, other, "sglang").checks] == ["SG001", "SG002", "SG003"]
+    assert [c.code for c in _check(t, other, "sglang@0.5.14").checks] == ["SG001", "SG003"]
+    # The mirror of SGLang's own function agrees: with the draft worker's tokenizer (None from
+    # 0.5.15) the mapping comparison is skipped.
+    from paircheck._engine import sglang
+
+    tv, dv = sglang.tokenizer_vocab(t), sglang.tokenizer_vocab(other)
+    assert sglang.validate_vocab_compatibility(len(tv), len(dv), tv, dv) == sglang.MAPPING_ERROR
+    drafted = sglang.draft_tokenizer(sglang.NEWEST, dv)
+    assert drafted is None and sglang.validate_vocab_compatibility(len(tv), len(dv), tv, drafted) is None
 
 
 def _qwen35(real_vocab: Any, path: Path, mtp_layers: int | None) -> Path:
@@ -227,7 +256,7 @@ def test_cli_engine_at_version(qwen25: tuple[ModelDescription, ModelDescription]
     accepted = runner.invoke(cli, ["--engine", "sglang@0.5.14", "--no-registry", t.location, d.location])
     assert (refused.exit_code, accepted.exit_code) == (1, 0), refused.output + accepted.output
     as_json = runner.invoke(cli, ["--engine", "sglang@0.5.14", "--json", "--no-registry", t.location, d.location])
-    assert json.loads(as_json.output)["engine_version"].startswith("SGLang < 0.5.15")
+    assert json.loads(as_json.output)["engine_version"].startswith("SGLang 0.5.13 to before 0.5.15")
     with pytest.raises(SystemExit) as exc:
         main(["--engine", "sglang@nope", t.location, d.location])
     err = capsys.readouterr().err
@@ -273,3 +302,160 @@ def test_koboldcpp_draft_types(tmp_path: Path, real_vocab: Any) -> None:
     assert refused.engine_says == "Error: Speculative decoding cannot be used with Recurrent draft models!"
     llama = describe(str(real_vocab("llama-spm")))
     assert _check(llama, llama, "koboldcpp").finding("KC001").details["draft_type"] == "draft-simple"
+
+
+def test_sglang_loads_a_rewritten_draft_as_its_mtp_module(tmp_path: Path, real_vocab: Any) -> None:
+    """sglang 0.5.13 configs/model_config.py ModelConfig._config_draft_model:
+    'if is_draft_model and self.hf_config.architectures[0] == "Qwen3MoeForCausalLM":'
+    '    self.hf_config.architectures[0] = "Qwen3MoeForCausalLMMTP"' (for every draft worker,
+    STANDALONE included)."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-235B-A22B", 151936, {
+        "model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"]})))
+    d = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-30B-A3B", 151936, {
+        "model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"]})))
+    report = _check(t, d, "sglang")
+    assert report.verdict == REFUSED and report.first_failure is not None
+    assert report.first_failure.code == "SG004"
+    assert report.first_failure.details["loaded_as"] == "Qwen3MoeForCausalLMMTP"
+    assert report.outcome == RUNS_USELESS and report.engine_says is None
+    # 0.5.12 does not rewrite Qwen3-MoE: the same pair runs as a standalone draft there.
+    older = _check(t, d, "sglang@0.5.12")
+    assert older.verdict == ACCEPTED and "SG004" not in [c.code for c in older.checks]
+    # A Qwen3.5 draft is rewritten in every release read.
+    q35 = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-0.8B", 1)))
+    assert _check(t, q35, "sglang@0.5.10").first_failure.details["loaded_as"] == "Qwen3_5ForCausalLMMTP"  # type: ignore[union-attr]
+
+
+def _gemma4_assistant(real_vocab: Any, path: Path) -> ModelDescription:
+    return describe(str(_qwen_folder(real_vocab, path, 151936, {
+        "model_type": "gemma4_assistant", "architectures": ["Gemma4AssistantForCausalLM"]})))
+
+
+def test_sglang_gemma4_assistant_algorithms(tmp_path: Path, real_vocab: Any) -> None:
+    """sglang 0.5.12 server_args.py (arg_groups/speculative_hook.py from 0.5.13),
+    _resolve_speculative_algorithm_alias: 'if speculative_algorithm == "EAGLE3" and is_gemma4_draft:
+    raise ValueError(...)'; NEXTN/EAGLE are promoted to FROZEN_KV_MTP."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "gemma-4-31b", 151936, {
+        "model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"]})))
+    d = _gemma4_assistant(real_vocab, tmp_path / "gemma-4-31b-assistant")
+    eagle3 = _check(t, d, "sglang", "EAGLE3")
+    assert eagle3.verdict == REFUSED and eagle3.engine_says is not None
+    assert eagle3.engine_says.startswith("Gemma4AssistantForCausalLM draft requires --speculative-algorithm NEXTN")
+    for method in ("NEXTN", "EAGLE", "draft-mtp"):
+        promoted = _check(t, d, "sglang", method)
+        assert promoted.verdict == ACCEPTED and promoted.checks[0].details["runs_as"] == "FROZEN_KV_MTP", method
+    # 0.5.11 has no Gemma 4 path: the assistant is no EAGLE-3 head there.
+    assert _check(t, d, "sglang@0.5.11", "EAGLE3").engine_says is None
+
+
+def test_transformers_gemma4_assistant_needs_a_gemma_target(tmp_path: Path, real_vocab: Any) -> None:
+    """transformers 5.24.0 generation/utils.py _get_candidate_generator:
+    'if not self.__class__.__name__.startswith(("Gemma4", "Gemma3n")): raise ValueError(
+    f"Expected class name to start with Gemma4 or Gemma3n. Got {self.__class__.__name__}."'"""
+    d = _gemma4_assistant(real_vocab, tmp_path / "gemma-4-assistant")
+    qwen = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-7B", 151936)))
+    report = _check(qwen, d, "transformers")
+    assert report.verdict == REFUSED and report.first_failure is not None
+    assert report.first_failure.code == "TF004"
+    assert report.engine_says == ("Expected class name to start with Gemma4 or Gemma3n. Got Qwen2ForCausalLM. "
+                                  "Gemma4Assistant models require a target model that provides a shared_kv_states "
+                                  "dictionary. Currently, only Gemma4 and Gemma3n provide a shared_kv_states "
+                                  "dictionary.")
+    gemma = describe(str(_qwen_folder(real_vocab, tmp_path / "gemma-4-31b", 151936, {
+        "model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"]})))
+    ok = _check(gemma, d, "transformers")
+    assert ok.verdict == ACCEPTED and ok.finding("TF004").status == PASS  # type: ignore[union-attr]
+    # 5.7.0 has no Gemma 4 assistant path: nothing looks at the target's class.
+    assert "TF004" not in [c.code for c in _check(qwen, d, "transformers@5.7.0").checks]
+
+
+def test_transformers_dflash_skips_the_vocabulary_check(tmp_path: Path, real_vocab: Any) -> None:
+    """transformers 5.15.0 to 5.24.0 _validate_generation_mode: ') is not None and
+    generation_config.speculation_type != "dflash":' guards the vocab_size comparison."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 152064)))
+    d = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B-DFlash-b16", 151936, {
+        "model_type": "qwen3", "architectures": ["DFlashDraftModel"]})))
+    report = _check(t, d, "transformers", "draft-dflash")
+    assert report.method == "dflash" and report.verdict == ACCEPTED
+    assert [c.code for c in report.checks] == ["TF005"]  # no TF002: the sizes are not compared
+    assert _check(t, d, "transformers@5.14.1", "dflash").verdict == REFUSED
+    small = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-0.5B", 151936)))
+    assert _check(t, small, "transformers", "dflash").first_failure.code == "TF005"  # type: ignore[union-attr]
+
+
+def test_koboldcpp_failures_run_without_speculation(tmp_path: Path, real_vocab: Any) -> None:
+    """gpttype_adapter.cpp at 26fe21b: every failure frees the draft and carries on, e.g.
+    'printf("Error: failed to initialize speculative decoding state: %s\\n", e.what());' then
+    'return false;'. The verdict says "runs, without speculation"."""
+    src = real_vocab("qwen2")
+    t = describe(str(src))
+    far = describe(str(_padded(src, tmp_path / "plus257.gguf", 257)))
+    report = _check(t, far, "koboldcpp")
+    assert report.verdict == REFUSED and report.outcome == RUNS_WITHOUT_SPECULATION
+    other = describe(str(real_vocab("llama-bpe")))  # 128256 tokens against 151936: KC002
+    changed = describe(str(_one_token_changed(src, tmp_path / "other.gguf", 1000)))
+    strict = _check(t, changed, "koboldcpp")
+    assert strict.first_failure is not None and strict.first_failure.code == "KC003"
+    assert strict.engine_says == ("Error: failed to initialize speculative decoding state: draft model vocab type "
+                                  "must match target model to use speculation")
+    assert strict.outcome == RUNS_WITHOUT_SPECULATION
+    # Before v1.115 the vendored llama.cpp translated between vocabularies: only the count check.
+    assert _check(t, changed, "koboldcpp@1.114").verdict == ACCEPTED
+    assert _check(t, other, "koboldcpp").outcome == RUNS_WITHOUT_SPECULATION
+    runner = CliRunner()
+    human = runner.invoke(cli, ["--engine", "koboldcpp", "--no-registry", t.location, changed.location])
+    assert human.exit_code == 1 and human.output.startswith("RUNS, WITHOUT SPECULATION for koboldcpp draft:")
+    matrix = runner.invoke(cli, ["--engine", "all", "--no-registry", t.location, changed.location])
+    row = next(line for line in matrix.output.splitlines() if line.startswith("koboldcpp"))
+    assert " off " in row and "off = runs without speculation" in matrix.output
+    js = json.loads(runner.invoke(cli, ["--engine", "koboldcpp", "--json", "--no-registry", t.location,
+                                        changed.location]).output)
+    assert js["verdict"] == "refused" and js["outcome"] == "runs_without_speculation"
+
+
+def test_tensorrt_llm_hint_uses_the_current_decoding_type(real_vocab: Any) -> None:
+    """NVIDIA/TensorRT-LLM llm_args.py at 0004396: 'decoding_type: Literal["Draft_Target"] =
+    Field(default="Draft_Target")' in a union discriminated by decoding_type."""
+    t = describe(str(real_vocab("qwen2")))
+    report = _check(t, t, "tensorrt-llm")
+    assert report.verdict == ACCEPTED
+    assert "decoding_type: Draft_Target, speculative_model: DRAFT" in report.next_steps[0]
+    assert "0004396" in report.engine_version
+
+
+def test_vllm_new_rewrites_on_folders(tmp_path: Path, real_vocab: Any) -> None:
+    """vllm 0.17.0 speculative.py: 'hf_config.model_type == "nemotron_h" and hasattr(hf_config,
+    "num_nextn_predict_layers") and hf_config.num_nextn_predict_layers > 0' -> nemotron_h_mtp; and
+    0.30.0: 'DeepSeek V4.1 has no classic-MTP draft' for method mtp."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 151936)))
+    nemo = describe(str(_qwen_folder(real_vocab, tmp_path / "Nemotron-H-8B", 151936, {
+        "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"], "num_nextn_predict_layers": 1})))
+    report = _check(t, nemo, "vllm", "draft_model")
+    assert report.first_failure is not None and report.first_failure.details["runs_as"] == "mtp"
+    assert _check(t, nemo, "vllm@0.16.0", "draft_model").verdict == ACCEPTED
+    plain = describe(str(_qwen_folder(real_vocab, tmp_path / "Nemotron-H-4B", 151936, {
+        "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"], "num_nextn_predict_layers": 0})))
+    assert _check(t, plain, "vllm", "draft_model").verdict == ACCEPTED
+    v41 = describe(str(_qwen_folder(real_vocab, tmp_path / "DeepSeek-V4.1", 151936, {
+        "model_type": "deepseek_v41", "architectures": ["DeepseekV41ForCausalLM"], "num_nextn_predict_layers": 1})))
+    refused = _check(v41, v41, "vllm", "mtp")
+    assert refused.verdict == REFUSED and refused.engine_says is not None
+    assert refused.engine_says.startswith("DeepSeek V4.1 has no classic-MTP draft")
+    # 0.29.0 does not rewrite deepseek_v41 at all: 'Unsupported speculative method'.
+    assert _check(v41, v41, "vllm@0.29.0", "mtp").engine_says == "Unsupported speculative method: 'mtp'"
+
+
+def test_eagle_heads_under_the_other_eagle_method(tmp_path: Path, real_vocab: Any) -> None:
+    """An EAGLE-3 head under vLLM's method eagle (or an EAGLE-1 head under eagle3 / TensorRT-LLM's
+    Eagle3) is the wrong drafter kind; SGLang's EAGLE takes both, its EAGLE3 only EAGLE-3 heads."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 151936)))
+    eagle3 = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B-eagle3", 151936, {
+        "model_type": "llama", "architectures": ["LlamaForCausalLMEagle3"]})))
+    eagle1 = describe(str(_qwen_folder(real_vocab, tmp_path / "EAGLE-Qwen3-8B", 151936, {
+        "model_type": "eagle", "architectures": ["EagleLlamaForCausalLM"]})))
+    assert _check(t, eagle3, "vllm", "eagle3").verdict == ACCEPTED
+    assert _check(t, eagle3, "vllm", "eagle").first_failure.code == "VL001"  # type: ignore[union-attr]
+    assert _check(t, eagle1, "vllm", "eagle3").first_failure.code == "VL001"  # type: ignore[union-attr]
+    assert _check(t, eagle1, "tensorrt-llm", "Eagle3").first_failure.code == "TR001"  # type: ignore[union-attr]
+    assert _check(t, eagle3, "sglang", "EAGLE").verdict == ACCEPTED
+    assert _check(t, eagle1, "sglang", "EAGLE3").first_failure.code == "SG001"  # type: ignore[union-attr]

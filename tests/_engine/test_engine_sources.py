@@ -37,7 +37,7 @@ VLLM_DETECT_0_33 = [
 @pytest.mark.parametrize(("requested", "name", "model_type", "archs", "expected"), VLLM_DETECT_0_33)
 def test_vllm_detect_method_0_33(requested: str, name: str, model_type: str, archs: tuple[str, ...],
                                  expected: str | None) -> None:
-    assert vllm.detect_method(requested, name, model_type, archs) == expected
+    assert vllm.detect_method(requested, name, model_type, archs, pick(vllm.VERSIONS, "0.33.0")) == expected
 
 
 # vllm 0.15.0 wheel: no dflash/dspark detection, MTPModelTypes without qwen3_5_mtp.
@@ -52,7 +52,7 @@ VLLM_DETECT_0_15 = [
 @pytest.mark.parametrize(("requested", "name", "model_type", "archs", "expected"), VLLM_DETECT_0_15)
 def test_vllm_detect_method_0_15(requested: str, name: str, model_type: str, archs: tuple[str, ...],
                                  expected: str | None) -> None:
-    assert vllm.detect_method(requested, name, model_type, archs, newest=False) == expected
+    assert vllm.detect_method(requested, name, model_type, archs, pick(vllm.VERSIONS, "0.15.0")) == expected
 
 
 # SpeculativeConfig.hf_config_override, vllm 0.33.0 (first argument 0.15.0's where given).
@@ -74,10 +74,42 @@ VLLM_OVERRIDE = [
 
 @pytest.mark.parametrize(("model_type", "archs", "newest", "old"), VLLM_OVERRIDE)
 def test_vllm_hf_config_override(model_type: str, archs: tuple[str, ...], newest: str, old: str) -> None:
-    assert vllm.mtp_model_type(model_type, archs) == newest
-    assert vllm.mtp_model_type(model_type, archs, newest=False) == old
+    assert vllm.mtp_model_type(model_type, archs, pick(vllm.VERSIONS, "0.33.0")) == newest
+    assert vllm.mtp_model_type(model_type, archs, pick(vllm.VERSIONS, "0.15.0")) == old
     # Every rewrite target is a member of MTPModelTypes (0.33.0), else detection would miss it.
     assert newest == model_type or newest in vllm.MTP_MODEL_TYPES
+
+
+def test_vllm_every_rewrite_lands_in_mtp_model_types_of_its_release() -> None:
+    """In every release read, what hf_config_override writes is in that release's MTPModelTypes
+    (else __post_init__ would raise 'Unsupported speculative method'); a table entry dated
+    earlier than its MTP type would fail here."""
+    for version in vllm.VERSIONS:
+        for rule in vllm.REWRITES:
+            if (rule.since is None or version.reaches(rule.since)) and not (rule.until and version.reaches(rule.until)):
+                assert vllm.is_mtp_type(rule.to, version), (version.label, rule.to)
+
+
+# vllm 0.33.0 hf_config_override entries paircheck's earlier table lacked (issue #24).
+@pytest.mark.parametrize(("model_type", "archs", "config", "expected"), [
+    ("mimo_v2", ("MiMoV2ForCausalLM",), {}, "mimo_v2_mtp"),
+    ("mimo_v2_flash", ("MiMoV2FlashForCausalLM",), {}, "mimo_v2_mtp"),
+    ("mimo_v2", ("MiMoV2OmniForCausalLM",), {}, "mimo_v2_mtp"),
+    ("nemotron_h", ("NemotronHForCausalLM",), {"num_nextn_predict_layers": 1}, "nemotron_h_mtp"),
+    ("nemotron_h", ("NemotronHForCausalLM",), {"num_nextn_predict_layers": 0}, "nemotron_h"),
+    ("nemotron_h", ("NemotronHForCausalLM",), {}, "nemotron_h"),
+    ("intern_s2_preview", (), {}, "qwen3_5_mtp"),
+    ("interns2_mobius", (), {}, "qwen3_5_mtp"),
+    ("inkling_mm_model", (), {}, "inkling_mtp"),
+    ("minimax_m3_vl", (), {}, "minimax_m3_mtp"),
+    ("minimax_m3", ("MiniMaxM3SparseForConditionalGeneration",), {}, "minimax_m3_mtp"),
+    ("glm5_next", (), {}, "glm5_next_mtp"),
+    ("deepseek_v41", ("DeepseekV41ForCausalLM",), {}, "deepseek_mtp"),
+    ("bailing_moe", ("BailingMoeV2_5ForCausalLM",), {}, "bailing_hybrid_mtp"),
+])
+def test_vllm_0_33_override_additions(model_type: str, archs: tuple[str, ...], config: dict[str, int],
+                                      expected: str) -> None:
+    assert vllm.mtp_model_type(model_type, archs, vllm.NEWEST, config) == expected
 
 
 # --- SGLang: sglang 0.5.15 wheel, srt/speculative/standalone_worker_v2.py --------------------
@@ -160,3 +192,21 @@ def test_pick_ranges() -> None:
         pick((new, old), "latest")
     with pytest.raises(ValueError, match="no rules"):
         pick((middle,), "0.1")
+
+
+# SGLang 0.5.23's own ModelConfig(model_path=FOLDER, is_draft_model=True), built on a CPU from
+# config files alone (sglang 0.5.23 installed with --no-deps, plus orjson, IPython, gguf,
+# torchvision), on folders made by tests/hf_build.py: hf_config.architectures afterwards.
+# Run by hand on 2026-12-01 (not in CI: see the README); paircheck's mirror must agree.
+SGLANG_MODEL_CONFIG_0_5_23 = [
+    ("Qwen2ForCausalLM", "qwen2", None),
+    ("Qwen3MoeForCausalLM", "qwen3_moe", "Qwen3MoeForCausalLMMTP"),
+    ("DeepseekV3ForCausalLM", "deepseek_v3", "DeepseekV3ForCausalLMNextN"),
+    ("Glm4MoeForCausalLM", "glm4_moe", "Glm4MoeForCausalLMNextN"),
+    ("Qwen3_5ForConditionalGeneration", "qwen3_5", "Qwen3_5ForCausalLMMTP"),
+]
+
+
+@pytest.mark.parametrize(("arch", "model_type", "loaded"), SGLANG_MODEL_CONFIG_0_5_23)
+def test_sglang_draft_rewrite_matches_model_config(arch: str, model_type: str, loaded: str | None) -> None:
+    assert sglang.draft_architecture((arch,), model_type, pick(sglang.VERSIONS, "0.5.23")) == loaded

@@ -1,15 +1,32 @@
-"""The cases of llamacpp-rules.md section 9 that separate a correct mirror from a naive one.
+"""The cases that separate a correct mirror of llama.cpp from a naive one.
 
-Each expectation is a documented, verified behaviour of the reference llama.cpp (the
-differential tests also compare these files with llama.cpp itself when it is installed).
-Target T is SPM ("llama"), 400 tokens, no bos/eos/add keys unless a case says otherwise.
+paircheck mirrors, from metadata alone, the vocab loader (src/llama-vocab.cpp,
+``llama_vocab::impl::load``) and ``common_speculative_are_compatible`` (common/speculative.cpp)
+of the pinned llama.cpp: the tree vendored in the llama-cpp-python 0.3.36 sdist on PyPI
+(``vendor/llama.cpp``; ``tests/llamacpp_build.py`` extracts it). The numbered cases below are
+the edges of those two functions: a size difference of exactly 128 or 129, texts differing
+at id 4 or 5, a missing add_bos key against true or false, BOS ids compared only when added,
+out-of-range ids, the BPE pre-tokenizers that change add_bos, empty and NUL-cut texts,
+vocabularies without texts, overrides, a big-endian file.
+
+Each case is checked three ways: paircheck's verdict against the expectation written here;
+libllama itself (``tests/oracle.py``: llama.cpp's loader through llama-cpp-python) on the same
+vocab files; and, on tiny runnable models carrying those vocabularies, the pinned
+llama-server with ``-md --spec-type draft-simple`` (``tests/llamacpp_pair.py``), whose
+behaviour must be what paircheck says of the same two files. Target T is SPM ("llama"),
+400 tokens, no bos/eos/add keys unless a case says otherwise.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import llamacpp_build
 import pytest
+from llamacpp_pair import disagreements, paircheck_report, run_pair
+from oracle import llama_values, oracle_compatible, require_oracle
+from tiny_model import TinyShape, write_tiny_llama
 
 from paircheck.api import check_pair, describe
 
@@ -55,6 +72,47 @@ def test_section9_case(gguf_factory, case: str, target: dict, draft: dict, expec
     assert report.compatible is (expected is None)
 
 
+# --------------------------------------------------------------------------- through llama.cpp
+
+
+@pytest.fixture(scope="module")
+def oracle() -> None:
+    require_oracle()
+
+
+@pytest.fixture(scope="module")
+def server_bin() -> Path:
+    return llamacpp_build.ensure_tools()["llama-server"]
+
+
+#: The runnable models only carry the vocabulary: one layer of width 16.
+SHAPE = TinyShape(n_embd=16, n_layer=1, n_head=2, n_head_kv=2, n_ff=32, n_ctx=256)
+
+
+@pytest.mark.parametrize("case,target,draft,expected", CASES, ids=[c[0] for c in CASES])
+def test_section9_case_through_libllama(oracle, gguf_factory, case: str, target: dict, draft: dict,
+                                        expected: str | None) -> None:
+    """What libllama's loader derives from each file decides the case as expected."""
+    t = llama_values(gguf_factory(f"{case}-t.gguf", **target))
+    d = llama_values(gguf_factory(f"{case}-d.gguf", **draft))
+    assert oracle_compatible(t, d) == (expected is None, expected), (t.get("error"), d.get("error"))
+
+
+@pytest.mark.parametrize("case,target,draft,expected", CASES, ids=[c[0] for c in CASES])
+def test_section9_case_through_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path, case: str,
+                                            target: dict, draft: dict, expected: str | None) -> None:
+    """llama-server on runnable models of the two vocabularies does what paircheck says of
+    those model files, and that is the case's expectation."""
+    t = write_tiny_llama(tmp_path / "t-model.gguf", gguf_factory(f"{case}-t.gguf", **target), seed=0, shape=SHAPE)
+    d = write_tiny_llama(tmp_path / "d-model.gguf", gguf_factory(f"{case}-d.gguf", **draft), seed=1, shape=SHAPE)
+    report = paircheck_report(t, d)
+    first = report.first_failure
+    assert (first.name if first else None) == expected
+    got = run_pair(server_bin, t, d, tmp_path / "server.log")
+    problems = disagreements(report, got, t, d)
+    assert problems == [], f"{case}: {got.summary()}\n" + "\n".join(problems)
+
+
 def test_case_14_15_wrong_key_types_fail_the_load(gguf_factory) -> None:
     from gguf import GGUFValueType
 
@@ -69,23 +127,42 @@ def test_case_14_15_wrong_key_types_fail_the_load(gguf_factory) -> None:
     assert report.first_failure.details["side"] == "draft"
 
 
-@pytest.mark.parametrize(
-    "kwargs,bos,eos,add_bos,add_eos",
-    [
-        ({"model": "gpt2"}, 11, 11, False, False),  # case 20: BPE defaults are 11, not -1
-        ({"model": "bert"}, 101, -1, True, False),  # case 21: WPM
-        ({"model": "t5"}, -1, 1, False, True),  # case 21: UGM
-        ({"model": "gpt2", "pre": "chatglm-bpe"}, -1, 11, False, False),  # case 19
-        ({"model": "gpt2", "pre": "glm4", "bos": 7}, 7, 11, False, False),  # case 19
-        ({"model": "gemma4", "add_bos": False}, -1, -1, True, False),  # case 18: forced
-        ({"model": "gpt2", "pre": "granite-embed-multi-311m", "add_bos": False}, 11, 11, True, False),
-        ({"n_tokens": 2, "tokens": ["<unk>", "<s>"]}, 1, -1, True, False),  # case 28
-    ],
-)
+def test_case_14_15_through_libllama(oracle, gguf_factory) -> None:
+    """llama.cpp's loader refuses both files with exactly the message paircheck quotes."""
+    from gguf import GGUFValueType
+
+    for key, vtype in (("tokenizer.ggml.bos_token_id", GGUFValueType.INT32),
+                       ("tokenizer.ggml.add_bos_token", GGUFValueType.UINT8)):
+        path = gguf_factory(raw_kv=[(key, vtype, 1)])
+        r = llama_values(path)
+        assert r["loaded"] is False and r["aborted"] is False
+        assert describe(str(path)).vocab.load_error in r["error"]
+
+
+LOADER_DEFAULTS = [
+    ({"model": "gpt2"}, 11, 11, False, False),  # case 20: BPE defaults are 11, not -1
+    ({"model": "bert"}, 101, -1, True, False),  # case 21: WPM
+    ({"model": "t5"}, -1, 1, False, True),  # case 21: UGM
+    ({"model": "gpt2", "pre": "chatglm-bpe"}, -1, 11, False, False),  # case 19
+    ({"model": "gpt2", "pre": "glm4", "bos": 7}, 7, 11, False, False),  # case 19
+    ({"model": "gemma4", "add_bos": False}, -1, -1, True, False),  # case 18: forced
+    ({"model": "gpt2", "pre": "granite-embed-multi-311m", "add_bos": False}, 11, 11, True, False),
+    ({"n_tokens": 2, "tokens": ["<unk>", "<s>"]}, 1, -1, True, False),  # case 28
+]
+
+
+@pytest.mark.parametrize("kwargs,bos,eos,add_bos,add_eos", LOADER_DEFAULTS)
 def test_loader_defaults(gguf_factory, kwargs, bos, eos, add_bos, add_eos) -> None:
     v = describe(str(gguf_factory(**kwargs))).vocab
     assert v.load_error is None
     assert (v.bos_id, v.eos_id, v.add_bos, v.add_eos) == (bos, eos, add_bos, add_eos)
+
+
+@pytest.mark.parametrize("kwargs,bos,eos,add_bos,add_eos", LOADER_DEFAULTS)
+def test_loader_defaults_through_libllama(oracle, gguf_factory, kwargs, bos, eos, add_bos, add_eos) -> None:
+    r = llama_values(gguf_factory(**kwargs))
+    assert r["loaded"], r.get("error")
+    assert (r["bos"], r["eos"], r["add_bos"], r["add_eos"]) == (bos, eos, add_bos, add_eos)
 
 
 def test_case_24_nul_duplicate_aborts_and_nul_is_cut(gguf_factory) -> None:
@@ -93,6 +170,23 @@ def test_case_24_nul_duplicate_aborts_and_nul_is_cut(gguf_factory) -> None:
     assert dup.failure is not None and dup.failure.aborts
     cut = describe(str(gguf_factory(replace={7: b"abc\x00def"}))).vocab
     assert cut.load_error is None and cut.texts[7] == b"abc"
+
+
+def test_case_24_through_libllama(oracle, gguf_factory) -> None:
+    dup = llama_values(gguf_factory(replace={7: b"\xe2\x96\x81w6\x00b"}))
+    assert dup["aborted"] is True and "GGML_ASSERT(id_to_token.size() == token_to_id.size())" in dup["error"]
+    cut = llama_values(gguf_factory(replace={7: b"abc\x00def"}))
+    assert cut["loaded"] and cut["texts"][7] == b"abc"
+
+
+def test_case_24_through_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path) -> None:
+    """A draft whose texts collide once cut at NUL: paircheck says the process aborts, and it does."""
+    t = write_tiny_llama(tmp_path / "t.gguf", gguf_factory(), seed=0, shape=SHAPE)
+    d = write_tiny_llama(tmp_path / "d.gguf", gguf_factory(replace={7: b"\xe2\x96\x81w6\x00b"}), seed=1, shape=SHAPE)
+    report = paircheck_report(t, d)
+    assert report.first_failure.name == "loadable" and report.first_failure.details["aborts"]
+    got = run_pair(server_bin, t, d, tmp_path / "server.log")
+    assert disagreements(report, got, t, d) == [], got.summary()
 
 
 def test_case_26_no_vocab(gguf_factory) -> None:
@@ -106,11 +200,49 @@ def test_case_26_no_vocab(gguf_factory) -> None:
     assert report.first_failure.details["aborts"] is True
 
 
+def test_case_26_through_libllama_and_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path) -> None:
+    """Without texts llama.cpp loads both files (type NONE, the size from <arch>.vocab_size);
+    with more than 5 ids the check itself asserts, which only the real binary can show."""
+    pairs = {"small": ({"model": "no_vocab", "vocab_size": 4}, {"model": "none", "vocab_size": 5}),
+             "big": ({"model": "no_vocab", "vocab_size": 1000}, {"model": "none", "vocab_size": 1000})}
+    outcomes = {}
+    for name, (tk, dk) in pairs.items():
+        tv, dv = gguf_factory(f"{name}-t.gguf", **tk), gguf_factory(f"{name}-d.gguf", **dk)
+        lt, ld = llama_values(tv), llama_values(dv)
+        assert (lt["vocab_type"], lt["n_tokens"], ld["vocab_type"], ld["n_tokens"]) == (
+            0, tk["vocab_size"], 0, dk["vocab_size"])
+        t = write_tiny_llama(tmp_path / f"{name}-t-model.gguf", tv, seed=0, shape=SHAPE)
+        d = write_tiny_llama(tmp_path / f"{name}-d-model.gguf", dv, seed=1, shape=SHAPE)
+        report = paircheck_report(t, d)
+        got = run_pair(server_bin, t, d, tmp_path / f"{name}.log")
+        assert disagreements(report, got, t, d) == [], got.summary()
+        outcomes[name] = got.outcome
+    assert outcomes == {"small": "accepted", "big": "aborted_checking"}
+
+
 def test_case_29_override_applies_to_both(gguf_factory) -> None:
     t, d = gguf_factory(), gguf_factory(add_bos=False)
     assert check_pair(str(t), str(d)).first_failure.name == "bos"
     report = check_pair(str(t), str(d), overrides={"tokenizer.ggml.add_bos_token": ("bool", False)})
     assert report.compatible
+
+
+def test_case_29_through_libllama_and_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path) -> None:
+    """--override-kv reaches both models: the BOS mismatch is gone in the real server too."""
+    tv, dv = gguf_factory("t.gguf"), gguf_factory("d.gguf", add_bos=False)
+    override = {"tokenizer.ggml.add_bos_token": False}
+    assert (llama_values(tv)["add_bos"], llama_values(dv)["add_bos"]) == (True, False)
+    assert (llama_values(tv, override)["add_bos"], llama_values(dv, override)["add_bos"]) == (False, False)
+    t = write_tiny_llama(tmp_path / "t-model.gguf", tv, seed=0, shape=SHAPE)
+    d = write_tiny_llama(tmp_path / "d-model.gguf", dv, seed=1, shape=SHAPE)
+    outcomes = []
+    for flags, overrides in (((), None), (("--override-kv", "tokenizer.ggml.add_bos_token=bool:false"),
+                                          {"tokenizer.ggml.add_bos_token": ("bool", False)})):
+        report = paircheck_report(t, d, overrides=overrides)
+        got = run_pair(server_bin, t, d, tmp_path / "server.log", extra=flags)
+        assert disagreements(report, got, t, d) == [], got.summary()
+        outcomes.append((got.outcome, got.check))
+    assert outcomes == [("incompatible", "bos"), ("accepted", None)]
 
 
 def test_text_failure_names_id_and_both_texts(gguf_factory) -> None:
@@ -139,6 +271,18 @@ def test_big_endian_file_is_read_but_llamacpp_refuses_it(gguf_factory) -> None:
     assert be.metadata.get("tokenizer.ggml.bos_token_id") == 7
     assert be.metadata.get("tokenizer.ggml.tokens").values == le.metadata.get("tokenizer.ggml.tokens").values
     assert be.vocab.failure is not None and "big-endian" in be.vocab.failure.message
+
+
+def test_big_endian_file_through_libllama(oracle, gguf_factory) -> None:
+    """The claim above, from llama.cpp itself: on this (little-endian) host its GGUF reader
+    refuses the big-endian file (the version reads byte-swapped) and loads the other."""
+    import sys
+
+    assert sys.byteorder == "little"
+    be = llama_values(gguf_factory(bos=7, endian="big"))
+    assert be["loaded"] is False and be["aborted"] is False
+    assert "mismatch between the host and model endianness" in be["error"]
+    assert llama_values(gguf_factory(bos=7))["loaded"] is True
 
 
 def test_gguf_v2_reads_like_v3(gguf_factory) -> None:

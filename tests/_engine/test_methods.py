@@ -1,4 +1,6 @@
-"""llama.cpp's other speculative types (llamacpp-rules.md section 4) on synthetic heads."""
+"""llama.cpp's other speculative types on synthetic heads: draft-eagle3, draft-mtp,
+draft-dflash/-dspark and ngram-* as the pinned llama.cpp (llama-cpp-python 0.3.36's
+vendor/llama.cpp: common/speculative.cpp, src/llama-model.cpp) loads and initialises them."""
 
 from __future__ import annotations
 

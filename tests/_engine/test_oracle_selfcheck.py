@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from gguf import GGUFValueType as VT
-from gguf_mutate import make_kv, rewrite_gguf, set_tokens, token_texts
+from gguf_mutate import make_kv, read_kvs, rewrite_gguf, set_tokens, token_texts
 from oracle import llama_values, oracle_compatible, require_oracle
 
 SPM, BPE, WPM, UGM = 1, 2, 3, 4
@@ -71,8 +71,6 @@ def test_oracle_reproduces_documented_table(files: dict[str, Path], name: str) -
 def test_texts_are_the_stored_strings(files: dict[str, Path]) -> None:
     """llama_vocab_get_text returns the stored token strings unchanged (no NUL/empty in
     this file), so the blob transfer and splitting is lossless."""
-    from gguf_mutate import read_kvs
-
     p = files["ggml-vocab-llama-spm.gguf"]
     assert llama_values(p)["texts"] == token_texts(read_kvs(p))
 
@@ -87,9 +85,18 @@ def test_known_verdicts(files: dict[str, Path]) -> None:
     assert oracle_compatible(v["ggml-vocab-llama-spm.gguf"], v["ggml-vocab-llama-spm.gguf"]) == (True, None)
     # SPM vs BPE
     assert oracle_compatible(v["ggml-vocab-llama-spm.gguf"], v["ggml-vocab-gpt-2.gguf"]) == (False, "vocab_type")
-    # same bos/eos flags; eos ids differ but add_eos is false -> not compared; sizes differ by 64
-    ok, why = oracle_compatible(v["ggml-vocab-llama-spm.gguf"], v["ggml-vocab-phi-3.gguf"])
-    assert why in (None, "token_text")
+    # Same bos/eos flags; the eos ids differ (2, 32000) but add_eos is false, so they are not
+    # compared; the sizes differ by 64 (<= 128), and phi-3's first 32000 texts are llama-spm's
+    # (read here with the test's own GGUF codec): compatible, in both orders. The pinned
+    # llama-server accepts the pair too (test_llamacpp_binary.py, where it then aborts only
+    # once an id >= 32000 is produced).
+    spm, phi3 = v["ggml-vocab-llama-spm.gguf"], v["ggml-vocab-phi-3.gguf"]
+    assert (spm["eos"], phi3["eos"], spm["add_eos"], phi3["add_eos"]) == (2, 32000, False, False)
+    assert phi3["n_tokens"] - spm["n_tokens"] == 64
+    assert token_texts(read_kvs(files["ggml-vocab-phi-3.gguf"]))[:32000] == token_texts(
+        read_kvs(files["ggml-vocab-llama-spm.gguf"]))
+    assert oracle_compatible(spm, phi3) == (True, None)
+    assert oracle_compatible(phi3, spm) == (True, None)
     assert oracle_compatible(v["ggml-vocab-bert-bge.gguf"], v["ggml-vocab-bert-bge.gguf"]) == (True, None)
 
 

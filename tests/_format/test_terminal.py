@@ -100,9 +100,13 @@ def test_piped_output_is_100_columns_or_what_columns_says() -> None:
 
 
 def test_next_command_is_whole_with_real_paths() -> None:
-    out = piped([str(SPM), str(PHI3)], {"COLUMNS": "60"})
+    # A refused pair's way forward (the n-gram methods) is a whole command with the real path.
+    out = piped([str(SPM), str(BAICHUAN)], {"COLUMNS": "60"})
     command = next(line.strip() for line in out.splitlines() if line.strip().startswith("llama-server"))
-    assert command.split()[:4] == ["llama-server", "-m", str(SPM), "-md"] and "--spec-type draft-simple" in command
+    assert command.split() == ["llama-server", "-m", str(SPM), "--spec-type", "ngram-mod"]
+    out = piped([str(SPM), str(PHI3)], {"COLUMNS": "60"})
+    command = next(line.strip() for line in out.splitlines() if line.strip().startswith("paircheck scan"))
+    assert command.split() == ["paircheck", "scan", str(SPM)]
 
 
 def test_token_texts_are_cut_once_and_keep_their_byte_count(real_vocab) -> None:  # type: ignore[no-untyped-def]

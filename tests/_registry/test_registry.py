@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.markdown import render_markdown
-from paircheck._format.text import render_pairs_table
+from paircheck._format.text_pairs import render_pairs_table
 from paircheck._registry.consult import drafts_for, find_documented
-from paircheck._registry.entry import RegistryEntry, evidence_text
+from paircheck._registry.entry import EngineQuote, Measurement, RegistryEntry, evidence_text
 from paircheck._registry.identity import ModelIdentity, identity_from_path, identity_from_string, normalise_name
 from paircheck._registry.load import Registry, default_registry_dir, load_registry, validate
 from paircheck._registry.schema import (
@@ -81,7 +81,10 @@ def test_real_registry_fields_and_enums(registry: Registry) -> None:
         assert re.fullmatch(r"[a-z0-9][a-z0-9.-]*[a-z0-9]", e.id), e.id
         assert e.family and e.target.name and e.draft.name and e.notes, e.id
         assert e.method in METHODS, e.id
-        assert e.engines and set(e.engines) <= set(ENGINES), e.id
+        assert set(e.engines) <= set(ENGINES), e.id
+        # A source that names no engine leaves engines empty (never a guessed engine);
+        # a failure always names where it fails.
+        assert e.engines or (e.status == "works" and not e.shown_running()), e.id
         assert set(e.fails_on) <= set(ENGINES), e.id
         assert e.status in STATUSES, e.id
         assert e.source.kind in SOURCE_KINDS, e.id
@@ -353,6 +356,109 @@ def test_per_engine_evidence_and_failure_levels_load(tmp_path: Path) -> None:
     }
 
 
+MEASURED_ROW = """
+[[pair.measured]]
+quantity = "speedup"
+value = 2.15
+engine = "llama.cpp"
+engine_version = "b4000"
+target_quant = "Q4_K_M"
+draft_quant = "Q4_0"
+hardware = "RTX 3090"
+draft_max = 16
+settings = "llama-server defaults"
+quote = "Demo-7B Q4_K_M + Demo-0.5B Q4_0: 159.1 tok/s (+115% speedup)"
+"""
+ENGINE_QUOTE = """
+[[pair.engine_quote]]
+engine = "llama.cpp"
+quote = "llama-server -m Demo-7B.gguf -md Demo-0.5B.gguf"
+url = "https://example.org/docs"
+"""
+
+
+def test_measured_numbers_load_as_typed_data(tmp_path: Path) -> None:
+    measured = GOOD_ENTRY.replace('evidence = "recommended"', 'evidence = "measured"')
+    body = HEADER + measured + MEASURED_ROW + ENGINE_QUOTE
+    entry = next(iter(load_registry(write_registry(tmp_path, body))))
+    (m,) = entry.measured
+    assert isinstance(m, Measurement)
+    assert (m.quantity, m.value, m.engine, m.draft_max) == ("speedup", 2.15, "llama.cpp", 16)
+    assert (m.engine_version, m.target_quant, m.draft_quant, m.hardware) == ("b4000", "Q4_K_M", "Q4_0", "RTX 3090")
+    assert m.url is None and m.value_max is None
+    with pytest.raises(AttributeError):
+        m.value = 3.0  # type: ignore[misc]
+    (q,) = entry.engine_quotes
+    assert isinstance(q, EngineQuote) and q.engine == "llama.cpp" and q.url == "https://example.org/docs"
+    d = entry.to_dict()
+    assert d["measured"][0]["value"] == 2.15 and d["measured"][0]["quote"].endswith("(+115% speedup)")
+    assert d["engine_quotes"] == [{"engine": "llama.cpp", "quote": q.quote, "url": "https://example.org/docs"}]
+    # An entry without numbers has empty tuples, not None.
+    plain = next(iter(load_registry(write_registry(tmp_path, HEADER + GOOD_ENTRY))))
+    assert plain.measured == () and plain.engine_quotes == ()
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (('quantity = "speedup"', 'quantity = "speed"'), "quantity 'speed' is not one of"),
+        (("value = 2.15", 'value = "2.15"'), "value must be a positive number"),
+        (("value = 2.15", "value = 0"), "value must be a positive number"),
+        (
+            ('quantity = "speedup"\nvalue = 2.15', 'quantity = "acceptance_rate"\nvalue = 72.0'),
+            "a fraction from 0 to 1",
+        ),
+        (("value = 2.15", "value = 2.15\nvalue_max = 2.0"), "value_max must be above value"),
+        (('engine = "llama.cpp"\nengine_', 'engine = "vllm"\nengine_'), "engine 'vllm' is not in engines"),
+        (("draft_max = 16", "draft_max = 1.5"), "draft_max must be a positive integer"),
+        (('hardware = "RTX 3090"', 'hardware = ""'), "hardware must be a non-empty string"),
+        (('settings = "llama-server defaults"', 'settings = "x"\nurl = "https://x.org/a"'), "url must be one of"),
+        (('settings = "llama-server defaults"', 'settings = "x"\nspeed = 3'), "unknown field 'speed'"),
+        (('quote = "Demo-7B Q4_K_M', 'quote = "' + "x" * 330 + ' Demo-7B Q4_K_M'), "one short passage"),
+    ],
+)
+def test_measured_rows_are_validated(tmp_path: Path, change: tuple[str, str], needle: str) -> None:
+    old, new = change
+    row = MEASURED_ROW.replace(old, new)
+    assert row != MEASURED_ROW, old
+    body = HEADER + GOOD_ENTRY.replace('evidence = "recommended"', 'evidence = "measured"') + row
+    assert needle in load_error(write_registry(tmp_path, body))
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        (('engine = "llama.cpp"', 'engine = "vllm"'), "engine 'vllm' is in neither engines nor fails_on"),
+        (('url = "https://example.org/docs"', 'url = "https://elsewhere.org/a"'), "url must be one of"),
+        (('url = "https://example.org/docs"\n', ""), "missing required field 'url'"),
+    ],
+)
+def test_engine_quotes_are_validated(tmp_path: Path, change: tuple[str, str], needle: str) -> None:
+    old, new = change
+    quote = ENGINE_QUOTE.replace(old, new)
+    assert quote != ENGINE_QUOTE, old
+    assert needle in load_error(write_registry(tmp_path, HEADER + GOOD_ENTRY + quote))
+
+
+def test_an_entry_may_name_no_engine_only_when_it_works(tmp_path: Path) -> None:
+    body = HEADER + GOOD_ENTRY.replace('engines = ["llama.cpp"]', "engines = []")
+    entry = next(iter(load_registry(write_registry(tmp_path, body))))
+    assert "no engine named" in evidence_text(entry)
+    failing = body.replace('status = "works"', 'status = "fails"\nwhy = "x"').replace(
+        'evidence = "recommended"', 'evidence = "stated"'
+    )
+    assert "engines" in load_error(write_registry(tmp_path, failing))
+
+
+def test_cli_json_carries_the_measured_numbers() -> None:
+    code, out, _ = run("--format", "json")
+    rows = {r["id"]: r for r in parse_json(out)}
+    row = rows["qwen3-14b--qwen3-0.6b"]
+    speedups = [m for m in row["measured"] if m["quantity"] == "speedup"]
+    assert code == 0 and speedups and speedups[0]["value"] == 2.15 and speedups[0]["engine"] == "llama.cpp"
+    assert "+115% speedup" in speedups[0]["quote"]
+
+
 def _not_running(registry: Registry) -> list:
     return [e for e in registry if e.status == "works" and not e.shown_running()]
 
@@ -362,7 +468,7 @@ def test_suggested_pairs_are_never_shown_as_working(registry: Registry) -> None:
     weak = _not_running(registry)
     assert len(weak) >= 20
     by_id = {e.id: e for e in weak}
-    assert {"lamda-137b--lamda-8b", "qwen3.6-27b--qwen3.5-0.8b"} <= set(by_id)
+    assert {"gemma-2-27b--gemma-2-2b", "qwen3.6-27b--qwen3.5-0.8b", "glm-4.5--glm-4.5-draft-0.6b-v3.0"} <= set(by_id)
     for e in weak:
         text = evidence_text(e)
         assert "work" not in text.casefold(), e.id
@@ -379,7 +485,7 @@ def test_suggested_pairs_are_never_shown_as_working(registry: Registry) -> None:
 
 
 def test_cli_table_says_evidence_not_works() -> None:
-    code, out, _ = run("--for", "LaMDA 137B")
+    code, out, _ = run("--for", "Gemma 2 27B")
     assert code == 0
     assert "computed" in out and "nothing ran" in out
     head = out.split("\n\n", 1)[0]
@@ -389,11 +495,21 @@ def test_cli_table_says_evidence_not_works() -> None:
 def test_cli_evidence_filter_and_csv_columns() -> None:
     code, out, _ = run("--evidence", "computed", "--format", "json")
     rows = parse_json(out)
-    assert code == 0 and {"lamda-137b--lamda-8b", "qwen3.6-27b--qwen3.5-0.8b"} <= {r["id"] for r in rows}
+    assert code == 0 and {"gemma-2-27b--gemma-2-2b", "qwen3.6-27b--qwen3.5-0.8b"} <= {r["id"] for r in rows}
     assert all("computed" in r["engine_evidence"].values() for r in rows)
     code, out, _ = run("--evidence", "measured", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and rows and all("=measured" in r["engine_evidence"] and r["quote"] for r in rows)
+
+
+def test_cli_evidence_with_an_engine_is_that_engines_evidence() -> None:
+    # Qwen3-8B + Qwen3-0.6B is measured on llama.cpp and only recommended for vLLM.
+    code, out, _ = run("--engine", "vllm", "--evidence", "measured", "--format", "json")
+    rows = parse_json(out)
+    assert code == 0 and rows and all(r["engine_evidence"]["vllm"] == "measured" for r in rows)
+    assert "qwen3-8b--qwen3-0.6b" not in {r["id"] for r in rows}
+    code, out, _ = run("--engine", "llama.cpp", "--evidence", "measured", "--format", "json")
+    assert code == 0 and "qwen3-8b--qwen3-0.6b" in {r["id"] for r in parse_json(out)}
 
 
 def test_cli_for_target_shows_quote_and_caveats() -> None:
@@ -410,10 +526,34 @@ def test_issue_17_corrections_hold(registry: Registry) -> None:
     assert "https://github.com/mlc-ai/mlc-llm/issues/3022" in eagle70.checked.unreadable
     qwen36 = registry.get("qwen3.6-27b--qwen3.5-0.8b")
     assert qwen36 is not None and qwen36.evidence == "computed" and qwen36.caveats
-    assert registry.get("lamda-137b--lamda-8b").evidence == "computed"
     coder = registry.get("deepseek-r1-distill-qwen-32b--deepseek-r1-draft-qwen2.5-coder-0.5b")
     assert coder.draft.repo.endswith("-GGUF") and coder.evidence == "recommended"
-    assert any("not llama.cpp" in c or "names no engine" in c or "not an engine" in c for c in coder.caveats)
+    assert any("no engine" in c for c in coder.caveats)
+
+
+def test_issue_25_corrections_hold(registry: Registry) -> None:
+    # Entries whose only source could not name the pair were removed, not kept unsourced.
+    for gone in (
+        "lamda-137b--lamda-8b",
+        "t5-xxl--t5-small",
+        "chinchilla-70b--chinchilla-style-4b-draft",
+        "qwen3-30b-a3b--qwen3-0.6b",
+        "meta-llama-3.1-8b-instruct--llama-3.2-1b",
+        "llama-4-maverick-17b-128e-instruct-fp8--sglang-eagle3-llama-4-maverick-17b-128e-instruct-v1",
+    ):
+        assert registry.get(gone) is None, gone
+    # A source that names no engine lists none (it used to be guessed from the GGUF files).
+    coder = registry.get("deepseek-r1-distill-qwen-32b--deepseek-r1-draft-qwen2.5-coder-0.5b")
+    assert coder.engines == ()
+    # A failure reported for the FP8 build is a sibling report for the BF16 pair.
+    r1 = registry.get("deepseek-r1-distill-qwen-32b--deepseek-r1-distill-qwen-1.5b")
+    assert r1.evidence_for("vllm") == "sibling" and "reported for a sibling pair" in evidence_text(r1)
+    # A QAT checkpoint is named as one.
+    assert registry.get("gemma-4-31b-it--mtp-gemma-4-31b-it").target.name == "gemma-4-31B-it-qat"
+    # Every entry was re-read on 2026-12-01 but six whose pages are not in the stored copies.
+    old = sorted(e.id for e in registry if e.checked.on < date(2026, 12, 1))
+    assert len(old) == 6, old
+    assert all("not re-read" in (e.checked.note or "") for e in registry if e.id in old)
 
 
 # --------------------------------------------------------------------------- matching
@@ -533,7 +673,15 @@ def test_cli_status_and_search_csv() -> None:
 
 def test_cli_case_insensitive_choices() -> None:
     code, out, _ = run("--engine", "VLLM", "--method", "EAGLE3", "--format", "json")
-    assert code == 0 and parse_json(out)
+    rows = parse_json(out)
+    assert code == 0 and rows
+    # Both filters apply, whatever the case: the rows of the lower-case spelling, each an
+    # EAGLE-3 pair known for vLLM, fewer than the EAGLE-3 pairs of all engines together.
+    assert rows == parse_json(run("--engine", "vllm", "--method", "eagle3", "--format", "json")[1])
+    assert all(r["method"] == "eagle3" and "vllm" in r["engines"] + r["fails_on"] for r in rows)
+    every_engine = parse_json(run("--method", "eagle3", "--format", "json")[1])
+    assert len(rows) < len(every_engine)
+    assert len(rows) < len(parse_json(run("--engine", "vllm", "--format", "json")[1]))
 
 
 def test_cli_table_fits_100_columns() -> None:
@@ -626,9 +774,9 @@ def test_readme_table_lists_every_pair(registry: Registry) -> None:
     table = render_readme_table()
     rows = [line for line in table.splitlines() if line.startswith("| ")][1:]
     assert len(rows) == len(registry)
-    assert LMSTUDIO_DOCS in table
-    # Issue 13: the generated block is readable in a terminal and in diffs.
-    assert max(len(line) for line in table.splitlines()) <= 160
+    # Issue 27: the generated block fits 100 columns; sources, figures and quotes are in the page.
+    assert max(len(line) for line in table.splitlines()) <= 100
+    assert "[docs/pairs.html](docs/pairs.html)" in table
 
 
 def test_replace_block_roundtrip() -> None:

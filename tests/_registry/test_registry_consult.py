@@ -91,10 +91,10 @@ def test_json_carries_the_registry_list(gguf_factory, capsys) -> None:
     d = gguf_factory("d.gguf", extra_kv=QWEN_05B)
     _, out = _run(capsys, "--json", str(t), str(d))
     doc = json.loads(out)
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     (entry,) = doc["registry"]
     assert entry["code"] == "RG001" and entry["name"] == "documented_pair"
-    assert entry["details"]["source"] == {"url": LMSTUDIO_DOCS, "kind": "official-docs", "checked": "2026-11-30"}
+    assert entry["details"]["source"] == {"url": LMSTUDIO_DOCS, "kind": "official-docs", "checked": "2026-12-01"}
 
 
 def test_registry_never_changes_the_verdict(gguf_factory, capsys) -> None:
@@ -138,10 +138,9 @@ def test_documented_failing_pair_gets_the_failing_note(gguf_factory, capsys) -> 
     assert f is not None
     assert f.name == "documented_failing"
     assert f.details["id"] == "qwq-32b--deepseek-r1-distill-qwen-1.5b"
-    assert "vocab-size assertion" in f.message and "refused by the code of vllm" in f.message
-    # The exact-pair report could not be re-read: the message says so and cites what was read.
-    assert "could not be re-read: https://github.com/ruipeterpan/specreason/issues/10" in f.message
-    assert f.message.endswith("https://github.com/vllm-project/vllm/issues/5203")
+    assert "vocab-size assertion" in f.message and "shown failing on vllm" in f.message
+    # Re-read in round 3 (issue 25): the report of the failing run is the source again.
+    assert f.message.endswith("https://github.com/ruipeterpan/specreason/issues/10")
     _, out = _run(capsys, str(t), str(d))
     assert "RG002 documented_failing" in out
 
@@ -150,14 +149,15 @@ def test_works_entry_with_fails_on_says_so(gguf_factory) -> None:
     t = gguf_factory("t.gguf", extra_kv={"general.name": "DeepSeek-R1-Distill-Qwen-32B"})
     d = gguf_factory("d.gguf", extra_kv={"general.name": "DeepSeek-R1-Distill-Qwen-1.5B"})
     (f,) = check_pair(str(t), str(d)).registry
-    assert f.code == "RG001" and "fails on vllm (refused by code)" in f.message
+    # vLLM's refusal was reported for the FP8 build of the 32B: a sibling pair, said as such.
+    assert f.code == "RG001" and "fails on vllm (reported for a sibling pair)" in f.message
     # LM Studio's docs only list the pair: the message must not present it as working.
     assert "recommended by the docs for lmstudio, llama.cpp (no run shown)" in f.message
     assert "working" not in f.message and f.details["shown_running"] is False
     assert f.details["engine_evidence"] == {
         "lmstudio": "recommended",
         "llama.cpp": "recommended",
-        "vllm": "code-refuses",
+        "vllm": "sibling",
     }
 
 
@@ -202,7 +202,7 @@ def test_family_is_pointed_at_when_the_pair_is_not_documented(gguf_factory) -> N
     d = gguf_factory("d.gguf", extra_kv={"general.name": "Qwen2.5 0.5B Instruct"})
     (f,) = check_pair(str(t), str(d)).registry
     assert f.code == "RG003" and f.details["family"] == "qwen2.5"
-    assert f.fix == "paircheck pairs --family qwen2.5"
+    assert f.fix == "paircheck pairs --family qwen2.5 --method draft-simple"  # the method checked
 
 
 def test_documented_drafts_for_the_target_are_pointed_at(gguf_factory) -> None:

@@ -170,7 +170,6 @@ def test_the_check_recognises_a_renamed_documented_pair(llama3: Path, tmp_path: 
     ids = {f.details["id"] for f in found}
     assert ids <= {
         "llama-3.1-8b-instruct--llama-3.2-1b-instruct",
-        "meta-llama-3.1-8b-instruct--llama-3.2-1b",
         "llama-3.1-8b--llama-3.2-1b",
     }
     assert all(f.details["matched_by"] == {"target": "vocabulary+size", "draft": "vocabulary+size"} for f in found)

@@ -8,6 +8,9 @@ from the GGUF's own texts, merges and scores by tests/hf_build.py, config.json w
 side's ``vocab_size``) and described by paircheck's own HF-folder reader, as a user's
 folder would be. The fingerprints of that description are what the registry must store.
 
+Gemma 4's file (GGUF_DIRECT) is described as the GGUF itself: there is no HF-folder recipe for
+its tokenizer here, and llama.cpp reads the GGUF.
+
 Also a script: ``python tests/_registry/vocab_sources.py FILE VOCAB_SIZE`` prints both
 fingerprints, which is how the stored values were computed.
 """
@@ -107,10 +110,25 @@ def corpus_file(file: str) -> Path:
     return corpus.corpus_dir() / file[len(CORPUS_PREFIX):]
 
 
+# Corpus files described as the GGUF itself (what llama.cpp reads), not through a rebuilt HF
+# folder: tests/hf_build.py has no recipe for Gemma 4's tokenizer. The side's config
+# vocab_size must then equal the file's token count, or the stored full fingerprint (a
+# function of the size) would not be the model's.
+GGUF_DIRECT = frozenset({"ggml-vocab-gemma-4.gguf"})
+
+
 def recompute(file: str, vocab_size: int, workdir: Path) -> Fingerprints:
-    """Fingerprints of the HF folder rebuilt from ``file`` with config ``vocab_size``."""
+    """Fingerprints of the HF folder rebuilt from ``file`` with config ``vocab_size``
+    (for a GGUF_DIRECT file: of the GGUF itself, whose token count must be ``vocab_size``)."""
     gguf = corpus_file(file)
     name = gguf.name
+    if name in GGUF_DIRECT:
+        vocab = describe(str(gguf)).vocab
+        got = fingerprints(vocab)
+        count = vocab.n_tokens if vocab is not None else 0
+        if count != vocab_size:
+            raise ValueError(f"{name} holds {count} tokens, not the side's vocab_size {vocab_size}")
+        return got
     if name not in BUILDERS:
         raise ValueError(f"no HF-folder builder for {name}")
     folder = BUILDERS[name](gguf, workdir / f"{gguf.stem}-{vocab_size}", vocab_size)

@@ -84,9 +84,18 @@ def test_fault_gives_one_line_and_exit_2_in_bounded_time(model: Path, fault: str
     assert took < STARTUP + bound, took
 
 
-def test_no_range_support_is_read_as_a_stream(model: Path) -> None:
-    result, took, server = _fault_run(model, "norange")
+def test_no_range_support_is_read_as_a_stream(model: Path, tmp_path: Path) -> None:
+    # 32 MiB of tensor data after the metadata: a server that ignores Range sends it all,
+    # and paircheck must stop reading (close the connection) once the metadata is parsed.
+    big = tmp_path / "big.gguf"
+    big.write_bytes(model.read_bytes() + b"\0" * (32 << 20))
+    result, took, server = _fault_run(big, "norange")
     assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("COMPATIBLE"), result.stdout
+    # One request, answered 200 (the whole file), read as a stream: no retry, no range.
+    assert [(entry[2] is not None, entry[3]) for entry in server.counters.log] == [(True, 200)]
+    # What crossed the wire: the metadata and what the socket buffers took, never the tail.
+    assert server.counters.body_bytes < model.stat().st_size + (8 << 20), server.counters.body_bytes
     assert took < STARTUP
 
 

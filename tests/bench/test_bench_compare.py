@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from paircheck._format.json_format import comparison_to_dict as to_json
-from paircheck._format.text import render_comparison as render_table
+from paircheck._format.text_bench import render_comparison as render_table
 from paircheck.bench.compare import compare, first_difference
 from paircheck.errors import InputError
 from paircheck.llama_server.prompts import load_prompts

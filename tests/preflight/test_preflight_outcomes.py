@@ -158,7 +158,9 @@ def test_vllm_v0_flags_are_errors_with_the_config_spelled(tmp_path: Path) -> Non
     assert done.returncode == 1
     assert [(f["code"], f["status"]) for f in data["findings"]] == [("VS001", "fail"), ("VS001", "fail")]
     spelled = '{"method": "draft_model", "model": "D", "num_speculative_tokens": 5}'
-    assert data["findings"][0]["fix"] == f"replace the old flags by --speculative-config '{spelled}'"
+    # --no-check: the rewrite says the pair behind it was not checked (issue 26, point 3).
+    assert data["findings"][0]["fix"] == (f"replace the old flags by --speculative-config '{spelled}' "
+                                          "(the pair itself was not checked: --no-check)")
     assert shlex.split(data["corrected_command"]) == ["vllm", "serve", "T", "--port", "8000",
                                                       "--speculative-config", spelled]
     again = _paircheck(["lint-cmd", "--no-check", data["corrected_command"]], tmp_path)

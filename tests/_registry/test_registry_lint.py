@@ -1,0 +1,365 @@
+"""The registry lint (issue 25): the shipped data passes every rule, and each rule catches
+the mistake it is for.
+
+Each class of the round-3 audit that a rule can check has two tests here: the real
+registry has no finding of that class, and a planted entry with exactly that mistake is
+caught. ``test_one_planted_example_of_each_class_is_caught`` plants them all at once.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_registry import HEADER, write_registry  # noqa: E402
+
+from paircheck._registry import lint as L  # noqa: E402
+from paircheck._registry.entry import Measurement, RegistryEntry  # noqa: E402
+from paircheck._registry.load import Registry, load_registry  # noqa: E402
+from paircheck._registry.schema import QUANTITIES, RegistryError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def registry() -> Registry:
+    return load_registry()
+
+
+@pytest.fixture(scope="module")
+def findings(registry: Registry) -> list[L.LintFinding]:
+    return L.lint_registry(registry)
+
+
+def _codes(found: list[L.LintFinding]) -> set[str]:
+    return {f.rule.code for f in found}
+
+
+def _real(findings: list[L.LintFinding], rule: L.LintRule) -> list[str]:
+    return [str(f) for f in findings if f.rule == rule]
+
+
+# A clean entry to plant mistakes in: vLLM's docs, a quote naming both sides.
+CLEAN = """
+[[pair]]
+id = "demo-7b--demo-0.5b"
+family = "demo"
+target = { name = "Demo-7B", repo = "demo/Demo-7B" }
+draft = { name = "Demo-0.5B", repo = "demo/Demo-0.5B" }
+method = "draft-model"
+engines = ["vllm"]
+status = "works"
+evidence = "recommended"
+source = { url = "https://docs.vllm.ai/en/latest/demo.html", kind = "official-docs" }
+quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."
+checked = { on = 2026-12-01, read = ["https://docs.vllm.ai/en/latest/demo.html"] }
+notes = "demo"
+"""
+
+
+def _load(tmp_path: Path, *bodies: str) -> Registry:
+    return load_registry(write_registry(tmp_path, HEADER + "".join(bodies)))
+
+
+def _one(tmp_path: Path, body: str) -> RegistryEntry:
+    (entry,) = _load(tmp_path, body)
+    return entry
+
+
+def _lint(tmp_path: Path, body: str) -> set[str]:
+    return _codes(L.lint_entry(_one(tmp_path, body)))
+
+
+def test_the_clean_example_is_clean(tmp_path: Path) -> None:
+    assert L.lint_entry(_one(tmp_path, CLEAN)) == []
+
+
+def test_the_shipped_registry_passes_the_lint(findings: list[L.LintFinding]) -> None:
+    assert findings == [], "\n".join(map(str, findings))
+
+
+# --------------------------------------------------------------------------- RL101
+
+
+# An engine no quote names, on a page that is not the engine's own.
+PLANT_ENGINE = (
+    CLEAN.replace("https://docs.vllm.ai/en/latest/demo.html", "https://example.org/blog")
+    .replace('engines = ["vllm"]', 'engines = ["sglang"]')
+    .replace('kind = "official-docs"', 'kind = "blog"')
+)
+
+
+def test_every_engine_is_backed_by_a_quote(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_ENGINE) == []
+    assert L.R_ENGINE.code in _lint(tmp_path, PLANT_ENGINE)
+    # The engine's own docs back it without naming it; a quote naming it backs it anywhere.
+    assert L.R_ENGINE.code not in _lint(tmp_path, CLEAN)
+    named = PLANT_ENGINE.replace("as its draft model.", "as its draft model in SGLang.")
+    assert L.R_ENGINE.code not in _lint(tmp_path, named)
+
+
+def test_engine_words_and_homes() -> None:
+    assert L.names_engine("llama-server -m a.gguf -md b.gguf", "llama.cpp")
+    assert L.names_engine("pipe(..., assistant_model=draft)", "transformers")
+    assert not L.names_engine("Use vllm-project docs", "sglang")
+    assert L.is_engine_home("https://github.com/ggml-org/llama.cpp/pull/10455", "llama.cpp")
+    assert L.is_engine_home("https://github.com/SafeAILab/EAGLE/issues/198", "research")
+    assert not L.is_engine_home("https://github.com/abetlen/llama-cpp-python/issues/675", "llama.cpp")
+
+
+# --------------------------------------------------------------------------- RL102
+
+PLANT_CUT = CLEAN.replace(
+    'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+    'quote = "Serve demo/Demo-7B ... with demo/Demo-0.5B as its draft model."',
+)
+
+
+def test_a_cut_quote_says_so(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_CUT) == []
+    assert L.R_CUT.code in _lint(tmp_path, PLANT_CUT)
+    said = PLANT_CUT.replace(
+        'read = ["https://docs.vllm.ai/en/latest/demo.html"] }',
+        'read = ["https://docs.vllm.ai/en/latest/demo.html"], note = "Quote cut (\'...\') between two sentences." }',
+    )
+    assert L.R_CUT.code not in _lint(tmp_path, said)
+
+
+# --------------------------------------------------------------------------- RL103
+
+# The page's generic introduction, which names neither side.
+PLANT_GENERIC = CLEAN.replace(
+    'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+    'quote = "Speculative decoding speeds up generation with a smaller draft model."',
+)
+
+
+def test_the_quote_names_the_pair(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_PAIR) == []
+    assert L.R_PAIR.code in _lint(tmp_path, PLANT_GENERIC)
+
+
+def test_naming_a_side() -> None:
+    from paircheck._registry.identity import ModelRef
+
+    gemma = ModelRef(name="gemma-3-27b-it")
+    assert L.names_side("Gemma 3 27B will run with Gemma 3 1B as its draft", gemma)  # "it" may be left out
+    assert not L.names_side("Gemma 3 4B", gemma)
+    phind = ModelRef(name="phind-codellama-34b-v2")
+    assert L.names_side("./speculative -m ./models/phind-codellama-34b-v2.Q4_K_M.gguf", phind)
+    card = ModelRef(name="EAGLE3-gpt-oss-20b", repo="nebius/EAGLE3-gpt-oss-20b")
+    assert L.names_side("This is a draft model.", card, "https://huggingface.co/nebius/EAGLE3-gpt-oss-20b")
+
+
+# --------------------------------------------------------------------------- RL104
+
+# vLLM refused the FP8 build of the target; the entry is the BF16 pair.
+PLANT_BORROWED = CLEAN.replace('engines = ["vllm"]', 'engines = ["llama.cpp"]').replace(
+    'evidence = "recommended"',
+    'evidence = "recommended"\nengine_evidence = { vllm = "code-refuses" }\nfails_on = ["vllm"]',
+).replace(
+    'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+    'quote = "Run demo/Demo-7B with demo/Demo-0.5B as its draft in llama-server."',
+) + """
+[[pair.engine_quote]]
+engine = "vllm"
+quote = "vLLM rejects demo/Demo-7B-FP8 with demo/Demo-0.5B as draft: vocab sizes differ."
+url = "https://docs.vllm.ai/en/latest/demo.html"
+"""
+
+
+def test_a_failure_names_the_exact_pair_or_is_a_sibling_report(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_NEGATIVE) == []
+    assert L.R_NEGATIVE.code in _lint(tmp_path, PLANT_BORROWED)
+    sibling = PLANT_BORROWED.replace('vllm = "code-refuses"', 'vllm = "sibling"')
+    assert L.R_NEGATIVE.code not in _lint(tmp_path, sibling)
+    # A sibling report is not read as naming this pair's variant either.
+    assert L.R_IDENTITY.code not in _lint(tmp_path, sibling)
+
+
+# --------------------------------------------------------------------------- RL105
+
+# The source names the QAT checkpoint; the entry records the plain model.
+PLANT_QAT = CLEAN.replace(
+    'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+    'quote = "Serve demo/Demo-7B-qat with demo/Demo-0.5B as its draft model."',
+)
+# The repo is an AWQ build; the name says nothing of it.
+PLANT_REPO = CLEAN.replace('repo = "demo/Demo-7B"', 'repo = "demo/Demo-7B-AWQ"')
+
+
+def test_sides_carry_their_variant(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_IDENTITY) == []
+    assert L.R_IDENTITY.code in _lint(tmp_path, PLANT_QAT)
+    assert L.R_IDENTITY.code in _lint(tmp_path, PLANT_REPO)
+    named = PLANT_QAT.replace('name = "Demo-7B"', 'name = "Demo-7B-qat"')
+    assert L.R_IDENTITY.code not in _lint(tmp_path, named)
+
+
+def test_variant_markers() -> None:
+    from paircheck._registry.identity import ModelRef
+
+    assert L.weight_markers("gemma-4-31B-it-qat") == {"qat"}
+    assert L.quant_markers("Qwen2.5-Coder-7B-Q8_0-GGUF") == {"q8_0"}
+    assert L.drift("uses mlx-community/Qwen3-0.6B-4bit", ModelRef(name="Qwen3-0.6B")) == ["Qwen3-0.6B-4bit"]
+    # Another model that merely contains the name is not a variant of it.
+    assert L.drift("Qwen3-0.6B-Base-AWQ-extra", ModelRef(name="Qwen3-0.6B")) == []
+
+
+# --------------------------------------------------------------------------- RL106 / RL107
+
+MEASURED = """
+[[pair.measured]]
+quantity = "speedup"
+value = 2.15
+engine = "vllm"
+quote = "Demo-7B + Demo-0.5B: 159.1 tok/s (+115% speedup)"
+"""
+MEASURED_ENTRY = CLEAN.replace('evidence = "recommended"', 'evidence = "measured"') + MEASURED
+PLANT_NO_DATA = CLEAN.replace('evidence = "recommended"', 'evidence = "measured"')
+PLANT_NUMBER = MEASURED_ENTRY.replace("value = 2.15", "value = 2.2")
+
+
+def test_measured_evidence_has_its_numbers(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_MEASURED) == []
+    assert L.R_MEASURED.code in _lint(tmp_path, PLANT_NO_DATA)
+    assert L.lint_entry(_one(tmp_path, MEASURED_ENTRY)) == []
+    # Numbers on an engine whose level is not measured.
+    assert L.R_MEASURED.code in _lint(tmp_path, CLEAN + MEASURED)
+
+
+def test_each_measured_number_is_written_in_its_quote(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_NUMBER) == []
+    assert L.R_NUMBER.code in _lint(tmp_path, PLANT_NUMBER)
+
+
+@pytest.mark.parametrize(
+    ("quantity", "value", "quote"),
+    [
+        ("speedup", 2.15, "159.1 tok/s (+115% speedup)"),
+        ("speedup", 1.7, "| 258.61 | 440.15 | 1.70× |"),
+        ("speedup", 1.22, "| 304.93 | 371.90 | +22.0% |"),
+        ("speedup", 1.88, "Только CPU - 1.88x (3.3-->6.2)"),
+        ("acceptance_rate", 0.4, "Acceptance rate: 40.0%"),
+        ("acceptance_rate", 0.72055, "accept    = 72.055%"),
+        ("accepted_per_pass", 3.0, "| 2.63 | 2.43 | 3.00"),
+        ("tokens_per_second", 371.9, "| 304.93 | 371.90 | +22.0% |"),
+        ("baseline_tokens_per_second", 3.3, "1.88x (3.3-->6.2)"),
+        ("tokens_per_second", 6.2, "1.88x (3.3-->6.2)"),
+        ("tokens_per_second", 128256, "128,256 tokens"),
+    ],
+)
+def test_number_in_quote_accepts_the_written_forms(quantity: str, value: float, quote: str) -> None:
+    assert L.number_in_quote(quantity, value, quote)
+
+
+@pytest.mark.parametrize(
+    ("quantity", "value", "quote"),
+    [
+        ("speedup", 2.15, "+11.5% speedup"),  # a different number
+        ("speedup", 1.5, "+150% speedup"),  # 150% is 2.5x
+        ("tokens_per_second", 15.2, "15.22 tokens/second"),  # rounded is not written
+        ("acceptance_rate", 0.16, "-16.0%"),  # a decrease is not a rate
+        ("accepted_per_pass", 2.4, "speedup 1.24x"),
+    ],
+)
+def test_number_in_quote_rejects_numbers_not_written(quantity: str, value: float, quote: str) -> None:
+    assert not L.number_in_quote(quantity, value, quote)
+
+
+def test_real_measured_numbers_are_sane(registry: Registry) -> None:
+    rows = [(e.id, m) for e in registry for m in e.measured]
+    assert len(rows) >= 60  # 85 numbers in 27 entries when written
+    for entry_id, m in rows:
+        assert isinstance(m, Measurement)
+        assert m.quantity in QUANTITIES, entry_id
+        assert L.number_in_quote(m.quantity, m.value, m.quote), (entry_id, m)
+        if m.quantity == "acceptance_rate":
+            assert 0 < m.value <= 1, entry_id
+        elif m.quantity == "accepted_per_pass":
+            assert 1 <= m.value < 20, entry_id
+        else:
+            assert m.value > 0, entry_id
+        assert m.engine in registry.get(entry_id).engines, entry_id
+
+
+# --------------------------------------------------------------------------- RL108
+
+# The author says they ran it and gives a speed, and the entry files it as a recommendation.
+PLANT_LEVEL = CLEAN.replace(
+    'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+    'quote = "I did some tests with demo/Demo-7B and demo/Demo-0.5B in vLLM: 65 t/s."',
+)
+PLANT_RAN = CLEAN.replace(
+    'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+    'quote = "I tested demo/Demo-7B with demo/Demo-0.5B in vLLM and it is faster."',
+)
+
+
+def test_the_level_is_not_below_the_quote(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_LEVEL) == []
+    assert L.R_LEVEL.code in _lint(tmp_path, PLANT_LEVEL)
+    assert L.R_LEVEL.code in _lint(tmp_path, PLANT_RAN)
+    ran = PLANT_RAN.replace('evidence = "recommended"', 'evidence = "ran"')
+    assert L.R_LEVEL.code not in _lint(tmp_path, ran)
+    # "8x H100" is hardware, not a ratio.
+    hardware = CLEAN.replace("as its draft model.", "as its draft model on 8x H100.")
+    assert L.R_LEVEL.code not in _lint(tmp_path, hardware)
+
+
+# --------------------------------------------------------------------------- all together
+
+
+PLANTS = {
+    L.R_ENGINE: PLANT_ENGINE,
+    L.R_CUT: PLANT_CUT,
+    L.R_PAIR: PLANT_GENERIC,
+    L.R_NEGATIVE: PLANT_BORROWED,
+    L.R_IDENTITY: PLANT_QAT,
+    L.R_MEASURED: PLANT_NO_DATA,
+    L.R_NUMBER: PLANT_NUMBER,
+    L.R_LEVEL: PLANT_LEVEL,
+}
+
+
+def _planted_registry_text() -> str:
+    bodies = []
+    for n, (rule, body) in enumerate(PLANTS.items()):
+        # Distinct ids and targets so the entries load side by side.
+        bodies.append(
+            body.replace("demo-7b--demo-0.5b", f"{rule.slug}--demo-0.5b").replace("Demo-7B", f"Demo{n}-7B")
+        )
+    return HEADER + "".join(bodies)
+
+
+def test_one_planted_example_of_each_class_is_caught(tmp_path: Path) -> None:
+    assert set(PLANTS) == set(L.LINT_RULES)
+    reg = load_registry(write_registry(tmp_path, _planted_registry_text()))
+    found = L.lint_registry(reg)
+    for rule in L.LINT_RULES:
+        assert any(f.rule == rule and f.entry_id == f"{rule.slug}--demo-0.5b" for f in found), rule
+
+
+def test_lint_module_runs_as_a_script(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert L.main([]) == 0
+    assert "0 finding(s)" in capsys.readouterr().err
+    planted = write_registry(tmp_path, _planted_registry_text())
+    assert L.main([str(planted)]) == 1
+    out = capsys.readouterr().out
+    assert all(rule.code in out for rule in L.LINT_RULES)
+    (tmp_path / "b").mkdir()
+    broken = write_registry(tmp_path / "b", "not toml [")
+    assert L.main([str(broken)]) == 2
+    assert "error" in capsys.readouterr().err
+
+
+def test_findings_print_the_rule(tmp_path: Path) -> None:
+    (finding,) = [f for f in L.lint_entry(_one(tmp_path, PLANT_GENERIC)) if f.rule == L.R_PAIR]
+    assert str(finding).startswith("demo-7b--demo-0.5b: RL103 quote-names-no-pair: ")
+
+
+def test_a_registry_error_is_not_a_lint_finding(tmp_path: Path) -> None:
+    with pytest.raises(RegistryError):
+        load_registry(write_registry(tmp_path, HEADER + CLEAN.replace('status = "works"', 'status = "maybe"')))

@@ -1,0 +1,53 @@
+"""Width (issue 26, point 6): ``bench compare`` and ``estimate`` follow COLUMNS like every
+other command, so their output fits 80 columns (the comparison table was ~150 wide)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import fit_shapes
+from test_bench_compare import BASE, DRAFT, _result
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str | Path, columns: int) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": str(columns)}
+    return subprocess.run([sys.executable, "-m", "paircheck", *map(str, args)], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
+
+
+def test_bench_compare_fits_80_columns(tmp_path: Path) -> None:
+    # Long labels and a differing output: the cases that made the table wide.
+    base = {**BASE, "label": "qwen2.5-7b-instruct-alone"}
+    draft = _result("qwen2.5-7b-with-0.5b-draft", [dict(r, content="hello World") if r["prompt_id"] == "a" else r
+                                                   for r in DRAFT["requests"]])
+    (tmp_path / "b.json").write_text(json.dumps(base))
+    (tmp_path / "d.json").write_text(json.dumps(draft))
+    done = run("bench", "compare", tmp_path / "b.json", tmp_path / "d.json", columns=80)
+    assert done.returncode == 0, done.stderr
+    assert widest(done.stdout) <= 80, done.stdout
+    out = " ".join(done.stdout.split())
+    assert "instruct-" in done.stdout and "with-0.5b-" in done.stdout  # long labels wrap in their header
+    assert "outputs differ at char 6" in out and "all prompts" in out
+    # The markdown table is for documents, not terminals: one row per prompt, every column.
+    md = run("bench", "compare", "--format", "markdown", tmp_path / "b.json", tmp_path / "d.json", columns=80)
+    assert md.stdout.count("| all prompts") == 1
+
+
+def test_estimate_follows_columns(tmp_path: Path) -> None:
+    target, draft = fit_shapes.write("qwen2.5-7b", tmp_path), fit_shapes.write("qwen2.5-0.5b", tmp_path)
+    narrow = run("estimate", target, draft, "--acceptance", "0.7", columns=80)
+    assert narrow.returncode == 0, narrow.stderr
+    assert widest(narrow.stdout) <= 80, narrow.stdout
+    assert narrow.stdout.startswith("MODELLED (not measured)")
+    wide = run("estimate", target, draft, "--acceptance", "0.7", columns=200)
+    assert len(wide.stdout.splitlines()) < len(narrow.stdout.splitlines())

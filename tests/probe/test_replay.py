@@ -1,0 +1,160 @@
+"""The draft-simple replay on hand-made traces, one rule of the pinned llama.cpp per test.
+
+The differential test (test_probe_llamacpp.py) checks the replay against the real
+llama-server; these pin each rule on a case small enough to count by hand, so a wrong
+rule fails here with a readable cause.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from paircheck.probe.replay import Counts, PromptTrace, TailTooShort, expected_sampled, greedy_agreement, replay
+from paircheck.probe.summary import accept_probabilities, summarize
+
+T = (10, 11, 12, 13, 14, 15, 16, 17)  # the target's greedy tokens; T[0] comes from the prompt pass
+
+
+def trace(top: list[int], conf: list[float] | None = None, tails: dict[int, tuple[float, ...]] | None = None,
+          n_predict: int | None = None, target: tuple[int, ...] = T, tail_limit: float = 1.0) -> PromptTrace:
+    return PromptTrace(target, tuple(top), tuple(conf or [0.9] * len(target)), tails or {},
+                       n_predict or len(target), prompt_tokens=5, tail_limit=tail_limit)
+
+
+def test_a_perfect_draft_is_capped_by_n_predict_minus_one() -> None:
+    # get_n_draft_max: min(k, n_predict - n_decoded - 1). With 8 tokens and k=16: one pass
+    # after the prompt's token drafts 6 (8 - 1 - 1), all accepted, plus the pass's own token.
+    c = replay(trace(list(T)), draft_max=16)
+    assert c == Counts(tokens=8, passes=2, drafted=6, accepted=6, verifications=1)
+    assert c.accepted_per_pass == 3.0
+
+
+def test_k1_with_a_perfect_draft_doubles_the_tokens_per_pass() -> None:
+    # each pass: 1 drafted + accepted, plus its own; the last token (n_predict reached)
+    # comes from a plain step because no room is left to draft.
+    c = replay(trace(list(T)), draft_max=1)
+    # g=1: draft 1 -> g=3; g=3 -> 5; g=5 -> 7; g=7: room 8-7-1=0 -> plain step -> 8
+    assert c == Counts(tokens=8, passes=5, drafted=3, accepted=3, verifications=3)
+
+
+def test_a_mismatch_stops_acceptance_but_the_draft_keeps_drafting() -> None:
+    top = list(T)
+    top[2] = 99  # the draft is wrong at position 2 only
+    c = replay(trace(top), draft_max=4)
+    # g=1: drafts pos 1..4 = [11, 99, x, x]: accepted 1 (11), then the target's 12 -> g=3
+    # g=3: drafts pos 3..6 = [13, 14, 15, 16] (room 8-3-1=4): all accepted -> g=8
+    assert c == Counts(tokens=8, passes=3, drafted=8, accepted=5, verifications=2)
+
+
+def test_p_min_stops_drafting_before_a_low_confidence_token() -> None:
+    conf = [0.9] * 8
+    conf[3] = 0.4
+    c = replay(trace(list(T), conf), draft_max=4, p_min=0.5)
+    # g=1: pos1 0.9, pos2 0.9, pos3 0.4 < 0.5 -> drafts [11, 12]: both accepted -> g=4
+    # g=4: pos4..6 (room 8-4-1=3) all 0.9 -> 3 accepted -> g=8
+    assert c == Counts(tokens=8, passes=3, drafted=5, accepted=5, verifications=2)
+
+
+def test_a_draft_cut_to_nothing_is_a_plain_step() -> None:
+    conf = [0.1] * 8
+    c = replay(trace(list(T), conf), draft_max=4, p_min=0.5)
+    assert c == Counts(tokens=8, passes=8, drafted=0, accepted=0, verifications=0)
+
+
+def test_after_a_mismatch_p_min_reads_the_drafts_own_tail() -> None:
+    top = list(T)
+    top[1] = 99
+    # after proposing 99 at position 1 the draft continues on its own text: 0.8, then 0.3
+    c = replay(trace(top, tails={1: (0.8, 0.3)}, tail_limit=0.5), draft_max=8, p_min=0.5)
+    # g=1: 99 (0.9) then tail 0.8, then 0.3 < 0.5 stops: drafted 2, accepted 0 -> g=2
+    # the rest of the path is right: g=2 drafts pos 2..7 (room 8-2-1=5) all accepted -> g=8
+    assert c == Counts(tokens=8, passes=3, drafted=2 + 5, accepted=5, verifications=2)
+    # at p_min 0 the tail's confidences do not matter: the draft always fills k
+    assert replay(trace(top), draft_max=8).drafted == 6 + 5
+
+
+def test_a_tail_recorded_with_a_higher_limit_cannot_answer_a_lower_p_min() -> None:
+    top = list(T)
+    top[1] = 99
+    recorded = trace(top, tails={1: (0.95, 0.85)}, tail_limit=0.9)  # stopped at 0.85 < 0.9
+    assert replay(recorded, draft_max=8, p_min=0.9).drafted == 2 + 5
+    with pytest.raises(TailTooShort):
+        replay(recorded, draft_max=8, p_min=0.5)  # 0.85 >= 0.5: drafting would go on, unrecorded
+
+
+def test_n_min_drops_a_short_draft() -> None:
+    conf = [0.9] * 8
+    conf[2] = 0.1
+    # g=1: only pos 1 passes p_min -> 1 token < n_min 2 -> dropped: a plain step
+    c = replay(trace(list(T), conf), draft_max=4, p_min=0.5, n_min=2)
+    # g=2: pos 2 is 0.1 -> nothing drafted: a plain step; g=3: pos 3..6 (room 8-3-1=4) -> g=8
+    assert c == Counts(tokens=8, passes=4, drafted=4, accepted=4, verifications=1)
+    # without n_min the single token at g=1 is drafted and accepted
+    assert replay(trace(list(T), conf), draft_max=4, p_min=0.5).drafted == 5
+
+
+def test_an_accepted_end_of_generation_ends_the_pass() -> None:
+    # the target stops at its end-of-generation token (position 3) well before n_predict
+    target = (10, 11, 12, 2)
+    c = replay(trace([0, 11, 12, 2], target=target, n_predict=16), draft_max=8)
+    # g=1: room 16-1-1=14 -> draft 8: 11, 12, 2 on the path then 5 more past the end;
+    # 11 and 12 accepted, then the EOG matches but drafted tokens follow it: it ends the
+    # pass as the target's own token (common_sampler_sample_and_accept_n), not as accepted.
+    assert c == Counts(tokens=4, passes=2, drafted=8, accepted=2, verifications=1)
+
+
+def test_the_context_limit_caps_drafting() -> None:
+    # n_ctx - (prompt + generated - 1) - 2 = 9 - (5 + 1 - 1) - 2 = 2 at the first pass
+    c = replay(trace(list(T)), draft_max=8, n_ctx=9)
+    assert c.drafted > 0
+    first = replay(trace(list(T), n_predict=8), draft_max=8, n_ctx=9)
+    assert first.drafted == c.drafted
+    assert replay(trace(list(T)), draft_max=8, n_ctx=100).drafted == 6
+
+
+def test_greedy_agreement_counts_every_drafted_position() -> None:
+    top = list(T)
+    top[2] = top[5] = 99
+    assert greedy_agreement(trace(top)) == (5, 7)
+
+
+def test_expected_sampled_equals_the_greedy_replay_when_acceptance_is_certain() -> None:
+    top = list(T)
+    top[4] = 99
+    tr = trace(top)
+    probs = [1.0 if top[j] == T[j] else 0.0 for j in range(len(T))]
+    for k in (1, 2, 3, 5, 8):
+        passes, drafted, accepted = expected_sampled(tr, probs, k)
+        exact = replay(tr, k)
+        assert (passes, drafted, accepted) == pytest.approx((exact.passes, exact.drafted, exact.accepted))
+
+
+def test_expected_sampled_weighs_each_outcome_by_its_probability() -> None:
+    # 3 tokens: the prompt's, then one pass of k=1 (room 3-1-1=1) accepting with p=0.25,
+    # then (if rejected) a plain step... with p: accepted -> g=3 done (2 passes); rejected -> g=2, then
+    # room 3-2-1=0 -> a plain step (3 passes).
+    tr = trace([0, 11, 12], target=(10, 11, 12), n_predict=3)
+    passes, drafted, accepted = expected_sampled(tr, [0.0, 0.25, 1.0], 1)
+    assert drafted == pytest.approx(1.0)
+    assert accepted == pytest.approx(0.25)
+    assert passes == pytest.approx(0.25 * 2 + 0.75 * 3)
+
+
+def test_accept_probabilities_read_the_targets_candidates() -> None:
+    tr = trace([0, 11, 50, 13, 14, 15, 16, 17])
+    cands = [{}, {11: 0.7, 12: 0.3}, {12: 0.9}, {13: 1.0}, {}, {}, {}, {}]
+    probs = accept_probabilities(tr, cands)
+    assert probs[1] == 0.7 and probs[2] == 0.0 and probs[3] == 1.0 and probs[4] == 0.0
+
+
+def test_summary_picks_the_draft_length_with_the_best_modelled_speedup() -> None:
+    top = list(T)
+    top[3] = 99
+    s = summarize("d.gguf", [("p", "code")], [trace(top)], [0.0], cost_ratio=0.1)
+    # speedup(k) = tokens / (passes + 0.1 * drafted); check the chosen k by brute force
+    speeds = {r.draft_max: r.tokens / (r.passes + 0.1 * r.drafted) for r in s.rows}
+    assert s.best_draft_max == max(speeds, key=lambda k: (round(speeds[k], 6), -k))
+    assert s.modelled_speedup == pytest.approx(speeds[s.best_draft_max])
+    assert s.acceptance_rate == pytest.approx(6 / 7)
+    free = summarize("d.gguf", [("p", "code")], [trace(top)], [0.0], cost_ratio=None)
+    assert free.best_draft_max is None and free.modelled_speedup is None

@@ -82,7 +82,7 @@ def head_lines(result: HubScanResult, options: RenderOptions) -> list[str]:
     more = f", {len(hub.not_read)} more not read (--hub-reads {hub.budget.reads})" if hub.not_read else ""
     cached = f" ({hub.cached} from the cache)" if hub.cached else ""
     judged = hub.reads + hub.cached
-    text = (f"Hub {hub.endpoint}: {judged} candidate{'s' if judged != 1 else ''} judged from their headers"
+    text = (f"Hub: {judged} candidate{'s' if judged != 1 else ''} judged from their headers"
             f"{cached}{more}; {hub.api_calls} API call{'s' if hub.api_calls != 1 else ''} (at most "
             f"{hub.budget.calls}), {hub.requests} request{'s' if hub.requests != 1 else ''} in all")
     return wrap(text, options.width, hanging="  ")

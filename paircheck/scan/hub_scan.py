@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from paircheck._source.hub import DEFAULT_ENDPOINT
 from paircheck.api import DEFAULT_ENGINE
 from paircheck.constants import DRAFT_SIMPLE, canonical_method
 from paircheck.errors import InputError
@@ -342,8 +343,9 @@ def _needs_access(c: HubCandidate, settings: HubSettings, error: str | None = No
     if c.access == "private":
         why = "a private repo: log in with a token that can read it (`hf auth login` or HF_TOKEN)"
     else:
-        why = (f"accept the licence on the Hub ({settings.endpoint}/{c.repo}), then log in (`hf auth login`) "
-               "or set HF_TOKEN")
+        # The page to accept it on, for the Hub itself (a mirror's pages may live elsewhere).
+        page = f" ({settings.endpoint}/{c.repo})" if settings.endpoint == DEFAULT_ENDPOINT else ""
+        why = f"accept the licence on the Hub{page}, then log in (`hf auth login`) or set HF_TOKEN"
     return CandidateResult(
         location=c.spec, name=c.label, where="hub", usable=None, verdict=UNKNOWN, first_failure=None,
         reason=f"needs access: {why}" + (f" (the Hub said: {error})" if error and "HF_TOKEN" not in error else ""),

@@ -194,13 +194,11 @@ def test_text_lists_download_commands_within_80_columns(standin: Standin, hub: T
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     lines = proc.stdout.splitlines()
     assert re.match(r"\d+ usable drafts? for .* among \d+ candidates", lines[0])
-    assert lines[1].startswith(f"Hub {hub.url}:") and "API calls" in " ".join(lines[1:3])
+    assert lines[1].startswith("Hub: ") and "API calls" in " ".join(lines[1:3])
     commands = [x for x in lines if x.startswith(("hf download ", "llama-server "))]
     assert "hf download Qwen/Qwen2.5-0.5B-Instruct-GGUF qwen2.5-0.5b-instruct-q4_k_m.gguf" in commands
-    # What --hub adds fits 80 columns (the table itself is scan's: its width is tested with scan's).
-    table = lines.index("") + 1, lines.index("", lines.index("") + 1)
-    added = [x for i, x in enumerate(lines) if x not in commands and not table[0] <= i < table[1]]
-    assert all(len(x) <= 80 for x in added), [x for x in added if len(x) > 80]
+    # Everything fits 80 columns but the commands, never wrapped so they can be pasted.
+    assert all(len(x) <= 80 for x in lines if x not in commands), [x for x in lines if len(x) > 80]
     assert "needs access: accept the licence on the Hub" in " ".join(proc.stdout.split())
     assert "get a draft from the Hub" in proc.stdout
 

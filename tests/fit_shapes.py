@@ -195,15 +195,24 @@ def llama3_8b() -> Shape:
     return s
 
 
-def qwen25(size: str) -> Shape:
-    """Qwen2.5-7B (28 layers, 3584, 28/4 heads, 18944 FFN, 152064 tokens) or 0.5B (24, 896,
-    14/2, 4864, 151936, tied embeddings)."""
-    if size == "7B":
-        n_embd, n_layer, n_head, n_kv, n_ff, n_vocab, tied = 3584, 28, 28, 4, 18944, 152064, False
-    else:
-        n_embd, n_layer, n_head, n_kv, n_ff, n_vocab, tied = 896, 24, 14, 2, 4864, 151936, True
+# size: (n_embd, n_layer, n_head, n_kv, n_ff, embedding rows, tied embeddings, parameters): the
+# published Qwen2.5 configurations (config.json of each Qwen/Qwen2.5-*-Instruct repo).
+QWEN25: dict[str, tuple[int, int, int, int, int, int, bool, int]] = {
+    "0.5B": (896, 24, 14, 2, 4864, 151936, True, 494_032_768),
+    "1.5B": (1536, 28, 12, 2, 8960, 151936, True, 1_543_714_304),
+    "3B": (2048, 36, 16, 2, 11008, 151936, True, 3_085_938_688),
+    "7B": (3584, 28, 28, 4, 18944, 152064, False, 7_615_616_512),
+    "14B": (5120, 48, 40, 8, 13824, 152064, False, 14_770_033_664),
+}
+
+
+def qwen25(size: str, arch: str = "qwen2", n_vocab: int | None = None) -> Shape:
+    """Qwen2.5 at a published size (QWEN25), e.g. 7B (28 layers, 3584, 28/4 heads, 18944 FFN,
+    152064 tokens) or 0.5B (24, 896, 14/2, 4864, 151936, tied embeddings); ``arch`` and
+    ``n_vocab`` give the same tensors under another architecture or vocabulary."""
+    n_embd, n_layer, n_head, n_kv, n_ff, rows, tied, _ = QWEN25[size]
     head = n_embd // n_head
-    s = Shape(f"Qwen2.5-{size}", "qwen2", n_vocab, {
+    s = Shape(f"Qwen2.5-{size}", arch, n_vocab or rows, {
         "block_count": n_layer, "context_length": 32768, "embedding_length": n_embd,
         "feed_forward_length": n_ff, "attention.head_count": n_head, "attention.head_count_kv": n_kv,
         "rope.freq_base": 1000000.0, "attention.layer_norm_rms_epsilon": 1e-6,

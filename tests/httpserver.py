@@ -4,16 +4,31 @@ Hugging Face Hub endpoints huggingface_hub calls, and faults on demand.
 It counts the body bytes it actually writes to the socket, so a test can assert that
 only the metadata of a GGUF crossed the wire.
 
-Hub layout served (``HF_ENDPOINT`` pointed at ``server.url``):
+Hub layout served (``HF_ENDPOINT`` pointed at ``server.url``), in the shapes huggingface_hub
+parses (``HfApi.list_models``, ``model_info``, ``hf_hub_download``; checked by
+tests/scan/test_hub_standin.py):
 
+* ``GET /api/models?author=&search=&filter=...&sort=&limit=&expand=...&cursor=``: the model
+  listing: ``author`` is the namespace, ``search`` a case-insensitive substring of the id,
+  every ``filter`` a tag the model must carry (the library and ``base_model:...`` relations
+  are tags, as on the Hub), sorted by downloads; at most ``min(limit, server.page_size)``
+  per page, the next page in a ``Link: <...>; rel="next"`` header; ``expand`` picks the
+  properties (``_id`` and ``id`` always), else the Hub's default ones. Private repos are
+  listed only for their token;
 * ``GET /api/models/{org}/{name}/tree/{rev}[/{path}]``: the file list (JSON);
-* ``GET /api/models/{org}/{name}[/revision/{rev}]``: model info with ``siblings``;
+* ``GET /api/models/{org}/{name}[/revision/{rev}]``: model info with ``siblings``
+  (``expand=`` as above; ``blobs=true`` adds ``size``, ``blobId`` and ``lfs`` to each file);
+  a gated repo's info is public, as on the Hub;
 * ``HEAD|GET /{org}/{name}/resolve/{rev}/{file}``: the file, with ``X-Repo-Commit``,
-  ``ETag`` and Range support.
+  ``ETag`` and Range support; a gated repo's files need its token (401 without a token,
+  403 with another one).
+
+Faults on the API paths (``/api/models`` for every listing page) include ``truncate`` and
+``stallbody`` too: the JSON answer is served as a file.
 
 Faults are set per URL path with ``server.fault(path, kind)``: ``norange`` (answer 200
 with the whole body), ``416``, ``truncate`` (promise more bytes than sent, then close),
-``stall`` (never answer within the client's timeout), ``401``, ``403``, ``404``,
+``stall`` (never answer within the client's timeout; logged with status 0), ``401``, ``403``, ``404``,
 ``loop`` (redirect to itself via a second URL), ``html`` (an HTML page instead),
 ``badrange`` (206 with bytes from another offset than asked), ``stallbody`` (send half
 the body, then stall), ``trickle`` (one small piece every ``trickle_seconds``, each
@@ -21,8 +36,9 @@ within any sane timeout), ``shortlen`` (a Content-Length smaller than the body s
 garbage left on the kept-alive connection), ``longlen`` (a Content-Length larger than
 the body, connection kept open: the client waits for bytes that never come),
 ``CODExN`` (answer HTTP CODE to the first N requests, then serve normally; a 429 carries
-``Retry-After: server.retry_after``), ``CODE`` for any other status (always), and
-``redirect:URL`` (302 to URL, for example on another server).
+``Retry-After: server.retry_after``), ``CODE`` for any other status (always),
+``redirect:URL`` (302 to URL, for example on another server) and ``afterN:KIND`` (the first N
+requests served normally, then KIND, for example a listing whose second page is cut).
 """
 
 from __future__ import annotations
@@ -46,6 +62,11 @@ _RANGE = re.compile(r"bytes=(\d+)-(\d*)$")
 class Repo:
     files: dict[str, Path | bytes]
     gated_token: str | None = None  # when set, a request needs "Bearer <token>"
+    # What the Hub's listing and model info say besides the files (tags, gated, library_name,
+    # downloads, safetensors, gguf, cardData, private, ...), in the Hub's JSON spelling.
+    info: dict[str, Any] = field(default_factory=dict)
+    commit: str = ""  # the repo's commit (COMMIT when not given)
+    public_info: bool = False  # a gated repo: the model info is public, the files are not
 
 
 @dataclass
@@ -72,6 +93,7 @@ class TestServer:
         self.trickle_seconds = 0.2
         self.retry_after = "1"
         self.fault_hits: dict[str, int] = {}
+        self.page_size = 1000  # the Hub's own cap on one listing page
         handler = _make_handler(self)
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.httpd.daemon_threads = True
@@ -94,8 +116,17 @@ class TestServer:
         self.files["/" + path.lstrip("/")] = content
         return f"{self.url}/{path.lstrip('/')}"
 
-    def add_repo(self, repo_id: str, files: dict[str, Path | bytes], gated_token: str | None = None) -> None:
-        self.repos[repo_id] = Repo(dict(files), gated_token)
+    def add_repo(
+        self,
+        repo_id: str,
+        files: dict[str, Path | bytes],
+        gated_token: str | None = None,
+        info: dict[str, Any] | None = None,
+        commit: str | None = None,
+    ) -> None:
+        info = dict(info or {})
+        gated = info.get("gated") not in (None, False)
+        self.repos[repo_id] = Repo(dict(files), gated_token, info, commit or COMMIT, public_info=gated)
 
     def fault(self, path: str, kind: str) -> None:
         self.faults["/" + path.lstrip("/")] = kind
@@ -167,7 +198,13 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
         def _handle(self, head: bool) -> None:
             path = unquote(urlsplit(self.path).path)
             fault = server.faults.get(path)
+            if fault and (m := re.fullmatch(r"after(\d+):(.+)", fault)):
+                # The first N requests are answered normally (a listing's first pages), then the fault.
+                with server.lock:
+                    hits = server.fault_hits[path] = server.fault_hits.get(path, 0) + 1
+                fault = m[2] if hits > int(m[1]) else None
             if fault == "stall":
+                self._record(0)  # received, never answered (status 0): the client counts it too
                 time.sleep(server.stall_seconds)
                 self.close_connection = True
                 return
@@ -199,8 +236,11 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             if path in server.files:
                 self._serve(server.files[path], fault, head, {})
                 return
+            if path == "/api/models":
+                self._listing(fault, head)
+                return
             if path.startswith("/api/models/"):
-                self._api(path[len("/api/models/") :], head)
+                self._api(path[len("/api/models/") :], head, fault)
                 return
             match = re.match(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<rev>[^/]+)/(?P<file>.+)$", path)
             if match and match["repo"] in server.repos:
@@ -212,7 +252,7 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
                     self._status(404, b"Entry not found", {"X-Error-Code": "EntryNotFound"}, head)
                     return
                 etag = hashlib.sha1(match["file"].encode() + str(_size(content)).encode()).hexdigest()
-                extra = {"X-Repo-Commit": COMMIT, "ETag": f'"{etag}"'}
+                extra = {"X-Repo-Commit": repo.commit, "ETag": f'"{etag}"'}
                 self._serve(content, fault, head, extra)
                 return
             self._status(404, b"not found", {"X-Error-Code": "RepoNotFound"}, head)
@@ -220,19 +260,99 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
         def _authorized(self, repo: Repo, head: bool) -> bool:
             if repo.gated_token is None:
                 return True
-            if self.headers.get("Authorization") == f"Bearer {repo.gated_token}":
+            sent = self.headers.get("Authorization")
+            if sent == f"Bearer {repo.gated_token}":
                 return True
-            self._status(401, b'{"error": "Access to this repo is restricted"}', {"X-Error-Code": "GatedRepo"}, head)
+            # As the Hub: 401 without a token, 403 with a token that has not been granted access.
+            code = 403 if sent else 401
+            self._status(code, b'{"error": "Access to this repo is restricted"}', {"X-Error-Code": "GatedRepo"}, head)
             return False
 
-        def _api(self, rest: str, head: bool) -> None:
+        def _visible(self, repo: Repo) -> bool:
+            return not repo.info.get("private") or self.headers.get("Authorization") == f"Bearer {repo.gated_token}"
+
+        def _json(self, body: Any, fault: str | None, head: bool, headers: dict[str, str] | None = None) -> None:
+            # Served as a file, so the body faults (truncate, stallbody, trickle) apply to API answers too.
+            self._serve(json.dumps(body).encode(), fault, head, {"Content-Type": "application/json", **(headers or {})})
+
+        def _model(self, repo_id: str, repo: Repo, expand: list[str] | None, blobs: bool = False) -> dict[str, Any]:
+            """One model as the Hub's API spells it; ``expand``: only those properties."""
+            siblings = []
+            for name, content in sorted(repo.files.items()):
+                entry: dict[str, Any] = {"rfilename": name}
+                if blobs:
+                    size = _size(content)
+                    entry.update(size=size, blobId=hashlib.sha1(name.encode()).hexdigest())
+                    if size > 10 << 20:
+                        entry["lfs"] = {"size": size, "sha256": hashlib.sha256(name.encode()).hexdigest(),
+                                        "pointerSize": 135}
+                siblings.append(entry)
+            full: dict[str, Any] = {
+                "_id": hashlib.sha1(repo_id.encode()).hexdigest()[:24],
+                "id": repo_id,
+                "modelId": repo_id,
+                "author": repo_id.split("/")[0],
+                "sha": repo.commit,
+                "private": False,
+                "gated": False,
+                "disabled": False,
+                "downloads": 0,
+                "likes": 0,
+                "tags": [],
+                "library_name": None,
+                "createdAt": "2024-09-19T00:00:00.000Z",
+                "lastModified": "2024-09-25T00:00:00.000Z",
+                "siblings": siblings,
+                **repo.info,
+            }
+            if expand:
+                # Only the properties asked for, and only those the model has (as the Hub).
+                return {"_id": full["_id"], "id": repo_id, **{k: full[k] for k in expand if full.get(k) is not None}}
+            if blobs:
+                return {**full, "siblings": siblings}
+            return full
+
+        def _listing(self, fault: str | None, head: bool) -> None:
+            from urllib.parse import parse_qs, urlencode
+
+            query = parse_qs(urlsplit(self.path).query)
+            one = {k: v[-1] for k, v in query.items()}
+            filters = query.get("filter", [])
+            expand = query.get("expand", [])
+            limit = int(one.get("limit", "1000"))
+            start = int(one.get("cursor", "0"))
+            found = []
+            for repo_id, repo in server.repos.items():
+                model = self._model(repo_id, repo, None)
+                tags = set(model["tags"]) | ({model["library_name"]} if model["library_name"] else set())
+                if "author" in one and repo_id.split("/")[0].lower() != one["author"].lower():
+                    continue
+                if "search" in one and one["search"].lower() not in repo_id.lower():
+                    continue
+                if not all(f in tags for f in filters) or not self._visible(repo):
+                    continue
+                found.append((model, repo_id, repo))
+            if one.get("sort") == "downloads":
+                found.sort(key=lambda item: (-int(item[0]["downloads"] or 0), item[1]))
+            page = found[start : start + min(limit, server.page_size)]
+            body = [self._model(repo_id, repo, expand or None) for _, repo_id, repo in page]
+            headers = {}
+            if start + len(page) < len(found) and len(page) == min(limit, server.page_size):
+                rest = [(k, v) for k, vs in query.items() if k != "cursor" for v in vs]
+                link = f"{server.url}/api/models?{urlencode(rest + [('cursor', str(start + len(page)))])}"
+                headers["Link"] = f'<{link}>; rel="next"'
+            self._json(body, fault, head, headers)
+
+        def _api(self, rest: str, head: bool, fault: str | None = None) -> None:
+            from urllib.parse import parse_qs
+
             parts = rest.split("/")
             repo_id = "/".join(parts[:2])
             repo = server.repos.get(repo_id)
-            if repo is None:
+            if repo is None or not self._visible(repo):
                 self._status(404, b'{"error": "Repository not found"}', {"X-Error-Code": "RepoNotFound"}, head)
                 return
-            if not self._authorized(repo, head):
+            if not repo.public_info and not self._authorized(repo, head):
                 return
             entries = [
                 {"type": "file", "path": name, "size": _size(content), "oid": hashlib.sha1(name.encode()).hexdigest()}
@@ -240,16 +360,16 @@ def _make_handler(server: TestServer) -> type[BaseHTTPRequestHandler]:
             ]
             if len(parts) >= 4 and parts[2] == "tree":
                 prefix = "/".join(parts[4:])
-                body = [e for e in entries if e["path"].startswith(prefix)]
-            else:
-                body = {
-                    "id": repo_id,
-                    "modelId": repo_id,
-                    "sha": COMMIT,
-                    "private": False,
-                    "siblings": [{"rfilename": e["path"], "size": e["size"]} for e in entries],
-                }
-            self._status(200, json.dumps(body).encode(), {"Content-Type": "application/json"}, head)
+                self._json([e for e in entries if e["path"].startswith(prefix)], fault, head)
+                return
+            query = parse_qs(urlsplit(self.path).query)
+            blobs = query.get("blobs", [""])[-1].lower() == "true"
+            model = self._model(repo_id, repo, query.get("expand"), blobs)
+            if not query.get("expand"):
+                # Sizes as before for the callers that always got them (paircheck asks blobs=true).
+                model["siblings"] = [{"rfilename": e["path"], "size": e["size"], **({k: v for k, v in s.items()
+                                      if k != "rfilename"})} for e, s in zip(entries, model["siblings"], strict=True)]
+            self._json(model, fault, head)
 
         def _serve(self, content: Path | bytes, fault: str | None, head: bool, extra: dict[str, str]) -> None:
             size = _size(content)

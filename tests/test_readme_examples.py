@@ -142,8 +142,27 @@ def setup_tiny_pair(folder: Path) -> dict[str, str]:
     return {}
 
 
+_SERVERS: list[object] = []  # the `hub` setup's stand-in Hub, served until the run ends
+
+
+def setup_hub(folder: Path) -> dict[str, str]:
+    """The stand-in Hub of tests/hub_standin.py (real Qwen2 vocabulary GGUFs with the tensor infos
+    of Qwen2.5 0.5B to 14B, a cut upload, a gated repo), served on 127.0.0.1 and named by
+    HF_ENDPOINT, with empty Hugging Face and scan caches."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from httpserver import TestServer
+    from hub_standin import build
+
+    server = TestServer().__enter__()  # a daemon thread: it stops with the process
+    build(folder / "hub", _vocab).serve(server)
+    _SERVERS.append(server)
+    return {"HF_ENDPOINT": server.url, "HF_HUB_CACHE": str(folder / "hf-cache"), "HF_HUB_OFFLINE": "0",
+            "TRANSFORMERS_OFFLINE": "0", "PAIRCHECK_CACHE_HOME": str(folder / "scan-cache")}
+
+
 SETUPS: dict[str, Callable[[Path], dict[str, str]]] = {
     "guide": setup_guide, "fit": setup_fit, "scan-demo": setup_scan_demo, "tiny-pair": setup_tiny_pair,
+    "hub": setup_hub,
 }
 
 
@@ -214,7 +233,7 @@ def test_the_markers_name_known_setups_and_examples_exist() -> None:
     # Every example fits 80 columns, like the output it shows (commands excepted).
     for b in EXAMPLES:
         for line in b.text.split("\n")[1:]:
-            assert len(line) <= 80 or line.lstrip().startswith(("llama-server", "paircheck ")), (b.where, line)
+            assert len(line) <= 80 or line.lstrip().startswith(("llama-server", "paircheck ", "hf ")), (b.where, line)
 
 
 def regenerate() -> None:

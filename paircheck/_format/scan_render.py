@@ -13,11 +13,13 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from paircheck._format import hub_scan_render as hub_render
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
 from paircheck._format.text_base import simple_table, wrap
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
+from paircheck.scan.hub_scan import HubScanResult
 
 # 3: a candidate's verdict may be "aborts" (accepted at load, predicted to abort: not usable);
 # 2: the target object is the check's schema 2 side; modelled speedup and memory.
@@ -63,6 +65,8 @@ def _label(c: CandidateResult) -> str:
     """What a person recognises: Ollama's name:tag, a Hub repo and its file, else the path."""
     if c.where == "ollama" and c.name:
         return f"{c.name} (ollama)"
+    if c.where in ("hub", "registry"):
+        return c.name or c.location  # from the Hub: REPO:QUANT as llama.cpp's -hf spells it
     if c.name:
         return f"{c.name}: {os.path.basename(c.location)}"
     return _home_short(c.location)
@@ -101,6 +105,8 @@ def launch_line(result: ScanResult, relative: bool = False) -> str | None:
     ``relative``: paths inside the current folder as relative ones (for people; JSON keeps
     them whole)."""
     best = result.best_for_llamacpp
+    if isinstance(result, HubScanResult):
+        return hub_render.candidate_launch(result, best)  # Hub files are fetched by `hf download` in place
     target = result.target.resolved_path or result.target.location
     if best is None or os.path.isdir(best.location) or os.path.isdir(target):
         return None  # llama-server loads GGUF files, not Hugging Face folders
@@ -138,7 +144,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     n_usable = len(result.usable)
     head = (f"{n_usable} usable draft{'s' if n_usable != 1 else ''} for {result.target.display_name} "
             f"({result.engine}) among {len(result.candidates)} candidate{'s' if len(result.candidates) != 1 else ''}")
-    lines = [*wrap(head, options.width), ""]
+    lines = [*wrap(head, options.width),
+             *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
     if result.candidates:
         every = result.engine == "all"
         # With --engine all the failing code is llama.cpp's (the first engine's).
@@ -173,8 +180,11 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         if reasons:
             lines += ["", "why:"]
             for i, c in reasons:
-                text = f"{c.first_failure}: {c.reason}" if c.reason else f"warning: {c.size_warning}"
-                if every and c.reason:
+                if c.reason:  # a reason without a code: not checked (needs access, documented only)
+                    text = f"{c.first_failure}: {c.reason}" if c.first_failure else c.reason
+                else:
+                    text = f"warning: {c.size_warning}"
+                if every and c.first_failure and c.engines:
                     text = f"{next(iter(c.engines))}: {text}"  # the first engine's failure
                 lines += wrap(f"{i:>3}  {text}", options.width, hanging="     ")
     else:
@@ -188,6 +198,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         for u in result.unreadable:
             lines.append(f"  {_home_short(u.location)}")  # a path: whole on its line, never wrapped
             lines += wrap(u.error, options.width, indent="    ", hanging="  ")
+    if isinstance(result, HubScanResult):
+        lines += hub_render.sections(result, options)
     line = launch_line(result, relative=True)
     if line:
         lines += ["", "best draft for llama.cpp, ready to run:", line]  # a command: never wrapped
@@ -195,7 +207,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
 
 
 def scan_to_dict(result: ScanResult) -> dict[str, Any]:
-    return {
+    doc = {
         "schema_version": SCAN_SCHEMA_VERSION,
         "kind": "scan",
         "engine": result.engine,
@@ -234,3 +246,6 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "launch": launch_line(result),
         "probe": result.probe_file,
     }
+    if isinstance(result, HubScanResult):
+        hub_render.json_fields(doc, result)  # repo, file, download, access; requests
+    return doc

@@ -26,6 +26,7 @@ import json
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -134,9 +135,9 @@ def choose_gguf(files: list[str], tag: str | None) -> str | None:
     return None
 
 
-def _client(settings: HubSettings, location: str) -> HttpClient:
+def _client(settings: HubSettings, location: str, on_request: Callable[[], None] | None = None) -> HttpClient:
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
-    return HttpClient(location, headers, http_timeout())
+    return HttpClient(location, headers, http_timeout(), on_request=on_request)
 
 
 def _hub_status_error(location: str, resp: _Response, settings: HubSettings) -> InputError:
@@ -186,10 +187,11 @@ def _read_limited(client: HttpClient, resp: _Response, limit: int, what: str) ->
     return b"".join(parts)
 
 
-_Listing = tuple[list[str], str | None, dict[str, int | None]]
+# A repo's file names, commit and file sizes (None when the listing gives none).
+HubListing = tuple[list[str], str | None, dict[str, int | None]]
 
 
-def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location: str) -> _Listing:
+def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location: str) -> HubListing:
     """The repo's file names, commit and file sizes, from the Hub's model info API
     (``blobs=true``, as huggingface_hub's ``model_info(files_metadata=True)``, adds sizes)."""
     url = f"{settings.endpoint}/api/models/{ref.repo_id}/revision/{quote(ref.revision, safe='')}?blobs=true"
@@ -220,15 +222,21 @@ def _repo_info(client: HttpClient, ref: HubRef, settings: HubSettings, location:
     return files, sha if isinstance(sha, str) and _COMMIT.match(sha) else None, sizes
 
 
-def _list_files(ref: HubRef, settings: HubSettings, location: str) -> _Listing:
-    client = _client(settings, location)
+def _list_files(
+    ref: HubRef, settings: HubSettings, location: str, on_request: Callable[[], None] | None = None
+) -> HubListing:
+    client = _client(settings, location, on_request)
     try:
         return _repo_info(client, ref, settings, location)
     finally:
         client.close()
 
 
-def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
+def describe_hub(
+    spec: str, ref: HubRef, options: ReadOptions, listing: HubListing | None = None
+) -> ModelDescription:
+    """Describe a Hub repo or a GGUF in it. ``listing``: the repo's files as the caller already
+    has them (a scan's Hub search), so they are not asked for again."""
     settings = HubSettings.from_env()
     snap = _snapshot(settings, ref)
     cached = _cached_files(snap) if snap is not None else []
@@ -248,15 +256,15 @@ def describe_hub(spec: str, ref: HubRef, options: ReadOptions) -> ModelDescripti
     if settings.offline:
         raise InputError(spec, "not in the local Hugging Face cache, and HF_HUB_OFFLINE is set")
 
-    files, commit, sizes = _list_files(ref, settings, spec)
+    files, commit, sizes = listing if listing is not None else _list_files(ref, settings, spec, options.on_request)
     ggufs = [f for f in files if _is_model_gguf(f)]
     has_tokenizer = any(f in files for f in ("tokenizer.json", "tokenizer.model"))
     if wants_gguf or (ggufs and not has_tokenizer):
         chosen = ref.filename if ref.filename else choose_gguf(files, ref.tag)
         if chosen is None or chosen not in files:
-            listing = ", ".join(ggufs[:6]) or "none"
+            names = ", ".join(ggufs[:6]) or "none"
             what = f"file {ref.filename}" if ref.filename else f"GGUF for {ref.tag or 'Q4_K_M/Q8_0'}"
-            raise InputError(spec, f"no {what} in {ref.repo_id} (GGUF files: {listing})")
+            raise InputError(spec, f"no {what} in {ref.repo_id} (GGUF files: {names})")
         return _remote_gguf(chosen, spec, ref, settings, options)
     if not has_tokenizer:
         raise InputError(spec, f"{ref.repo_id} has neither GGUF files nor tokenizer.json/tokenizer.model")
@@ -303,7 +311,7 @@ def _download_folder(
 
     wanted = [name for name in HF_FILES if name in files]
     weights = None
-    client = _client(settings, spec)
+    client = _client(settings, spec, options.on_request)
     fetched: dict[str, bytes] = {}
     try:
         for name in wanted:

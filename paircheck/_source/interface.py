@@ -33,6 +33,9 @@ class ReadOptions:
     # Makes a progress callback for one model (its label); None: no progress shown.
     # Drawing belongs to the caller (the CLI), never to a source.
     progress: Callable[[str], Progress | None] | None = None
+    # Called before each HTTP request a source sends (retries and redirects included), so
+    # a caller can count requests and stop at a budget by raising InputError from it.
+    on_request: Callable[[], None] | None = None
 
     def progress_for(self, label: str) -> Progress | None:
         return self.progress(label) if self.progress is not None else None

@@ -22,8 +22,8 @@ Only the standard library is used, so that every wait is ours to bound:
   ``PAIRCHECK_HTTP_TIMEOUT`` seconds (default 20), and the whole read of one model by
   ``DEADLINE_FACTOR`` times that, so a server that trickles bytes cannot hold a run;
 * name resolution and connection failures fail at once (retrying cannot fix them);
-  429 is retried when its Retry-After is short, 500/502/503/504 at most twice with a
-  short backoff; nothing is printed while retrying;
+  429 is retried when its Retry-After (or the Hub's RateLimit reset) is short,
+  500/502/503/504 at most twice with a short backoff; nothing is printed while retrying;
 * redirects are followed by hand (at most 10, loops detected, the Authorization header
   dropped when the host changes);
 * every failure becomes one ``InputError`` line.
@@ -42,7 +42,7 @@ import time
 import urllib.request
 from array import array
 from base64 import b64encode
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -324,6 +324,8 @@ class HttpClient:
     timeout: float = DEFAULT_TIMEOUT
     stats: FetchStats = field(default_factory=FetchStats)
     deadline: float | None = None  # absolute time.monotonic(); default DEADLINE_FACTOR * timeout from now
+    # Called before each request is sent (ReadOptions.on_request): counts, and may stop, a scan.
+    on_request: Callable[[], None] | None = None
     _conns: dict[tuple[str, str], http.client.HTTPConnection] = field(default_factory=dict)
     # Plain-http hosts reached through a proxy, with the headers for that proxy.
     _via_proxy: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
@@ -460,6 +462,8 @@ class HttpClient:
             target, sent = path, headers
             if (scheme, netloc) in self._via_proxy:
                 target, sent = f"{scheme}://{netloc}{path}", {**headers, **self._via_proxy[(scheme, netloc)]}
+            if self.on_request is not None:
+                self.on_request()
             try:
                 conn.timeout = self.wait_budget()
                 if conn.sock is not None:
@@ -508,7 +512,7 @@ def _proxy_for(scheme: str, netloc: str) -> tuple[str, dict[str, str]] | None:
 def _retry_after(resp: http.client.HTTPResponse) -> float | None:
     value = (resp.getheader("Retry-After") or "").strip()
     if not value:
-        return None
+        return _ratelimit_reset(resp)
     if value.isdigit():
         return float(value)
     try:
@@ -516,6 +520,20 @@ def _retry_after(resp: http.client.HTTPResponse) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def _ratelimit_reset(resp: http.client.HTTPResponse) -> float | None:
+    """Seconds until the window resets, from the Hub's ``RateLimit: "api";r=0;t=55`` header
+    (IETF draft ratelimit-headers), parsed by huggingface_hub as its own retries do; None
+    without one (or with an older huggingface_hub that has no parser)."""
+    if resp.status != 429 or not resp.getheader("RateLimit"):
+        return None
+    try:
+        from huggingface_hub.utils import parse_ratelimit_headers
+    except ImportError:
+        return None
+    info = parse_ratelimit_headers(dict(resp.getheaders()))
+    return float(info.reset_in_seconds) if info is not None and info.remaining == 0 else None
 
 
 def _retry_delay(resp: http.client.HTTPResponse, attempt: int) -> float | None:
@@ -590,11 +608,12 @@ class RemoteSource:
         headers: dict[str, str] | None = None,
         progress: Progress | None = None,
         timeout: float | None = None,
+        on_request: Callable[[], None] | None = None,
     ) -> None:
         self.name = url
         self.url = url
         self.location = location
-        self.client = HttpClient(location, dict(headers or {}), timeout or http_timeout())
+        self.client = HttpClient(location, dict(headers or {}), timeout or http_timeout(), on_request=on_request)
         self.stats = self.client.stats
         self._size: int | None = None
         self._buf = b""
@@ -765,7 +784,7 @@ def describe_remote_gguf(
     from paircheck._source.gguf_file import description_from_metadata, read_model_metadata
 
     progress = options.progress_for(location)
-    source = RemoteSource(url, location, headers, progress)
+    source = RemoteSource(url, location, headers, progress, on_request=options.on_request)
     try:
         try:
             # The tensor infos too: llama.cpp checks them, and each tensor's data against

@@ -13,6 +13,7 @@ from paircheck.api import DEFAULT_ENGINE
 from paircheck.cli.options import ENGINE, EXIT_INCOMPATIBLE, EXIT_OK, METHOD, MODEL_PATH, render_options
 from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.scan import ScanResult
+from paircheck.scan.hub_scan import DEFAULT_CALLS, DEFAULT_READS
 
 EPILOG = """\b
 Where it looks (unless --no-default-dirs): the Hugging Face cache
@@ -25,10 +26,19 @@ XDG_CACHE_HOME/paircheck, else ~/.cache/paircheck (--no-cache reads every
 file again).
 
 \b
+With --hub it also searches the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN)
+for drafts you do not have yet: the registry's documented drafts, the
+target's family from the same publisher and their GGUF repos, judged from
+their headers (range requests, nothing downloaded), at most --hub-calls API
+calls and --hub-reads candidates read. HF_HUB_OFFLINE=1: the registry and
+the local scan only.
+
+\b
 Examples:
   paircheck scan target.gguf
   paircheck scan --no-default-dirs target.gguf ~/models /data/gguf
   paircheck scan --engine all --json target.gguf
+  paircheck scan --hub Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M
   paircheck scan --probe 3 target.gguf ~/models -- -ngl 99   (measure the 3 best on llama-server)
 
 \b
@@ -77,6 +87,11 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.option("--method", type=METHOD, default=None, help="Speculative method (default: the engine's draft model).")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Read every file again (the cache keeps one summary per file, target, engine and method).")
+@click.option("--hub", is_flag=True, help="Also search the Hugging Face Hub for drafts (judged from their headers).")
+@click.option("--hub-calls", type=click.IntRange(1, 1000), default=DEFAULT_CALLS, show_default=True,
+              help="With --hub: at most this many API calls (searches, model infos; a listing page is one).")
+@click.option("--hub-reads", type=click.IntRange(0, 1000), default=DEFAULT_READS, show_default=True,
+              help="With --hub: at most this many candidates read (a GGUF header, or a repo's tokenizer files).")
 @click.option("--json", "as_json", is_flag=True, help="Print the ranking as JSON (schema_version 3).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("--probe", "probe_count", type=click.IntRange(min=0), default=0, show_default=True,
@@ -89,16 +104,23 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.pass_context
 def scan_cmd(
     ctx: click.Context, target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None,
-    as_json: bool, quiet: bool, no_cache: bool, probe_count: int, llama_server: str | None, probe_output: str | None,
-    n_predict: int,
+    as_json: bool, quiet: bool, no_cache: bool, hub: bool, hub_calls: int, hub_reads: int, probe_count: int,
+    llama_server: str | None, probe_output: str | None, n_predict: int,
 ) -> None:
     """Rank every model found in DIRs (and where models are usually kept) as a draft for TARGET."""
     from paircheck.scan import scan
 
     progress = make_progress(sys.stderr, as_json, quiet)
     try:
-        result = scan(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
-                      use_cache=not no_cache)
+        result: ScanResult
+        if hub:
+            from paircheck.scan.hub_scan import HubOptions, scan_hub
+
+            result = scan_hub(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
+                              use_cache=not no_cache, options=HubOptions(calls=hub_calls, reads=hub_reads))
+        else:
+            result = scan(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
+                          use_cache=not no_cache)
     finally:
         if progress is not None:
             progress.close()  # leave=False: the bar is erased before the ranking prints

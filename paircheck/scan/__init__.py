@@ -423,7 +423,8 @@ def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], l
     and refuses before loading anything, as it does on its own.
     """
     target = result.target.resolved_path or result.target.location
-    picks = [c for c in result.usable if c.source_kind == "gguf"
+    # Files on this machine only: a draft found on the Hub (scan --hub) is not downloaded to be probed.
+    picks = [c for c in result.usable if c.source_kind == "gguf" and os.path.isfile(c.location)
              and (c.engines.get(LLAMACPP) == ACCEPTED if c.engines else result.engine == LLAMACPP)][:count]
     if not picks:
         return result

@@ -42,7 +42,9 @@ class CandidateResult:
     cost_ratio: float | None  # draft per-token weight bytes / the target's (None: unknown)
     size_warning: str | None
     engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
-    source_kind: str = "gguf"  # "gguf" or "hf-folder" (which llama-server cannot load)
+    # What holds the draft (its source says): "gguf" or "hf-folder" (which llama-server
+    # cannot load). Shown as ``source_kind`` in the JSON.
+    form: str = "gguf"
     # MODELLED, not measured: Leviathan et al.'s speedup at REFERENCE_ACCEPTANCE with the best
     # draft length for this cost ratio (paircheck.bench.estimate); None without tensor infos.
     modelled_speedup: float | None = None
@@ -101,7 +103,7 @@ class ScanResult:
         """The best GGUF draft llama.cpp itself accepts (for the ready ``llama-server`` line)."""
         for c in self.usable:
             accepted = c.engines.get(LLAMACPP) == ACCEPTED if c.engines else self.engine == LLAMACPP
-            if accepted and c.source_kind == "gguf":
+            if accepted and c.form == "gguf":
                 return c
         return None
 
@@ -255,7 +257,7 @@ def summarize(
         cost_ratio=ratio,
         size_warning=size.message if size else None,
         engines=verdicts if engine == "all" else {},
-        source_kind="hf-folder" if draft.source_kind == "hf-folder" else "gguf",
+        form=draft.origin.form,
         modelled_speedup=speedup,
         modelled_draft_max=draft_max,
         memory_bytes=memory,

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from paircheck._registry.entry import RegistryEntry
-from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import Comparison
-from paircheck.bench.estimate import Estimate
-from paircheck.findings import Report
-from paircheck.fit.result import FitResult
-from paircheck.preflight.lint import LintResult
-from paircheck.scan import ScanResult
+if TYPE_CHECKING:  # types only: a command imports the results it renders, not every kind
+    from paircheck._registry.entry import RegistryEntry
+    from paircheck._registry.identity import ModelIdentity
+    from paircheck.bench.compare import Comparison
+    from paircheck.bench.estimate import Estimate
+    from paircheck.findings import Report
+    from paircheck.fit.result import FitResult
+    from paircheck.preflight.lint import LintResult
+    from paircheck.scan import ScanResult
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40

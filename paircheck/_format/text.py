@@ -10,24 +10,24 @@ import re
 import shlex
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck._format.interface import RenderOptions
-from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label, evidence_text
-from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
-from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
-from paircheck.bench.measure import NOT_MEASURED
 from paircheck.findings import ACCEPTED, FAIL, PASS, REFUSED, SKIP, WARN, Finding, Report
-from paircheck.fit.memory import ModelMemory
-from paircheck.fit.result import FitResult
-from paircheck.fit.sizes import format_size
 from paircheck.model import ModelDescription
-from paircheck.preflight.codes import ERROR, SEVERITY_WORD
-from paircheck.preflight.lint import FAIL as LINT_FAIL
-from paircheck.preflight.lint import UNCHECKED, LintResult
-from paircheck.scan import ScanResult
 from paircheck.textshow import show
+
+# The other kinds of result are imported by the renderers that need them: a pair check
+# loads no registry, bench, fit, pre-flight or scan code to print its report.
+if TYPE_CHECKING:
+    from paircheck._registry.entry import RegistryEntry
+    from paircheck._registry.identity import ModelIdentity
+    from paircheck.bench.compare import Comparison, Spread
+    from paircheck.bench.estimate import Estimate
+    from paircheck.fit.memory import ModelMemory
+    from paircheck.fit.result import FitResult
+    from paircheck.preflight.lint import LintResult
+    from paircheck.scan import ScanResult
 
 # ANSI SGR codes; used only when RenderOptions.color is set.
 _COLORS = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
@@ -301,6 +301,8 @@ SOURCE_KIND_SHORT = {"official-docs": "docs", "model-card": "card"}
 def render_pairs_table(entries: Sequence[RegistryEntry], options: RenderOptions) -> str:
     """One row per pair. Names wrap inside their column instead of being cut, so two drafts
     of one family (Coder 0.5B and 1.5B) never look alike; every engine is shown."""
+    from paircheck._registry.entry import engines_label, evidence_label
+
     headers = ("target", "draft", "method", "evidence", "engines", "source")
     rows = [
         (
@@ -343,6 +345,8 @@ def _pair_block(row: tuple[str, ...], options: RenderOptions) -> str:
 
 def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOptions) -> list[str]:
     """Per entry: what the source shows (never "works" for a suggestion), its quote, caveats."""
+    from paircheck._registry.entry import evidence_text
+
     lines: list[str] = []
     for e in entries:
         lines += wrap(f"{e.target.name} + {e.draft.name} ({e.method}): {evidence_text(e)}", options.width, "", "    ")
@@ -473,6 +477,9 @@ def render_bench_result(result: dict[str, Any]) -> str:
     """Per prompt: median client time and decode tokens per second, and drafting if any."""
     from tabulate import tabulate
 
+    from paircheck.bench.compare import Spread, acceptance_rates, draft_counts, tokens_per_second
+    from paircheck.bench.measure import NOT_MEASURED
+
     rows = []
     for prompt in result["prompts"]:
         reqs = [r for r in result["requests"] if r["prompt_id"] == prompt["id"]]
@@ -500,6 +507,8 @@ def render_bench_result(result: dict[str, Any]) -> str:
 
 def render_estimate(est: Estimate) -> str:
     from tabulate import tabulate
+
+    from paircheck.bench.estimate import K_SEARCH_MAX
 
     def best(k: int | None) -> str:  # at the search limit the best k is that or more
         return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
@@ -598,6 +607,10 @@ def pasteable(step: str, report: Report) -> str:
 
 
 def headline(result: LintResult, pair_check: bool = True) -> str:
+    from paircheck.preflight.codes import ERROR
+    from paircheck.preflight.lint import FAIL as LINT_FAIL
+    from paircheck.preflight.lint import UNCHECKED
+
     status = result.status(pair_check)
     errors = sum(f.status == ERROR for f in result.findings)
     bad_pairs = [r for r in result.reports if not r.compatible]
@@ -618,6 +631,8 @@ def headline(result: LintResult, pair_check: bool = True) -> str:
 
 
 def render_lint(result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+    from paircheck.preflight.codes import SEVERITY_WORD
+
     lines = wrap(headline(result, pair_check), options.width)
     if result.reports:
         rows = []
@@ -661,6 +676,8 @@ def render_lint(result: LintResult, pair_check: bool, options: RenderOptions) ->
 
 def memory_line(result: FitResult) -> str:
     """The one line for the verdict area (also used by the pair check)."""
+    from paircheck.fit.sizes import format_size
+
     who = "target + draft" if result.draft else "target"
     ctx = f"-c {result.target.n_ctx}"
     need = format_size(result.total_device_bytes)

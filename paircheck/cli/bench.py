@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck._format.json_format import comparison_to_dict
 from paircheck._format.text import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
@@ -39,7 +39,7 @@ def _prompts(path: str | None) -> Any:
 
 
 def _render(comp: Comparison, fmt: str) -> str:
-    return formats()[FORMAT_NAMES[fmt]].comparison(comp, render_options())
+    return format_named(FORMAT_NAMES[fmt]).comparison(comp, render_options())
 
 
 BENCH_EXIT = (
@@ -173,10 +173,10 @@ def bench_run(
         raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
     if done.comparison is None:
         assert done.check is not None
-        from paircheck._format import formats
+        from paircheck._format import format_named
         from paircheck.cli.options import render_options
 
-        click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
+        click.echo(format_named("text").report(done.check, render_options()), err=fmt == "json")
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
     if fmt == "json":
@@ -241,6 +241,6 @@ def estimate(
     result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
                            cost_ratio)
     if as_json:
-        click.echo(formats()["json"].estimate(result, render_options()))
+        click.echo(format_named("json").estimate(result, render_options()))
     else:
-        click.echo(formats()["text"].estimate(result, render_options()))
+        click.echo(format_named("text").estimate(result, render_options()))

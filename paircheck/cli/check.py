@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft
 from paircheck.cli.options import (
     ENGINE,
@@ -87,22 +87,20 @@ def check(
     extras = {"registry": shown and not no_registry, "fingerprint": shown}
     # A progress line only for a person watching: never with --json or -q, nor into a pipe.
     progress = terminal_progress if not (quiet or as_json) and sys.stderr.isatty() else None
-    fmt = formats()["json" if as_json else "text"]
-    options = render_options(verbose)
     if engine == "all":
         target_desc = describe(target, overrides, progress)
         draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
         reports = check_all_engines(target_desc, draft_desc, method, **extras)
         if not quiet:
-            click.echo(fmt.matrix(reports, options))
+            click.echo(format_named("json" if as_json else "text").matrix(reports, render_options(verbose)))
         sys.exit(EXIT_OK if any(r.verdict == ACCEPTED for r in reports) else EXIT_INCOMPATIBLE)
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
     if (ctx is not None or vram is not None) and shown:
         from paircheck.fit import pair_memory
 
         report.memory = pair_memory(report.target, report.draft, ctx, vram)
-    if not quiet:
-        click.echo(fmt.report(report, options))
+    if not quiet:  # -q prints nothing: no format is loaded
+        click.echo(format_named("json" if as_json else "text").report(report, render_options(verbose)))
     sys.exit(EXIT_OK if report.compatible else EXIT_INCOMPATIBLE)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
-from paircheck._format import RenderOptions
+from paircheck._format.interface import RenderOptions
 from paircheck.constants import RULE_ENGINES, canonical_engine, canonical_method, method_spellings
 
 EXIT_OK, EXIT_INCOMPATIBLE, EXIT_ERROR = 0, 1, 2

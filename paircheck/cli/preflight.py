@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck.cli.options import render_options
 from paircheck.errors import InputError
 from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
@@ -25,7 +25,7 @@ from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 def _emit(result: LintResult, as_json: bool, quiet: bool, pair_check: bool = True) -> None:
     if not quiet or as_json:
-        click.echo(formats()["json" if as_json else "text"].lint(result, pair_check, render_options()))
+        click.echo(format_named("json" if as_json else "text").lint(result, pair_check, render_options()))
 
 
 EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and passes), 1 NOT OK (an error "

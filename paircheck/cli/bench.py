@@ -216,7 +216,8 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
               help="Tokens drafted per target pass k (default: llama.cpp's --spec-draft-n-max default, 3).")
 @click.option("--from", "from_file", default=None, help="Take the acceptance from a bench result of the pair.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
-              help="Draft/target cost per token c, instead of reading weight sizes from the GGUF tensor infos.")
+              help="Draft/target cost per token c, instead of summing the models' weight sizes "
+              "from their tensor infos.")
 @click.option("--json", "as_json", is_flag=True)
 def estimate(
     target: str,

@@ -7,7 +7,6 @@ Engine and method names are validated here, in any spelling paircheck accepts
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import Any
 
@@ -66,6 +65,8 @@ def terminal_width() -> int:
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     if sys.stdout.isatty():
+        import shutil  # here: it imports the compression modules, which a pipe never needs
+
         return shutil.get_terminal_size((100, 24)).columns
     return 100
 

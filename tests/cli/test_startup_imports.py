@@ -38,8 +38,10 @@ REGISTRY, PREFLIGHT, SERVER = "paircheck._registry", "paircheck.preflight", "pai
 HUB, REMOTE = "paircheck._source.hub", "paircheck._source.remote"
 FOLDER, SAFETENSORS = "paircheck._source.hf_folder", "paircheck._source.safetensors_header"
 THIRD_PARTY = ("huggingface_hub", "tokenizers", "safetensors", "numpy", "gguf", "tabulate", "http.client", "ssl")
+OTHER_ENGINES = tuple(f"paircheck._engine.{m}" for m in (
+    "vllm", "sglang", "transformers", "lmstudio", "koboldcpp", "ollama", "tensorrt_llm"))
 NEVER_FOR_A_GGUF_CHECK = (SCAN, FIT, BENCH, PREFLIGHT, SERVER, HUB, REMOTE, FOLDER, SAFETENSORS,
-                          "paircheck._source.hf_tensors", "paircheck._source.tensors")
+                          "paircheck._source.hf_tensors", "paircheck._source.tensors", *OTHER_ENGINES)
 
 
 def loaded(tmp_path: Path, *args: str | Path, env: dict[str, str] | None = None) -> set[str]:
@@ -93,3 +95,16 @@ def test_inputs_and_options_load_what_they_ask_for(tmp_path: Path, real_vocab) -
     assert REMOTE in with_url and not within(with_url, HUB, FOLDER, SCAN, FIT, "huggingface_hub")
     with_ctx = loaded(tmp_path, "-v", "--ctx", "4096", SPM, PHI3)
     assert "paircheck.fit.memory" in with_ctx and not within(with_ctx, SCAN, BENCH, HUB, REMOTE)
+
+
+def test_the_engine_table_names_each_engine_as_it_names_itself() -> None:
+    from paircheck._engine import ENGINES, engine_named
+    from paircheck.constants import RULE_ENGINES
+
+    assert tuple(ENGINES) == RULE_ENGINES
+    assert [engine_named(name).name for name in ENGINES] == list(ENGINES)
+
+
+def test_every_engine_is_loaded_for_engine_all(tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "-q", "--engine", "all", SPM, PHI3)
+    assert set(OTHER_ENGINES) <= modules

@@ -337,9 +337,8 @@ def hub_folder_tensors(desc: ModelDescription, settings: HubSettings) -> list[Te
     """Every tensor of a Hub repo read as a Hugging Face folder: from the safetensors
     files in the local cache when they were downloaded, else from their headers on the Hub
     (range requests of the 8-byte length and the header; never the weights)."""
-    folder = Path(desc.resolved_path or "")
-    if folder_files(folder):
-        return folder_tensors(folder, desc.location)
+    if desc.resolved_path and folder_files(Path(desc.resolved_path)):
+        return folder_tensors(Path(desc.resolved_path), desc.location)
     spec = desc.location
     ref = parse_hub_spec(spec)
     if ref is None:  # pragma: no cover - the description came from this source

@@ -350,6 +350,11 @@ def _not_listed(name: str, url: str) -> TensorSectionError:
     )
 
 
+def _hub_header(client: Any, url: str, size: int, location: str) -> HeaderCheck:
+    # Named by its URL: the file the Hub serves, not one on this machine.
+    return check_header(remote_reader(client, url, location), size, url)
+
+
 def check_hub_files(
     client: Any,
     url_of: Callable[[str], str],
@@ -363,17 +368,15 @@ def check_hub_files(
     requests: the 8-byte length, then the header; never the data). Files whose size the
     listing omits are not judged."""
     names = hub_weight_files(sizes, index, location)
-    for name in names:
-        if name not in sizes:
-            return _not_listed(name, url_of(name))
+    missing = next((name for name in names if name not in sizes), None)
+    if missing is not None:
+        return _not_listed(missing, url_of(missing))
     for name in names:
         size = sizes[name]
-        if size is None:
-            continue
-        # Named by its URL: the file the Hub serves, not one on this machine.
-        found = check_header(remote_reader(client, url_of(name), location), size, url_of(name))
-        if found.error is not None:
-            return found.error
+        if size is not None:
+            found = _hub_header(client, url_of(name), size, location)
+            if found.error is not None:
+                return found.error
     return None
 
 
@@ -388,13 +391,13 @@ def hub_headers(
     data) and checked as the loader checks it; an InputError for the first that fails."""
     checks = []
     for name in hub_weight_files(sizes, index, location):
-        size = sizes.get(name)
         if name not in sizes:
             error = _not_listed(name, url_of(name))
             raise InputError(error.file, error.message)
+        size = sizes[name]
         if size is None:
             raise InputError(location, f"the Hub lists no size for {name}: its header cannot be checked")
-        found = check_header(remote_reader(client, url_of(name), location), size, url_of(name))
+        found = _hub_header(client, url_of(name), size, location)
         if found.error is not None:
             raise InputError(found.file, found.error.message)
         checks.append(found)

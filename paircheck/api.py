@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from paircheck._engine import engines, resolve_method
+from paircheck._engine import ENGINES, engine_named, engines, resolve_method
 from paircheck._engine.chat_template import template_warning
 from paircheck._engine.interface import Engine
 from paircheck._engine.pair_size import size_warning
@@ -50,12 +50,11 @@ def describe(
 def find_engine(name: str) -> tuple[Engine, str | None]:
     """The engine for an ``--engine`` value in any accepted spelling, and the version asked
     for with ``NAME@VERSION`` (``sglang@0.5.14``: that release's rules), or None."""
-    known = engines()
     name, _, version = name.partition("@")
     canonical = canonical_engine(name)
-    if canonical is None or canonical not in known:
-        raise InputError("--engine", f"unknown engine {name!r} (known: {', '.join(known)}, all)")
-    engine = known[canonical]
+    if canonical is None or canonical not in ENGINES:
+        raise InputError("--engine", f"unknown engine {name!r} (known: {', '.join(ENGINES)}, all)")
+    engine = engine_named(canonical)
     if version:
         if not engine.versions:
             message = f"{engine.name} has one rule set (its pinned reference version): drop @{version}"

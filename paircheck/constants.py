@@ -267,3 +267,9 @@ GGML_TYPES: dict[int, tuple[str, int, int]] = {
     39: ("mxfp4", 32, 17), 40: ("nvfp4", 64, 36), 41: ("q1_0", 128, 18), 42: ("q2_0", 64, 18),
 }
 GGML_TYPE_COUNT = 43
+
+# An engine's answer for a pair (findings.Report.verdict), here at the bottom so that the exit
+# codes (outcome.py) need not load the report classes. ABORTS: the engine accepts the pair
+# when it loads, and paircheck predicts that the process aborts at run time (a warning whose
+# details say ``aborts``, e.g. LW101: a real token one model has and the other lacks).
+ACCEPTED, REFUSED, UNKNOWN, ABORTS = "accepted", "refused", "unknown", "aborts"

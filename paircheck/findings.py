@@ -12,14 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from paircheck.constants import DRAFTLESS_METHODS, canonical_method
+# The verdicts (Report.verdict) are declared in constants and named here for every reader.
+from paircheck.constants import ABORTS, ACCEPTED, DRAFTLESS_METHODS, REFUSED, UNKNOWN, canonical_method
 from paircheck.model import ModelDescription
 
 PASS, FAIL, SKIP, WARN, INFO = "pass", "fail", "skip", "warn", "info"
-# An engine's answer for a pair (Report.verdict). ABORTS: the engine accepts the pair when it
-# loads, and paircheck predicts that the process aborts at run time (a warning whose
-# details say ``aborts``, e.g. LW101: a real token one model has and the other lacks).
-ACCEPTED, REFUSED, UNKNOWN, ABORTS = "accepted", "refused", "unknown", "aborts"
 # What the engine does when a check fails (Rule.effect, Report.outcome): it stops with an
 # error; it starts and runs without speculation (a fallback, e.g. KoboldCpp); or it starts
 # with speculation on while the draft proposes other tokens (nothing reports it).

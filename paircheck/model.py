@@ -172,6 +172,41 @@ class HFFacts:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Download:
+    """How to download a model's files again, to where paircheck read them from."""
+
+    commands: tuple[str, ...]  # shell commands, best first; the others are alternatives
+    resumes: bool  # True: completes a partial download; False: fetches the file anew
+    placeholder: str | None = None  # what an upper-case word in the command stands for
+
+
+@dataclass(frozen=True)
+class Origin:
+    """What the source that read a model can give besides its description.
+
+    Filled by the source (``_source/``), the one place that knows the kinds of source:
+    rules and capabilities ask these questions instead of testing ``source_kind``. The
+    model's tensors (every shard, or a folder's safetensors headers) are the source's to
+    read as well: ``paircheck._source.tensors.model_tensors``.
+    """
+
+    # The model as a command line names it: a local file (a split model's first shard),
+    # a folder, a URL or a Hub reference, unquoted.
+    command_name: str
+    # What holds the model: "gguf" (a file, or a split set) or "hf-folder" (config.json,
+    # tokenizer and safetensors files, as Hugging Face lays them out).
+    form: str
+    # A GGUF on this machine that llama-server can open with -m (None: a folder, a URL).
+    server_file: str | None = None
+    # Read over HTTP: what was read is the server's copy, not a download on this machine.
+    remote: bool = False
+    # How to download it again where it was read from (None: not a download, or unknown).
+    download: Download | None = None
+    # A GGUF read from a Hub repo: (repo id, file in the repo), what `hf download` takes.
+    hub_file: tuple[str, str] | None = None
+
+
 @dataclass
 class ModelDescription:
     """One side of a pair, normalized.
@@ -182,10 +217,13 @@ class ModelDescription:
     """
 
     location: str  # what the user gave
-    source_kind: str  # "gguf", "hf-folder", "hub", "remote-gguf"
+    # The source that read it ("gguf", "hf-folder", "hub", "remote-gguf"): a label to
+    # show. Outside _source/ nothing branches on it; ``origin`` says what the source gives.
+    source_kind: str
     metadata: GGUFMetadata
     vocab: LlamaVocab
     identity: Identity
+    origin: Origin
     resolved_path: str | None = None  # the file or folder actually read
     metadata_bytes: int = 0
     hf: HFFacts | None = None
@@ -193,9 +231,6 @@ class ModelDescription:
     notes: list[str] = field(default_factory=list)
     # For a remote read: requests made and bytes received (a remote.FetchStats).
     fetch: Any = None
-    # (repo id, file name) of a GGUF that came from the Hugging Face Hub, for fixes that
-    # name the download command.
-    hub_file: tuple[str, str] | None = None
 
     @property
     def display_name(self) -> str:

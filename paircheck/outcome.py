@@ -19,8 +19,12 @@ slower, PW001), ``warning`` (any warning, and an unknown verdict; ``--strict``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from paircheck.findings import ACCEPTED, REFUSED, UNKNOWN, Report
+from paircheck.constants import ACCEPTED, REFUSED, UNKNOWN
+
+if TYPE_CHECKING:  # `paircheck --version` loads this module, not the report classes
+    from paircheck.findings import Report
 
 EXIT_OK, EXIT_REFUSED, EXIT_ERROR, EXIT_UNCHECKED, EXIT_ABORTS, EXIT_WARNED = 0, 1, 2, 3, 4, 5
 

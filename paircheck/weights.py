@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from paircheck.constants import GGML_TYPES
 from paircheck.model import ModelDescription
@@ -91,12 +92,25 @@ def weight_bytes(
 
 
 def expert_counts(desc: ModelDescription) -> tuple[int | None, int | None]:
-    """``{arch}.expert_count`` and ``{arch}.expert_used_count`` when the model has experts."""
+    """``{arch}.expert_count`` and ``{arch}.expert_used_count`` when the model has experts;
+    for a Hugging Face folder, the config.json values the converter writes them from."""
+    if desc.hf is not None:
+        config = desc.hf.extra.get("config")
+        return config_expert_counts(config if isinstance(config, dict) else {})
     arch = desc.metadata.get("general.architecture")
     if not isinstance(arch, str):
         return None, None
     count = desc.metadata.get(f"{arch}.expert_count")
     used = desc.metadata.get(f"{arch}.expert_used_count")
+    return (count if isinstance(count, int) else None, used if isinstance(used, int) else None)
+
+
+def config_expert_counts(config: dict[str, Any]) -> tuple[int | None, int | None]:
+    """(experts, experts used per token) from a config.json (its ``text_config`` first)."""
+    if isinstance(config.get("text_config"), dict):
+        config = {**config, **config["text_config"]}
+    count = config.get("num_experts", config.get("num_local_experts"))
+    used = config.get("num_experts_per_tok")
     return (count if isinstance(count, int) else None, used if isinstance(used, int) else None)
 
 

@@ -36,8 +36,16 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 
+# Modules of a folder that import nothing of paircheck and only name things, so that any
+# layer may use them: split-model file names are parsed in _source/ alone, and the
+# registry's name matching drops the same suffix with the same code.
+PURE_NAMING = frozenset({"paircheck._source.split_name"})
+
+
 def layer_of(module: str) -> str:
     """The layer of a dotted module name inside the package."""
+    if module in PURE_NAMING:
+        return "base"
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
     if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "atomic",
@@ -169,3 +177,100 @@ def test_no_cycles_between_folders() -> None:
     for node in sorted(graph):
         if node not in state:
             visit(node)
+
+
+def test_pure_naming_modules_import_nothing_of_paircheck() -> None:
+    for module in PURE_NAMING:
+        path = PACKAGE.parent.joinpath(*module.split(".")).with_suffix(".py")
+        assert imports_of(path) == [], f"{module} is in PURE_NAMING but imports paircheck modules"
+
+
+def _module_of(target: str, known: set[str]) -> str:
+    """The module an import names (``paircheck.x.NAME`` -> ``paircheck.x``)."""
+    while target not in known and "." in target:
+        target = target.rpartition(".")[0]
+    return target
+
+
+# Circles already known and being removed by another change; each names where. Delete an
+# entry when that change lands: the test then guards that the circle stays gone.
+KNOWN_CIRCLES: dict[frozenset[str], str] = {}
+
+
+def test_no_cycles_between_modules() -> None:
+    """No two modules import each other, directly or through others (imports inside
+    functions and under TYPE_CHECKING included: a circle a function hides is still one)."""
+    paths = all_modules()
+    known = {module_name(p) for p in paths}
+    graph: dict[str, set[str]] = {}
+    for path in paths:
+        me = module_name(path)
+        for _, target in imports_of(path):
+            other = _module_of(target, known)
+            if other != me:
+                graph.setdefault(me, set()).add(other)
+    # Tarjan's strongly connected components: each one with two or more modules is a circle.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    new = [c for c in circles if frozenset(c) not in KNOWN_CIRCLES]
+    assert not new, "import circles (move the piece they share to a module below both):\n" + "\n".join(
+        " <-> ".join(c) for c in new
+    )
+
+
+# Outside _source/, ``source_kind`` is a label to show (a JSON field, a message), never a
+# question to ask: where it may appear.
+_LABEL_PARENTS = (ast.Dict, ast.keyword, ast.FormattedValue)
+
+
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_sources_ask_which_source_read_a_model(path: Path) -> None:
+    """Deciding how to read more of a model, how to name it in a command or how to get it
+    again by testing ``source_kind`` spreads the source axis into every capability, and the
+    next source would have to be taught to each of them. The source says what it can give
+    instead: ``desc.origin`` (command_name, server_file, remote, download, form) and
+    ``paircheck._source.tensors.model_tensors(desc)`` for every tensor of every shard."""
+    if layer_of(module_name(path)) == "source":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "source_kind" and isinstance(node.ctx, ast.Load):
+            parent = parents.get(node)
+            if isinstance(parent, ast.Dict) and node not in parent.values:
+                parent = None  # as a key it would be a lookup
+            if not isinstance(parent, _LABEL_PARENTS):
+                bad.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert not bad, (
+        "reads source_kind to decide something outside _source/ (there it is only a label to show); "
+        "ask the source instead: desc.origin or _source.tensors.model_tensors(desc):\n" + "\n".join(bad)
+    )

@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import importlib
+
 from paircheck._engine.interface import Engine
 from paircheck.constants import canonical_method
+
+# Every engine by its --engine name, llama.cpp first (the default): its module and the
+# Engine there (an object, or a class to instantiate). Imported when asked for, so a check
+# for one engine loads that engine's rules only.
+ENGINES: dict[str, tuple[str, str]] = {
+    "llama.cpp": ("paircheck._engine.llamacpp", "LlamaCppEngine"),
+    "lmstudio": ("paircheck._engine.lmstudio", "ENGINE_OBJ"),
+    "vllm": ("paircheck._engine.vllm", "ENGINE_OBJ"),
+    "transformers": ("paircheck._engine.transformers", "ENGINE_OBJ"),
+    "sglang": ("paircheck._engine.sglang", "ENGINE_OBJ"),
+    "koboldcpp": ("paircheck._engine.koboldcpp", "ENGINE_OBJ"),
+    "ollama": ("paircheck._engine.ollama", "ENGINE_OBJ"),
+    "tensorrt-llm": ("paircheck._engine.tensorrt_llm", "ENGINE_OBJ"),
+}
+
+
+def engine_named(name: str) -> Engine:
+    """The engine whose --engine name is ``name`` (KeyError for an unknown one)."""
+    module, attr = ENGINES[name]
+    found = getattr(importlib.import_module(module), attr)
+    engine: Engine = found() if isinstance(found, type) else found
+    return engine
 
 
 def engines() -> dict[str, Engine]:
     """Every engine by its --engine name, llama.cpp first (the default)."""
-    from paircheck._engine import koboldcpp, lmstudio, ollama, sglang, tensorrt_llm, transformers, vllm
-    from paircheck._engine.llamacpp import LlamaCppEngine
-
-    found: list[Engine] = [LlamaCppEngine()]
-    found += [m.ENGINE_OBJ for m in (lmstudio, vllm, transformers, sglang, koboldcpp, ollama, tensorrt_llm)]
-    return {engine.name: engine for engine in found}
+    return {name: engine_named(name) for name in ENGINES}
 
 
 def resolve_method(engine: Engine, method: str | None) -> str | None:

@@ -25,8 +25,8 @@ def finding(rule: Rule, message: str, **details: object) -> Finding:
 
 
 def shell_path(desc: ModelDescription) -> str:
-    """The model as a launch line names it: its path (or URL/repo), quoted for a shell."""
-    return shlex.quote(desc.resolved_path if desc.source_kind == "gguf" and desc.resolved_path else desc.location)
+    """The model as a launch line names it (as its source says), quoted for a shell."""
+    return shlex.quote(desc.origin.command_name)
 
 
 def architecture(desc: ModelDescription) -> str:

@@ -220,23 +220,19 @@ def _incomplete_reason(error: TensorSectionError, desc: ModelDescription | None)
 
 
 def _incomplete_fix(desc: ModelDescription | None, error: TensorSectionError) -> str:
-    origin = desc.hub_file if desc is not None else None
-    if error.loader != "llama.cpp" and desc is not None:
-        # A Hugging Face folder: `hf download` resumes (it fetches only what is missing or cut).
-        repo = desc.identity.repo
-        if error.file.startswith(("http://", "https://")):
-            return ("The copy on the Hub is itself incomplete (its header declares more than the Hub holds): "
-                    "tell the repository's owners, or use another repository.")
-        if desc.source_kind == "hub" and repo:
-            return f"Resume the download: hf download {repo} (or: huggingface-cli download {repo})"
-        folder = shell_path(desc)
-        if repo:
-            return f"Resume the download: hf download {repo} --local-dir {folder}"
-        return f"Resume the download: hf download REPO --local-dir {folder} (REPO: the model's Hub id)"
-    if origin is not None and desc is not None and desc.source_kind == "hub" and desc.fetch is None:
-        return f"Download it again: huggingface-cli download {origin[0]} {origin[1]} --force-download"
-    if desc is not None and desc.fetch is not None:
+    if desc is not None and error.loader != "llama.cpp" and error.file.startswith(("http://", "https://")):
+        # A Hugging Face folder whose weights were checked on the Hub itself.
+        return ("The copy on the Hub is itself incomplete (its header declares more than the Hub holds): "
+                "tell the repository's owners, or use another repository.")
+    if desc is not None and desc.origin.remote:
         return "The file on the server is itself cut short: tell its publisher, or take another copy or quant."
+    download = desc.origin.download if desc is not None else None
+    if download is not None:
+        # `hf download` resumes a folder; a GGUF in the Hub cache is fetched anew.
+        verb = "Resume the download" if download.resumes else "Download it again"
+        alternative = f" (or: {download.commands[1]})" if len(download.commands) > 1 else ""
+        placeholder = f" ({download.placeholder})" if download.placeholder else ""
+        return f"{verb}: {download.commands[0]}{alternative}{placeholder}"
     return (
         f"Resume the download (e.g. `wget -c URL -O {error.file}` or `curl -C - -o {error.file} URL`) "
         "or download the file again."

@@ -137,7 +137,7 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
     if version is V_NONE:
         check = result(R_KIND, FAIL, "this Ollama has no DRAFT instruction (added in v0.23.1)")
         return Report(ENGINE, method, target, d, [check])
-    if d.hf is not None and d.source_kind != "gguf":
+    if d.hf is not None:  # a Hugging Face folder (safetensors), not a GGUF
         return _folder(target, d, method, version)
     if version is V_MLX_ONLY:
         check = result(R_KIND, FAIL, "a GGUF DRAFT needs Ollama >= 0.30.0; this release takes a DRAFT only as a "

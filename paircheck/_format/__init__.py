@@ -1,19 +1,35 @@
-"""Output formats: one module per format, each implementing ``interface.Format``."""
+"""Output formats: one module per format, each implementing ``interface.Format``.
+
+A format's module is imported when it is asked for: the check prints text or JSON and
+needs neither the registry tables nor the other formats.
+"""
 
 from __future__ import annotations
 
-from paircheck._format.csv_format import CSVFormat
-from paircheck._format.html import HTMLFormat
+import importlib
+
 from paircheck._format.interface import Format, RenderOptions
-from paircheck._format.json_format import JSONFormat
-from paircheck._format.markdown import MarkdownFormat
-from paircheck._format.text import TextFormat
+
+# name -> (module, class); ``table`` is the text format's old name.
+FORMATS: dict[str, tuple[str, str]] = {
+    "text": ("paircheck._format.text", "TextFormat"),
+    "json": ("paircheck._format.json_format", "JSONFormat"),
+    "markdown": ("paircheck._format.markdown", "MarkdownFormat"),
+    "csv": ("paircheck._format.csv_format", "CSVFormat"),
+    "html": ("paircheck._format.html", "HTMLFormat"),
+}
+
+
+def format_named(name: str) -> Format:
+    """The format the CLI calls ``name`` (KeyError for an unknown one)."""
+    module, cls = FORMATS[name]
+    found: Format = getattr(importlib.import_module(module), cls)()
+    return found
 
 
 def formats() -> dict[str, Format]:
-    """Every format by the name the CLI takes (``table`` is the text format's old name)."""
-    found: list[Format] = [TextFormat(), JSONFormat(), MarkdownFormat(), CSVFormat(), HTMLFormat()]
-    return {f.name: f for f in found}
+    """Every format by the name the CLI takes."""
+    return {name: format_named(name) for name in FORMATS}
 
 
-__all__ = ["Format", "RenderOptions", "formats"]
+__all__ = ["Format", "RenderOptions", "format_named", "formats"]

@@ -7,15 +7,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from paircheck._format.interface import RenderOptions
-from paircheck._registry.entry import RegistryEntry
-from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import Comparison
-from paircheck.bench.estimate import Estimate
 from paircheck.errors import InputError
-from paircheck.findings import Report
-from paircheck.fit.result import FitResult
-from paircheck.preflight.lint import LintResult
-from paircheck.scan import ScanResult
+
+if TYPE_CHECKING:  # types only: what a format refuses is never imported for it
+    from paircheck._registry.entry import RegistryEntry
+    from paircheck._registry.identity import ModelIdentity
+    from paircheck.bench.compare import Comparison
+    from paircheck.bench.estimate import Estimate
+    from paircheck.findings import Report
+    from paircheck.fit.result import FitResult
+    from paircheck.preflight.lint import LintResult
+    from paircheck.scan import ScanResult
 
 if TYPE_CHECKING:
     from paircheck.probe.run import ProbeOutcome

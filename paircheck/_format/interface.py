@@ -12,18 +12,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from paircheck._registry.entry import RegistryEntry
-from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import Comparison
-from paircheck.bench.estimate import Estimate
-from paircheck.findings import Report
-from paircheck.fit.result import FitResult
-from paircheck.outcome import DEFAULT_FAIL_ON
-from paircheck.preflight.lint import LintResult
-from paircheck.scan import ScanResult
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # types only: a command imports the results it renders, not every kind
+    from paircheck._registry.entry import RegistryEntry
+    from paircheck._registry.identity import ModelIdentity
+    from paircheck.bench.compare import Comparison
+    from paircheck.bench.estimate import Estimate
+    from paircheck.findings import Report
+    from paircheck.fit.result import FitResult
+    from paircheck.preflight.lint import LintResult
     from paircheck.probe.run import ProbeOutcome
+    from paircheck.scan import ScanResult
+
+from paircheck.outcome import DEFAULT_FAIL_ON
 
 DEFAULT_WIDTH = 100
 MIN_WIDTH = 40

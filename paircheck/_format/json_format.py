@@ -18,18 +18,20 @@ from typing import TYPE_CHECKING, Any
 from paircheck import __version__
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
-from paircheck._registry.entry import RegistryEntry
-from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import COMPARE_SCHEMA_VERSION, Comparison
-from paircheck.bench.estimate import Estimate
 from paircheck.findings import ABORTS, ACCEPTED, UNKNOWN, Finding, Report
-from paircheck.fit.result import FitResult
 from paircheck.outcome import DEFAULT_FAIL_ON, matrix_exit, report_exit
-from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
-from paircheck.scan import ScanResult
 
+# The other kinds of result are imported by the functions that need them: a pair check
+# loads no registry, bench, fit, pre-flight or scan code to print its report.
 if TYPE_CHECKING:
+    from paircheck._registry.entry import RegistryEntry
+    from paircheck._registry.identity import ModelIdentity
+    from paircheck.bench.compare import Comparison
+    from paircheck.bench.estimate import Estimate
+    from paircheck.fit.result import FitResult
+    from paircheck.preflight.lint import LintResult
     from paircheck.probe.run import ProbeOutcome
+    from paircheck.scan import ScanResult
 
 SCHEMA_VERSION = 3
 
@@ -143,6 +145,8 @@ def _r(value: float | None, digits: int = 3) -> float | None:
 
 
 def comparison_to_dict(comp: Comparison) -> dict[str, Any]:
+    from paircheck.bench.compare import COMPARE_SCHEMA_VERSION
+
     data = asdict(comp)
     data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data}
     return json.loads(json.dumps(data, default=str))
@@ -157,6 +161,8 @@ def estimate_to_dict(est: Estimate) -> dict[str, Any]:
 
 
 def lint_to_dict(result: LintResult, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON) -> dict[str, object]:
+    from paircheck.preflight.lint import EXIT_FOR, OK
+
     status = result.status(pair_check, fail_on)
     return {
         "launcher": result.launcher,

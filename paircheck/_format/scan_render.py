@@ -218,7 +218,7 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "location": c.location,
                 "name": c.name,
                 "found_in": c.where,
-                "source_kind": c.source_kind,
+                "source_kind": c.form,
                 "usable": c.usable,
                 "verdict": c.verdict,
                 "first_failure": c.first_failure,

@@ -10,7 +10,6 @@ from collections.abc import Iterable
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import cell, paint, prose_or_command, wrap
-from paircheck._format.text_fit import memory_line, render_fit_table
 from paircheck.findings import (
     ABORTS,
     ACCEPTED,
@@ -182,6 +181,8 @@ def next_lines(steps: Iterable[str], options: RenderOptions) -> list[str]:
 def render_report(report: Report, options: RenderOptions) -> str:
     lines = verdict_lines(report, options)
     if report.memory is not None:  # --ctx/--vram: one line on memory in the verdict area
+        from paircheck._format.text_fit import memory_line, render_fit_table  # only then: fit's code
+
         lines += wrap(memory_line(report.memory), options.width)
     if report.engine_version:  # which release(s) of the engine this verdict holds for
         # Wrapped first, painted after: colour codes take no columns.

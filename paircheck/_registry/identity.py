@@ -16,6 +16,7 @@ else:  # pragma: no cover - Python 3.10
     pass
 
 from paircheck._registry.schema import _REPO_RE
+from paircheck._source.split_name import strip_suffix
 
 # --------------------------------------------------------------------------- identity
 
@@ -80,7 +81,6 @@ _PACKAGING_RE = re.compile(
     r"^(?:i?q\d+(?:_[a-z0-9]+)*|q\d+f\d+(?:_\d+)?|b?f\d+|fp\d+|int\d+|w\d+a\d+|nvfp4|mxfp4"
     r"|\d+bits?|\d+(?:\.\d+)?bpw|gguf|ggml|mlx|mlc|exl2|exl3|awq|gptq|hf|qat|ud|imatrix)$"
 )
-_SHARD_RE = re.compile(r"-\d{5}-of-\d{5}$")
 _FILE_EXT_RE = re.compile(r"\.(?:gguf|safetensors|bin|pt|pth|ggml|llamafile)$", re.IGNORECASE)
 _VERSION_RE = re.compile(r"^\d+(?:\.\d+)?$")
 
@@ -98,7 +98,7 @@ def normalise_name(text: str) -> frozenset[str]:
     s = text.strip().casefold()
     s = s.rsplit("/", 1)[-1]  # org prefix (and any path)
     s = _FILE_EXT_RE.sub("", s)
-    s = _SHARD_RE.sub("", s)
+    s = strip_suffix(s)
     s = re.sub(r"[()\[\],]", " ", s)
     tokens: list[str] = []
     for raw in re.split(r"[-\s:]+", s):
@@ -192,7 +192,7 @@ def _strip_tag(s: str) -> str:
 
 
 def _file_stem(s: str) -> str:
-    return _SHARD_RE.sub("", _FILE_EXT_RE.sub("", s))
+    return strip_suffix(_FILE_EXT_RE.sub("", s))
 
 
 def _size_label(text: str) -> str | None:

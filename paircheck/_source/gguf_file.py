@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from paircheck import constants as K
+from paircheck._source import split_name
 from paircheck._source.gguf_reader import (
     ByteSource,
     FileSource,
@@ -23,7 +23,9 @@ from paircheck.model import (
     LlamaVocab,
     LoadFailure,
     ModelDescription,
+    Origin,
     Override,
+    TensorInfo,
     TensorSectionError,
 )
 from paircheck.vocab import derive_llama_vocab
@@ -32,18 +34,16 @@ from paircheck.vocab import derive_llama_vocab
 # failures); merges and scores are only counted.
 KEEP_ARRAYS = frozenset({K.TOKENS, K.TOKEN_TYPE})
 
-_SPLIT_RE = re.compile(r"^(?P<stem>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
 
 
 def first_shard(path: Path) -> Path:
     """``name-00003-of-00005.gguf`` -> ``name-00001-of-00005.gguf`` (gguf-split naming)."""
-    match = _SPLIT_RE.match(path.name)
-    if not match or match["no"] == "00001":
+    split = split_name.parse(path.name)
+    if split is None or split.is_first:
         return path
-    first = path.with_name(f"{match['stem']}-00001-of-{match['count']}.gguf")
+    first = path.with_name(split.first)
     if not first.is_file():
-        shard = int(match["no"])
-        message = f"this is shard {shard} of a split model; the metadata is in {first.name}, which is missing"
+        message = f"this is shard {split.no} of a split model; the metadata is in {first.name}, which is missing"
         raise InputError(str(path), message)
     return first
 
@@ -62,10 +62,14 @@ def describe_source(
     location: str,
     source_kind: str,
     options: ReadOptions,
+    origin: Origin | None = None,
 ) -> ModelDescription:
-    """Read metadata from any ByteSource and derive the normalized description."""
+    """Read metadata from any ByteSource and derive the normalized description. Without
+    an ``origin``, the model is named by the source's name and nothing more is known of
+    it (a pipe: read once, so nothing can read it again)."""
     meta = read_model_metadata(source, location)
-    return description_from_metadata(meta, location, source_kind, source.name, options.overrides)
+    origin = origin or Origin(command_name=source.name, form="gguf")
+    return description_from_metadata(meta, location, source_kind, source.name, origin, options.overrides)
 
 
 def description_from_metadata(
@@ -73,6 +77,7 @@ def description_from_metadata(
     location: str,
     source_kind: str,
     resolved: str | None,
+    origin: Origin,
     overrides: Mapping[str, Override] | None = None,
 ) -> ModelDescription:
     # A file cut inside its keys has no vocabulary to derive: the keys read so far would
@@ -88,6 +93,7 @@ def description_from_metadata(
         metadata=meta,
         vocab=vocab,
         identity=identity_from_metadata(meta),
+        origin=origin,
         resolved_path=resolved,
         metadata_bytes=meta.kv_end,
     )
@@ -100,9 +106,11 @@ def describe_gguf_file(path_text: str, options: ReadOptions, source_kind: str = 
     if path.is_dir():
         raise InputError(path_text, "is a directory, expected a .gguf file")
     path = first_shard(path)
+    # llama-server opens the first shard (and finds the others by name) as paircheck does.
+    origin = Origin(command_name=str(path), form="gguf", server_file=str(path))
     try:
         with open(path, "rb") as handle:
-            desc = describe_source(FileSource(path, handle), path_text, source_kind, options)
+            desc = describe_source(FileSource(path, handle), path_text, source_kind, options, origin)
     except PermissionError:
         raise InputError(path_text, "permission denied") from None
     except IsADirectoryError:
@@ -111,8 +119,24 @@ def describe_gguf_file(path_text: str, options: ReadOptions, source_kind: str = 
         raise InputError(path_text, f"cannot read: {exc.strerror or exc}") from None
     meta = desc.metadata
     if meta.tensor_error is None:
-        meta.tensor_error = check_other_shards(path, meta)
+        meta.tensor_error, _ = read_other_shards(str(path), meta, open_local_shard)
     return desc
+
+
+def open_local_shard(path: str) -> GGUFMetadata:
+    """One shard's header, keys and tensor infos (checked as llama.cpp checks them)."""
+    with open(path, "rb") as handle:
+        return read_gguf(FileSource(path, handle))
+
+
+def local_gguf_tensors(desc: ModelDescription) -> list[TensorInfo]:
+    """Every tensor of a GGUF on this machine: the first shard's, read with its metadata,
+    then every other shard's, found by name as llama.cpp finds them."""
+    first = desc.resolved_path or desc.location
+    error, others = read_other_shards(first, desc.metadata, open_local_shard)
+    if error is not None:
+        raise InputError(error.file, error.message)
+    return [*(desc.metadata.tensors or ()), *others]
 
 
 def _int_value(meta: GGUFMetadata, key: str) -> int | None:
@@ -120,16 +144,24 @@ def _int_value(meta: GGUFMetadata, key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def check_other_shards(first: Path, meta: GGUFMetadata) -> TensorSectionError | None:
-    """llama.cpp loads every shard of a split model, even for a vocab-only load, and checks
-    each one's tensor infos and data against its own size (llama_model_loader's
-    constructor, src/llama-model-loader.cpp of the pinned version). Returns the first
-    problem in llama.cpp's words, or None. The first shard was checked by its own read.
-    """
-    where = str(first)
+def read_other_shards(
+    first: str, meta: GGUFMetadata, open_shard: Callable[[str], GGUFMetadata]
+) -> tuple[TensorSectionError | None, list[TensorInfo]]:
+    """Shards 2..N of a split model, read and checked as llama.cpp does.
 
-    def refused(message: str, file: str = where) -> TensorSectionError:
-        return TensorSectionError(message, file, None, None)
+    llama.cpp loads every shard of a split model, even for a vocab-only load, and checks
+    each one's tensor infos and data against its own size (llama_model_loader's
+    constructor, src/llama-model-loader.cpp of the pinned version). ``first`` is the first
+    shard's path or URL (the others are named after it); ``open_shard`` reads one of them.
+    Returns the first problem in llama.cpp's words (or None) and the tensor infos of the
+    other shards read until then (none for a model in one file). The first shard was
+    checked by its own read.
+    """
+    where = first
+    found: list[TensorInfo] = []
+
+    def refused(message: str, file: str = where) -> tuple[TensorSectionError, list[TensorInfo]]:
+        return TensorSectionError(message, file, None, None), found
 
     def wrong_type(m: GGUFMetadata, key: str, expected: int) -> str | None:
         # llama_model_loader::get_key refuses a key stored with another type.
@@ -144,7 +176,7 @@ def check_other_shards(first: Path, meta: GGUFMetadata) -> TensorSectionError | 
         return refused(bad)
     n_split = _int_value(meta, K.SPLIT_COUNT) or 0
     if n_split <= 1:
-        return None
+        return None, found
     bad = wrong_type(meta, K.SPLIT_NO, ValueType.UINT16)
     if bad is not None:
         return refused(bad)
@@ -153,31 +185,30 @@ def check_other_shards(first: Path, meta: GGUFMetadata) -> TensorSectionError | 
         return refused(f"key not found in model: {K.SPLIT_NO}")
     if idx != 0:
         return refused(f"illegal split file idx: {idx} (file: {where}), model must be loaded with the first split")
-    match = _SPLIT_RE.match(first.name)
-    if match is None or int(match["no"]) != 1 or int(match["count"]) != n_split:
+    split = split_name.parse(first)
+    if split is None or not split.is_first or split.count != n_split:
         return refused(f"invalid split file name: {where}")
     names = {t.name for t in meta.tensors or ()}
     count = len(names)
-    for no in range(1, n_split):
-        shard = first.with_name(f"{match['stem']}-{no + 1:05d}-of-{n_split:05d}.gguf")
+    for no, shard in enumerate(split.others(), start=1):
         try:
-            with open(shard, "rb") as handle:
-                shard_meta = read_gguf(FileSource(shard, handle))
+            shard_meta = open_shard(shard)
         except FileNotFoundError:
-            return refused(f"failed to load GGUF split from {shard} (the shard is missing)", str(shard))
+            return refused(f"failed to load GGUF split from {shard} (the shard is missing)", shard)
         except (OSError, GGUFFormatError):
-            return refused(f"failed to load GGUF split from {shard}", str(shard))
+            return refused(f"failed to load GGUF split from {shard}", shard)
         if shard_meta.tensor_error is not None:
-            return shard_meta.tensor_error
+            return shard_meta.tensor_error, found
         shard_no = _int_value(shard_meta, K.SPLIT_NO)
         if shard_no is None:
-            return refused(f"missing key {K.SPLIT_NO} in GGUF split {shard}", str(shard))
+            return refused(f"missing key {K.SPLIT_NO} in GGUF split {shard}", shard)
         if shard_no != no:
-            return refused(f"invalid split file idx: {shard_no} (file: {shard}), expected {no}", str(shard))
+            return refused(f"invalid split file idx: {shard_no} (file: {shard}), expected {no}", shard)
         for tensor in shard_meta.tensors or ():
             if tensor.name in names:
-                return refused(f"invalid model: tensor '{tensor.name}' is duplicated", str(shard))
+                return refused(f"invalid model: tensor '{tensor.name}' is duplicated", shard)
             names.add(tensor.name)
+        found += shard_meta.tensors or ()
         count += len(shard_meta.tensors or ())
     bad = wrong_type(meta, K.SPLIT_TENSORS_COUNT, ValueType.INT32)
     if bad is not None:
@@ -187,7 +218,7 @@ def check_other_shards(first: Path, meta: GGUFMetadata) -> TensorSectionError | 
         return refused(f"key not found in model: {K.SPLIT_TENSORS_COUNT}")
     if expected != count:
         return refused(f"corrupted model: {expected} tensors expected but {count} found")
-    return None
+    return None, found
 
 
 def _text(meta: GGUFMetadata, key: str) -> str | None:
@@ -227,3 +258,6 @@ class GGUFFileSource:
 
     def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
         return describe_gguf_file(str(Path(spec).expanduser()), options)
+
+    def tensors(self, desc: ModelDescription) -> list[TensorInfo]:
+        return local_gguf_tensors(desc)

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import json
 import os
+import shlex
 import struct
 import sys
 from collections.abc import Iterator, Mapping
@@ -37,11 +38,22 @@ from typing import Any
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
+from paircheck._source.hf_tensors import folder_tensors
 from paircheck._source.interface import ReadOptions
 from paircheck._source.safetensors_header import check_folder as check_safetensors_folder
 from paircheck.constants import TokenType, ValueType
 from paircheck.errors import InputError
-from paircheck.model import GGUFArray, GGUFMetadata, HFFacts, Identity, ModelDescription, Override
+from paircheck.model import (
+    Download,
+    GGUFArray,
+    GGUFMetadata,
+    HFFacts,
+    Identity,
+    ModelDescription,
+    Origin,
+    Override,
+    TensorInfo,
+)
 from paircheck.vocab import derive_llama_vocab
 
 # Eight times the largest real vocabulary (262,144 tokens): the padding is bounded.
@@ -305,12 +317,20 @@ def describe_hf_folder(
         repo=repo_id,
         base_models=(),
     )
+    # `hf download` resumes: it fetches only what is missing or cut, into the Hub cache for
+    # a repo read from the Hub, into the folder itself for a local one.
+    if repo_id is not None:
+        download = Download((f"hf download {repo_id}", f"huggingface-cli download {repo_id}"), resumes=True)
+    else:
+        local = f"hf download REPO --local-dir {shlex.quote(location)}"
+        download = Download((local,), resumes=True, placeholder="REPO: the model's Hub id")
     return ModelDescription(
         location=location,
         source_kind=source_kind,
         metadata=meta,
         vocab=derive_llama_vocab(meta, overrides),
         identity=identity,
+        origin=Origin(command_name=location, form="hf-folder", download=download),
         resolved_path=str(folder),
         hf=hf,
         notes=notes,
@@ -951,3 +971,6 @@ class HFFolderSource:
                 "(expected a .gguf file or a Hugging Face model folder)",
             )
         return describe_hf_folder(path, spec, self.name, options.overrides)
+
+    def tensors(self, desc: ModelDescription) -> list[TensorInfo]:
+        return folder_tensors(Path(desc.resolved_path or desc.location), desc.location)

@@ -27,24 +27,33 @@ import os
 import re
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from paircheck._source.gguf_file import describe_gguf_file, local_gguf_tensors
 from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
+from paircheck._source.hf_tensors import folder_tensors, tensor_infos
+from paircheck._source.hub_settings import HubSettings
 from paircheck._source.interface import ReadOptions
-from paircheck._source.remote import HttpClient, _Response, describe_remote_gguf, http_timeout, status_error
-from paircheck._source.safetensors_header import INDEX_NAME, check_hub_files
+from paircheck._source.remote import (
+    HttpClient,
+    _Response,
+    describe_remote_gguf,
+    http_timeout,
+    remote_gguf_tensors,
+    status_error,
+)
+from paircheck._source.safetensors_header import INDEX_NAME, check_hub_files, folder_files, hub_headers
+from paircheck._source.split_name import is_first_or_whole
 from paircheck.errors import InputError
-from paircheck.model import ModelDescription, TensorSectionError
+from paircheck.model import Download, ModelDescription, TensorInfo, TensorSectionError
 
-DEFAULT_ENDPOINT = "https://huggingface.co"
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]+"
 _SPEC = re.compile(
     rf"^(?:hf://)?(?P<repo>{_REPO})(?:@(?P<rev>[\w./-]+?))?(?::(?P<tag>[\w.-]+)|/(?P<file>.+\.gguf))?$", re.I
 )
-_SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$")
 # llama.cpp's gguf_filename_is_model: sidecars that are not the model itself.
 _NOT_MODEL = ("mmproj", "imatrix", "mtp-", "eagle3-", "dflash-", "dspark-")
 # The Hub's model info for a repo with many files is a few MB; config and tokenizer files
@@ -72,33 +81,6 @@ def parse_hub_spec(spec: str) -> HubRef | None:
     return HubRef(match["repo"], match["rev"] or "main", match["tag"], match["file"])
 
 
-def _env_true(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-@dataclass(frozen=True)
-class HubSettings:
-    endpoint: str
-    token: str | None
-    offline: bool
-    cache_dir: Path
-
-    @classmethod
-    def from_env(cls) -> HubSettings:
-        home = os.environ.get("HF_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "huggingface")
-        cache = os.environ.get("HF_HUB_CACHE") or os.environ.get("HUGGINGFACE_HUB_CACHE") or os.path.join(home, "hub")
-        token = os.environ.get("HF_TOKEN") or os.environ.get("HUGGING_FACE_HUB_TOKEN")
-        if not token:
-            token_file = Path(home) / "token"
-            token = token_file.read_text().strip() if token_file.is_file() else None
-        return cls(
-            endpoint=(os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT).rstrip("/"),
-            token=token or None,
-            offline=_env_true("HF_HUB_OFFLINE") or _env_true("TRANSFORMERS_OFFLINE"),
-            cache_dir=Path(cache),
-        )
-
-
 def _snapshot(settings: HubSettings, ref: HubRef) -> Path | None:
     """The cached snapshot folder of ``ref`` as huggingface_hub lays it out, if any."""
     repo_dir = settings.cache_dir / ("models--" + ref.repo_id.replace("/", "--"))
@@ -118,20 +100,15 @@ def _is_model_gguf(path: str) -> bool:
     return name.endswith(".gguf") and not any(part in name for part in _NOT_MODEL)
 
 
-def _first_shard_ok(path: str) -> bool:
-    split = _SPLIT.search(path)
-    return split is None or split.group(1) == "00001"
-
-
 def choose_gguf(files: list[str], tag: str | None) -> str | None:
     """llama.cpp's find_best_model: the tag (default Q4_K_M, then Q8_0) followed by . or -."""
     for wanted in [tag] if tag else ["Q4_K_M", "Q8_0"]:
         pattern = re.compile(re.escape(wanted) + r"[.-]", re.I)
         for path in files:
-            if _is_model_gguf(path) and pattern.search(path) and _first_shard_ok(path):
+            if _is_model_gguf(path) and pattern.search(path) and is_first_or_whole(path):
                 return path
     if not tag:
-        return next((p for p in files if _is_model_gguf(p) and _first_shard_ok(p)), None)
+        return next((p for p in files if _is_model_gguf(p) and is_first_or_whole(p)), None)
     return None
 
 
@@ -273,11 +250,12 @@ def describe_hub(
 
 def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
     """A GGUF already in the Hub cache: read exactly as the same file given by path."""
-    from paircheck._source.gguf_file import describe_gguf_file
-
     desc = describe_gguf_file(str(path), options, source_kind="hub")
     desc.location = spec
-    desc.hub_file = (ref.repo_id, ref.filename or path.name)  # for the re-download fix of a cut file
+    # Named as the user named it; a cut copy in the cache is replaced by downloading it anew.
+    again = f"huggingface-cli download {ref.repo_id} {ref.filename or path.name} --force-download"
+    desc.origin = replace(desc.origin, command_name=spec, download=Download((again,), resumes=False),
+                          hub_file=(ref.repo_id, ref.filename or path.name))
     return desc
 
 
@@ -294,7 +272,7 @@ def _remote_gguf(
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
     desc = describe_remote_gguf(url, spec, options, "hub", headers, hub=True)
     desc.notes.append(f"read {filename} from {ref.repo_id} (metadata only)")
-    desc.hub_file = (ref.repo_id, filename)
+    desc.origin = replace(desc.origin, hub_file=(ref.repo_id, filename))
     return desc
 
 
@@ -332,26 +310,60 @@ def _download_folder(
     return desc
 
 
-def _check_weights(
-    client: HttpClient, files: list[str], sizes: dict[str, int | None], spec: str, ref: HubRef, settings: HubSettings
-) -> TensorSectionError | None:
-    """The repo's safetensors headers against the sizes the Hub lists (range reads only)."""
+def _url_maker(ref: HubRef, settings: HubSettings) -> Callable[[str], str]:
     from huggingface_hub import hf_hub_url
-
-    if not any(f.endswith(".safetensors") for f in files):
-        return None
 
     def url_of(name: str) -> str:
         return hf_hub_url(ref.repo_id, name, revision=ref.revision, endpoint=settings.endpoint)
 
-    index = None
-    if INDEX_NAME in files:
-        resp = client.get(url_of(INDEX_NAME))
-        if resp.status != 200:
-            client._drain(resp.body)
-            raise _hub_status_error(spec, resp, settings)
-        index = _read_limited(client, resp, MAX_FILE_BYTES, INDEX_NAME)
+    return url_of
+
+
+def _index(client: HttpClient, files: list[str], url_of: Callable[[str], str], spec: str,
+           settings: HubSettings) -> bytes | None:
+    """The repo's ``model.safetensors.index.json``, when it has one."""
+    if INDEX_NAME not in files:
+        return None
+    resp = client.get(url_of(INDEX_NAME))
+    if resp.status != 200:
+        client._drain(resp.body)
+        raise _hub_status_error(spec, resp, settings)
+    return _read_limited(client, resp, MAX_FILE_BYTES, INDEX_NAME)
+
+
+def _check_weights(
+    client: HttpClient, files: list[str], sizes: dict[str, int | None], spec: str, ref: HubRef, settings: HubSettings
+) -> TensorSectionError | None:
+    """The repo's safetensors headers against the sizes the Hub lists (range reads only)."""
+    if not any(f.endswith(".safetensors") for f in files):
+        return None
+    url_of = _url_maker(ref, settings)
+    index = _index(client, files, url_of, spec, settings)
     return check_hub_files(client, url_of, sizes, index, ref.repo_id, spec)
+
+
+def hub_folder_tensors(desc: ModelDescription, settings: HubSettings) -> list[TensorInfo]:
+    """Every tensor of a Hub repo read as a Hugging Face folder: from the safetensors
+    files in the local cache when they were downloaded, else from their headers on the Hub
+    (range requests of the 8-byte length and the header; never the weights)."""
+    if desc.resolved_path and folder_files(Path(desc.resolved_path)):
+        return folder_tensors(Path(desc.resolved_path), desc.location)
+    spec = desc.location
+    ref = parse_hub_spec(spec)
+    if ref is None:  # pragma: no cover - the description came from this source
+        raise InputError(spec, "not a Hugging Face repo id")
+    if settings.offline:
+        raise InputError(spec, "the weights are not in the local Hugging Face cache, and HF_HUB_OFFLINE is set")
+    files, _, sizes = _list_files(ref, settings, spec)
+    url_of = _url_maker(ref, settings)
+    client = _client(settings, spec)
+    try:
+        checks = hub_headers(client, url_of, sizes, _index(client, files, url_of, spec, settings), spec)
+    finally:
+        client.close()
+    if not checks:
+        raise InputError(spec, f"{ref.repo_id} has no *.safetensors files: cannot size the weights")
+    return [info for check in checks for info in tensor_infos(check.entries, check.file)]
 
 
 def _commit_header(resp: _Response) -> str | None:
@@ -412,3 +424,12 @@ class HubSource:
         if ref is None:
             raise InputError(spec, "not a Hugging Face repo id")
         return describe_hub(spec, ref, options)
+
+    def tensors(self, desc: ModelDescription) -> list[TensorInfo]:
+        """What the reference led to: a GGUF in the cache or on the Hub, or a folder."""
+        settings = HubSettings.from_env()
+        if desc.origin.form == "hf-folder":
+            return hub_folder_tensors(desc, settings)
+        if desc.origin.remote:
+            return remote_gguf_tensors(desc, settings.headers_for(desc.resolved_path or ""))
+        return local_gguf_tensors(desc)

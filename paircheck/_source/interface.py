@@ -1,10 +1,14 @@
-"""What a source is: something that recognises a model spec and describes that model.
+"""What a source is: something that recognises a model spec, describes that model, and
+gives what else can be read of it.
 
 One module per source (``gguf_file``: a local GGUF or split GGUF; ``hf_folder``: a
 Hugging Face model folder; ``remote``: a GGUF over HTTP range reads; ``hub``: a Hub repo
-id, from the local cache first). ``paircheck._source.describe`` asks each source in turn
-whether it claims a spec. Sources know nothing of rules or output: they return a
-ModelDescription, or raise InputError with one line for the user.
+id, from the local cache first). ``resolve.describe`` asks each source in turn whether
+it claims a spec. Sources know nothing of rules or output: they return a
+ModelDescription (whose ``origin`` says what the source can give: how to name the model
+in a command, a local file llama-server can open, how to download it again), or raise
+InputError with one line for the user. Only this folder knows the kinds of source:
+elsewhere ``source_kind`` is a label to show, never a question to ask.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from paircheck.model import ModelDescription, Override
+from paircheck.model import ModelDescription, Override, TensorInfo
 
 
 class Progress(Protocol):
@@ -51,3 +55,8 @@ class Source(Protocol):
         ...
 
     def describe(self, spec: str, options: ReadOptions) -> ModelDescription: ...
+
+    def tensors(self, desc: ModelDescription) -> list[TensorInfo]:
+        """Every tensor of a model this source described: all shards of a split GGUF,
+        or a folder's safetensors headers; never tensor data. InputError when it has none."""
+        ...

@@ -48,10 +48,13 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from paircheck import constants as K
+from paircheck._source.gguf_file import description_from_metadata, read_model_metadata, read_other_shards
+from paircheck._source.gguf_reader import read_gguf
+from paircheck._source.hub_settings import HubSettings
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck.constants import SCALAR_FORMATS, ValueType
 from paircheck.errors import InputError
-from paircheck.model import ModelDescription
+from paircheck.model import GGUFMetadata, ModelDescription, Origin, TensorInfo
 
 DEFAULT_TIMEOUT = 20.0
 FIRST_RANGE = 256 << 10
@@ -81,6 +84,9 @@ READER_CHUNK = 16 << 10
 # header claims is capped so that a hostile header cannot make paircheck download data.
 TENSOR_INFO_GUESS = 96
 MAX_PLANNED_TENSORS = 16384
+# The other shards of a split model: tensor infos are ~80 bytes a tensor, so one or two
+# requests of this size read a shard's header, keys and tensor infos.
+RANGE_CHUNK = 128 << 10
 
 
 def http_timeout() -> float:
@@ -772,6 +778,86 @@ def _content_range_start(value: str | None) -> int | None:
         return None
 
 
+class RangeSource:
+    """A ByteSource over HTTP that fetches only the byte ranges asked for (in chunks of at
+    least RANGE_CHUNK): for the shards of a split model, whose header and tensor infos are
+    read and nothing else."""
+
+    def __init__(self, url: str, location: str, headers: dict[str, str] | None = None) -> None:
+        self.name = url
+        self.url = url
+        self.location = location
+        self.client = HttpClient(location, dict(headers or {}), http_timeout())
+        self.stats = self.client.stats
+        self._size: int | None = None
+        self._base = 0
+        self._buf = b""
+
+    @property
+    def size(self) -> int | None:
+        if self._size is None:
+            self._fetch(0, 1)
+        return self._size
+
+    def close(self) -> None:
+        self.client.close()
+
+    def read_at(self, offset: int, length: int) -> bytes:
+        if not (self._base <= offset and offset + length <= self._base + len(self._buf)):
+            self._fetch(offset, length)
+        rel = offset - self._base
+        return self._buf[rel : rel + length]
+
+    def _fetch(self, start: int, length: int) -> None:
+        want = max(length, RANGE_CHUNK)
+        if self._size is not None:
+            want = max(0, min(want, self._size - start))
+            if want == 0:
+                self._base, self._buf = start, b""
+                return
+        resp = self.client.get(self.url, {"Range": f"bytes={start}-{start + want - 1}"})
+        if resp.status != 206:
+            resp.body.close()
+            if resp.status == 200:
+                raise InputError(
+                    self.location, "the server ignores byte ranges: paircheck will not download the whole model"
+                )
+            raise status_error(self.location, resp.status, resp.body.reason)
+        total = _content_range_total(resp.headers.get("Content-Range"))
+        if total is not None:
+            self._size = total
+        try:
+            data = resp.body.read()
+        except OSError as exc:
+            raise InputError(self.location, f"connection error while reading: {exc}") from None
+        self.stats.bytes_received += len(data)
+        self._base, self._buf = start, data
+
+
+def remote_gguf_tensors(desc: ModelDescription, headers: dict[str, str]) -> list[TensorInfo]:
+    """Every tensor of a GGUF read over HTTP: the first file's infos came with its metadata;
+    the other shards of a split model (named after the first one's URL) are read by range
+    requests of their header, keys and tensor infos only, never their data. The requests
+    are added to ``desc.fetch``."""
+    url = desc.resolved_path or desc.location
+    stats = desc.fetch
+
+    def open_shard(shard_url: str) -> GGUFMetadata:
+        source = RangeSource(shard_url, desc.location, headers)
+        try:
+            return read_gguf(source, chunk=RANGE_CHUNK // 2)
+        finally:
+            source.close()
+            if stats is not None:
+                stats.requests += source.stats.requests
+                stats.bytes_received += source.stats.bytes_received
+
+    error, others = read_other_shards(url, desc.metadata, open_shard)
+    if error is not None:
+        raise InputError(error.file, error.message)
+    return [*(desc.metadata.tensors or ()), *others]
+
+
 def describe_remote_gguf(
     url: str,
     location: str,
@@ -781,8 +867,6 @@ def describe_remote_gguf(
     hub: bool = False,
 ) -> ModelDescription:
     """Read only the metadata of the GGUF at ``url`` and describe it."""
-    from paircheck._source.gguf_file import description_from_metadata, read_model_metadata
-
     progress = options.progress_for(location)
     source = RemoteSource(url, location, headers, progress, on_request=options.on_request)
     try:
@@ -798,7 +882,9 @@ def describe_remote_gguf(
         source.close()
         if progress is not None:
             progress.finish()
-    desc = description_from_metadata(meta, location, source_kind, url, options.overrides)
+    # Named as given (the URL, or the Hub reference that led to it); nothing on this machine.
+    origin = Origin(command_name=location, form="gguf", remote=True)
+    desc = description_from_metadata(meta, location, source_kind, url, origin, options.overrides)
     desc.fetch = source.stats
     if not source.stats.ranged:
         desc.notes.append(
@@ -816,11 +902,9 @@ class HTTPSource:
         return spec.startswith(("http://", "https://"))
 
     def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
-        from paircheck._source.hub import HubSettings
-
-        headers = {}
-        settings = HubSettings.from_env()
         # The Hub token goes only to the Hub's own host, never to another server.
-        if settings.token and spec.startswith(settings.endpoint + "/"):
-            headers["Authorization"] = f"Bearer {settings.token}"
+        headers = HubSettings.from_env().headers_for(spec)
         return describe_remote_gguf(spec, spec, options, self.name, headers)
+
+    def tensors(self, desc: ModelDescription) -> list[TensorInfo]:
+        return remote_gguf_tensors(desc, HubSettings.from_env().headers_for(desc.resolved_path or desc.location))

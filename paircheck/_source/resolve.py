@@ -13,21 +13,35 @@ character device) is read once, front to back, as a stream.
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import BinaryIO
 
-from paircheck._source.gguf_file import GGUFFileSource, describe_source
-from paircheck._source.hf_folder import HFFolderSource
-from paircheck._source.hub import HubSource
+from paircheck._source.gguf_file import describe_source
 from paircheck._source.interface import ReadOptions, Source
-from paircheck._source.remote import HTTPSource
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 
+# Every source by the name it gives its descriptions (``source_kind``), in the order they
+# are asked whether they claim a spec: its module, its class, and whether it claims only
+# paths that exist here. A module is imported when its turn comes, so a local GGUF never
+# loads the folder, HTTP or Hub code, and a URL never loads the folder code. A file and a
+# folder exclude each other, so the GGUF source is asked first.
+SOURCES: tuple[tuple[str, str, str, bool], ...] = (
+    ("gguf", "paircheck._source.gguf_file", "GGUFFileSource", True),
+    ("hf-folder", "paircheck._source.hf_folder", "HFFolderSource", True),
+    ("remote-gguf", "paircheck._source.remote", "HTTPSource", False),
+    ("hub", "paircheck._source.hub", "HubSource", False),
+)
 
-def sources() -> tuple[Source, ...]:
-    """Every source, in the order they are asked whether they claim a spec."""
-    return (HFFolderSource(), GGUFFileSource(), HTTPSource(), HubSource())
+
+def source_named(name: str) -> Source:
+    """The source whose descriptions have ``source_kind == name`` (imported on demand)."""
+    for known, module, cls, _ in SOURCES:
+        if known == name:
+            found: Source = getattr(importlib.import_module(module), cls)()
+            return found
+    raise KeyError(name)
 
 
 def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
@@ -38,18 +52,22 @@ def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
     path = Path(spec).expanduser()
     if path.exists() and not path.is_file() and not path.is_dir():
         return _describe_stream(path, spec, options)
-    for source in sources():
-        if source.name == "hub" and looks_local(spec):
+    exists = path.exists()
+    for name, _, _, local in SOURCES:
+        if local and not exists:
+            continue
+        if name == "hub" and looks_local(spec):
             break
-        if source.claims(spec):
-            if source.name == "hub" and _maybe_mistyped_path(spec):
+        candidate = source_named(name)
+        if candidate.claims(spec):
+            if name == "hub" and _maybe_mistyped_path(spec):
                 # ``a/b/c.gguf`` is a Hub file or a mistyped local path: say the local part first.
                 try:
-                    return source.describe(spec, options)
+                    return candidate.describe(spec, options)
                 except InputError as exc:
                     repo = "/".join(spec.split("/")[:2])
                     raise InputError(spec, f"no such file (and as a Hub file in {repo}: {exc.message})") from None
-            return source.describe(spec, options)
+            return candidate.describe(spec, options)
     raise InputError(spec, "no such file")
 
 

@@ -28,7 +28,6 @@ the bytes that exist, never with what a header claims. Tensor data is never read
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import struct
@@ -69,6 +68,8 @@ class HeaderCheck:
     data_end: int | None  # 8 + n + the last tensor's end offset, when the header parses
     tensors: int
     error: TensorSectionError | None
+    # (name, dtype, shape) of every tensor, in the header's order, when the loader accepts it.
+    entries: tuple[tuple[str, str, tuple[int, ...]], ...] = ()
 
 
 class _Refused(Exception):
@@ -204,7 +205,8 @@ def check_header(read: Callable[[int, int], bytes], file_size: int, name: str) -
             f"{Path(name).name} is {file_size - data_end:,} bytes longer than its header says (extra bytes at the end)",
         )
         return HeaderCheck(name, file_size, n, data_end, count, error)
-    return HeaderCheck(name, file_size, n, data_end, count, None)
+    entries = tuple((t_name, dtype, tuple(shape)) for t_name, dtype, shape, _ in tensors)
+    return HeaderCheck(name, file_size, n, data_end, count, None, entries)
 
 
 def check_local_file(path: Path) -> HeaderCheck:
@@ -247,6 +249,20 @@ def folder_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.safetensors") if p.is_file())
 
 
+def read_index(folder: Path, location: str) -> bytes | None:
+    """The folder's ``model.safetensors.index.json``, bounded; None when there is none."""
+    index = folder / INDEX_NAME
+    if not index.is_file():
+        return None
+    try:
+        raw = index.read_bytes() if index.stat().st_size <= MAX_INDEX_BYTES else b""
+    except OSError as exc:
+        raise InputError(location, f"cannot read {INDEX_NAME}: {exc.strerror or exc}") from None
+    if not raw:
+        raise InputError(location, f"{INDEX_NAME} is empty or larger than {MAX_INDEX_BYTES:,} bytes")
+    return raw
+
+
 def check_folder(folder: Path, location: str) -> Iterator[TensorSectionError]:
     """The loader's refusals for the weights of a local folder, first problem first.
 
@@ -254,20 +270,14 @@ def check_folder(folder: Path, location: str) -> Iterator[TensorSectionError]:
     file is checked. A folder with no weights at all (only tokenizer and config files, as
     paircheck itself caches a Hub repo) yields nothing: there is nothing to judge.
     """
-    index = folder / INDEX_NAME
     names: list[str]
-    if index.is_file():
-        try:
-            raw = index.read_bytes() if index.stat().st_size <= MAX_INDEX_BYTES else b""
-        except OSError as exc:
-            raise InputError(location, f"cannot read {INDEX_NAME}: {exc.strerror or exc}") from None
-        if not raw:
-            raise InputError(location, f"{INDEX_NAME} is empty or larger than {MAX_INDEX_BYTES:,} bytes")
+    raw = read_index(folder, location)
+    if raw is not None:
         try:
             names = index_shards(raw, location)
         except InputError as exc:
             # The folder is still described (its tokenizer is whole); its weights cannot load.
-            yield TensorSectionError(exc.message, str(index), None, None, loader=LOADER)
+            yield TensorSectionError(exc.message, str(folder / INDEX_NAME), None, None, loader=LOADER)
             return
         present = [n for n in names if (folder / n).is_file()]
         if not present:
@@ -286,6 +296,8 @@ def check_folder(folder: Path, location: str) -> Iterator[TensorSectionError]:
 
 def _body(client: Any, resp: Any, skip: int, length: int, location: str) -> bytes:
     """``length`` bytes of an answer after its first ``skip``, bounded in time and memory."""
+    import http.client  # here: a local folder's headers need no HTTP code
+
     from paircheck._source.remote import body_pieces
 
     want = skip + length
@@ -324,6 +336,25 @@ def remote_reader(client: Any, url: str, location: str) -> Callable[[int, int], 
     return read
 
 
+def hub_weight_files(sizes: dict[str, int | None], index: bytes | None, location: str) -> list[str]:
+    """The weight files of a Hub repo: the shards its index names, else every top-level
+    ``*.safetensors`` file the listing holds."""
+    if index is not None:
+        return index_shards(index, location)
+    return sorted(n for n in sizes if n.endswith(".safetensors") and "/" not in n)
+
+
+def _not_listed(name: str, url: str) -> TensorSectionError:
+    return TensorSectionError(
+        f"No such file: {name} (named in {INDEX_NAME}, not in the repository)", url, None, None, loader=LOADER
+    )
+
+
+def _hub_header(client: Any, url: str, size: int, location: str) -> HeaderCheck:
+    # Named by its URL: the file the Hub serves, not one on this machine.
+    return check_header(remote_reader(client, url, location), size, url)
+
+
 def check_hub_files(
     client: Any,
     url_of: Callable[[str], str],
@@ -336,23 +367,38 @@ def check_hub_files(
     and each file's header is checked against the size the Hub lists (read with range
     requests: the 8-byte length, then the header; never the data). Files whose size the
     listing omits are not judged."""
-    if index is not None:
-        names = index_shards(index, location)
-    else:
-        names = sorted(n for n in sizes if n.endswith(".safetensors") and "/" not in n)
-    present = [n for n in names if n in sizes]
+    names = hub_weight_files(sizes, index, location)
+    missing = next((name for name in names if name not in sizes), None)
+    if missing is not None:
+        return _not_listed(missing, url_of(missing))
     for name in names:
+        size = sizes[name]
+        if size is not None:
+            found = _hub_header(client, url_of(name), size, location)
+            if found.error is not None:
+                return found.error
+    return None
+
+
+def hub_headers(
+    client: Any,
+    url_of: Callable[[str], str],
+    sizes: dict[str, int | None],
+    index: bytes | None,
+    location: str,
+) -> list[HeaderCheck]:
+    """Every weight file's header of a Hub repo, read with range requests (never the
+    data) and checked as the loader checks it; an InputError for the first that fails."""
+    checks = []
+    for name in hub_weight_files(sizes, index, location):
         if name not in sizes:
-            return TensorSectionError(
-                f"No such file: {name} (named in {INDEX_NAME}, not in the repository)", url_of(name), None, None,
-                loader=LOADER,
-            )
-    for name in present:
+            error = _not_listed(name, url_of(name))
+            raise InputError(error.file, error.message)
         size = sizes[name]
         if size is None:
-            continue
-        # Named by its URL: the file the Hub serves, not one on this machine.
-        found = check_header(remote_reader(client, url_of(name), location), size, url_of(name))
+            raise InputError(location, f"the Hub lists no size for {name}: its header cannot be checked")
+        found = _hub_header(client, url_of(name), size, location)
         if found.error is not None:
-            return found.error
-    return None
+            raise InputError(found.file, found.error.message)
+        checks.append(found)
+    return checks

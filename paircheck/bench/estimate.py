@@ -19,11 +19,10 @@ token) unless the output head is tied to it, and for a mixture of experts only t
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from paircheck._engine.pair_size import same_file, size_finding
+from paircheck._source.tensors import model_tensors
 from paircheck.errors import InputError
 from paircheck.findings import Finding
 from paircheck.model import ModelDescription
@@ -36,62 +35,24 @@ BAND = (0.5, 0.6, 0.7, 0.8, 0.9)
 # best_draft_max searches 1..this (llama.cpp drafts at most a few dozen tokens per pass).
 K_SEARCH_MAX = 32
 
-_SPLIT_RE = re.compile(r"^(?P<stem>.*)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
-
-
 # --------------------------------------------------------------------------- cost ratio
 
 
-def _shard_tensor_infos(first: Path, count: int) -> list[tuple[str, tuple[int, ...], int]]:
-    """Tensor infos of shards 2..count of a split GGUF (the first is already read)."""
-    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_metadata, read_tensor_infos
-
-    match = _SPLIT_RE.match(first.name)
-    if not match:
-        return []
-    infos: list[tuple[str, tuple[int, ...], int]] = []
-    for no in range(2, count + 1):
-        shard = first.with_name(f"{match['stem']}-{no:05d}-of-{match['count']}.gguf")
-        try:
-            with open(shard, "rb") as handle:
-                meta, cur = read_metadata(FileSource(shard, handle), chunk=1 << 16)
-                infos += [(t.name, t.shape, t.ggml_type) for t in read_tensor_infos(meta, cur)]
-        except OSError as exc:
-            raise InputError(str(shard), f"cannot read this shard: {exc.strerror or exc}") from None
-        except GGUFFormatError as exc:
-            raise InputError(str(shard), str(exc)) from None
-    return infos
-
-
 def read_weight_bytes(desc: ModelDescription) -> WeightBytes:
-    """Read the tensor infos of a local GGUF (all shards) and sum its weight bytes.
+    """Sum the weight bytes of a model's complete tensor list (every shard of a GGUF, local
+    or remote, or a Hugging Face folder's safetensors headers; never the weights).
 
-    Raises InputError when the source has no tensor infos (a Hugging Face folder, a
-    vocab-only GGUF): ``--cost-ratio`` then gives ``c`` by hand.
+    Raises InputError when there are none to read (a vocab-only GGUF, a folder without
+    weights): ``--cost-ratio`` then gives ``c`` by hand.
     """
-    from paircheck._source.gguf_reader import FileSource, GGUFFormatError, read_tensor_infos_after
-
-    if desc.source_kind != "gguf" or not desc.resolved_path:
-        raise InputError(
-            desc.location, "weight sizes are read from a local GGUF file's tensor infos; give --cost-ratio"
-        )
-    path = Path(desc.resolved_path)
-    if desc.metadata.tensors is None:
-        try:
-            with open(path, "rb") as handle:
-                read_tensor_infos_after(FileSource(path, handle), desc.metadata)
-        except OSError as exc:
-            raise InputError(desc.location, f"cannot read: {exc.strerror or exc}") from None
-        except GGUFFormatError as exc:
-            raise InputError(desc.location, str(exc)) from None
-    infos = [(t.name, t.shape, t.ggml_type) for t in desc.metadata.tensors or []]
-    count = desc.metadata.get("split.count")
-    if isinstance(count, int) and count > 1:
-        infos += _shard_tensor_infos(path, count)
-    if not infos:
+    try:
+        tensors = model_tensors(desc)
+    except InputError as exc:
+        raise InputError(exc.where, f"{exc.message}; give --cost-ratio") from None
+    if not tensors:
         raise InputError(desc.location, "has no tensors (a vocab-only file?); give --cost-ratio")
     try:
-        return weight_bytes(infos, *expert_counts(desc))
+        return weight_bytes(((t.name, t.shape, t.ggml_type) for t in tensors), *expert_counts(desc))
     except ValueError as exc:
         raise InputError(desc.location, str(exc)) from None
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck._format.json_format import comparison_to_dict
 from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
@@ -40,7 +40,7 @@ def _prompts(path: str | None) -> Any:
 
 
 def _render(comp: Comparison, fmt: str) -> str:
-    return formats()[FORMAT_NAMES[fmt]].comparison(comp, render_options())
+    return format_named(FORMAT_NAMES[fmt]).comparison(comp, render_options())
 
 
 BENCH_EXIT = (
@@ -175,10 +175,10 @@ def bench_run(
         raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
     if done.comparison is None:
         assert done.check is not None
-        from paircheck._format import formats
+        from paircheck._format import format_named
         from paircheck.cli.options import render_options
 
-        click.echo(formats()["text"].report(done.check, render_options()), err=fmt == "json")
+        click.echo(format_named("text").report(done.check, render_options()), err=fmt == "json")
         if done.check.compatible:  # accepted at load: the server would die during the measurement
             click.echo("not measured: paircheck predicts llama-server aborts with this pair at run time", err=True)
             sys.exit(EXIT_ABORTS)
@@ -233,7 +233,8 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 @click.option("--from", "from_file", default=None,
               help="Take the acceptance from a bench result, or the measured counts from a probe result.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
-              help="Draft/target cost per token c, instead of reading weight sizes from the GGUF tensor infos.")
+              help="Draft/target cost per token c, instead of summing the models' weight sizes "
+              "from their tensor infos.")
 @click.option("--json", "as_json", is_flag=True)
 def estimate(
     target: str,
@@ -255,7 +256,7 @@ def estimate(
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")
         result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio)
-        click.echo(formats()["json" if as_json else "text"].estimate(result, render_options()))
+        click.echo(format_named("json" if as_json else "text").estimate(result, render_options()))
         return
     if from_file is not None:
         if acceptance is not None:
@@ -266,6 +267,6 @@ def estimate(
     result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
                            cost_ratio)
     if as_json:
-        click.echo(formats()["json"].estimate(result, render_options()))
+        click.echo(format_named("json").estimate(result, render_options()))
     else:
-        click.echo(formats()["text"].estimate(result, render_options()))
+        click.echo(format_named("text").estimate(result, render_options()))

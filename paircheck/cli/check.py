@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft
 from paircheck.cli.options import (
     ENGINE,
@@ -98,14 +98,13 @@ def check(
     extras = {"registry": shown and not no_registry, "fingerprint": shown}
     # A progress line only for a person watching: never with --json or -q, nor into a pipe.
     progress = terminal_progress if not (quiet or as_json) and sys.stderr.isatty() else None
-    fmt = formats()["json" if as_json else "text"]
     options = render_options(verbose, level)
     if engine == "all":
         target_desc = describe(target, overrides, progress)
         draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
         reports = check_all_engines(target_desc, draft_desc, method, **extras)
         if not quiet:
-            click.echo(fmt.matrix(reports, options))
+            click.echo(format_named("json" if as_json else "text").matrix(reports, options))
         sys.exit(matrix_exit(reports, level))
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
     if (ctx is not None or vram is not None) and shown:
@@ -119,8 +118,8 @@ def check(
         found = best_length(data, draft, probe_file)
         if found is not None and report.compatible:
             report.next_steps = [*with_draft_length(report.next_steps, found[0]), found[1]]
-    if not quiet:
-        click.echo(fmt.report(report, options))
+    if not quiet:  # -q prints nothing: no format is loaded
+        click.echo(format_named("json" if as_json else "text").report(report, options))
     sys.exit(report_exit(report, level))
 
 

@@ -7,14 +7,13 @@ Engine and method names are validated here, in any spelling paircheck accepts
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import Any
 
 import click
 from click.shell_completion import CompletionItem
 
-from paircheck._format import RenderOptions
+from paircheck._format.interface import RenderOptions
 from paircheck.constants import RULE_ENGINES, canonical_engine, canonical_method, method_spellings
 from paircheck.outcome import DEFAULT_FAIL_ON, FAIL_ON_LEVELS, WARNING
 
@@ -74,6 +73,8 @@ def terminal_width() -> int:
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     if sys.stdout.isatty():
+        import shutil  # here: it imports the compression modules, which a pipe never needs
+
         return shutil.get_terminal_size((100, 24)).columns
     return 100
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck._registry.consult import target_matches, vocabulary_note
 from paircheck._registry.entry import RegistryEntry
 from paircheck._registry.identity import ModelIdentity
@@ -103,7 +103,7 @@ def pairs(
         # Machine formats stay parseable (empty list / header only); the note goes to stderr.
         click.echo("no documented pairs match" if query is None else f"no documented drafts for {query.display()}",
                    err=True)
-    text = formats()[name].pairs(entries, query, render_options())
+    text = format_named(name).pairs(entries, query, render_options())
     if output is None:
         click.echo(text)
         return

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck.cli.options import fail_on_options, render_options, resolve_fail_on
 from paircheck.errors import InputError
 from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
@@ -25,7 +25,8 @@ from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 def _emit(result: LintResult, as_json: bool, quiet: bool, fail_on: str, pair_check: bool = True) -> None:
     if not quiet or as_json:
-        click.echo(formats()["json" if as_json else "text"].lint(result, pair_check, render_options(fail_on=fail_on)))
+        fmt = format_named("json" if as_json else "text")
+        click.echo(fmt.lint(result, pair_check, render_options(fail_on=fail_on)))
 
 
 EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and passes), 1 NOT OK (an error "

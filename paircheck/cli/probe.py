@@ -125,7 +125,7 @@ def probe(
       paircheck probe target.gguf draft.gguf --raw --n-predict 256 -- -ngl 99
       paircheck estimate target.gguf draft.gguf --from probe.json
     """
-    from paircheck._format import formats
+    from paircheck._format import format_named
     from paircheck.llama_server.process import find_llama_server
     from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, check_drafts, probe_drafts
 
@@ -163,5 +163,5 @@ def probe(
     if as_json:
         click.echo(json.dumps(outcome.data, indent=1, ensure_ascii=False))
     else:
-        click.echo(formats()["text"].probe(outcome, render_options()))
+        click.echo(format_named("text").probe(outcome, render_options()))
         click.echo(f"results: {path}")

@@ -8,7 +8,7 @@ from typing import TextIO
 
 import click
 
-from paircheck._format import formats
+from paircheck._format import format_named
 from paircheck.api import DEFAULT_ENGINE
 from paircheck.cli.options import ENGINE, EXIT_INCOMPATIBLE, EXIT_OK, METHOD, MODEL_PATH, render_options
 from paircheck.cli.probe import ServerFlagsAfterDashes
@@ -49,7 +49,7 @@ or bad usage."""
 def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
     """Print a scan's ranking and exit: 0 when at least one draft is usable, else 1."""
     if not quiet:
-        click.echo(formats()["json" if as_json else "text"].scan(result, render_options()))
+        click.echo(format_named("json" if as_json else "text").scan(result, render_options()))
     sys.exit(EXIT_OK if result.usable else EXIT_INCOMPATIBLE)
 
 

@@ -1,8 +1,9 @@
 """Will it fit: the memory of a target and its draft at a context, as llama.cpp allocates it.
 
 Pure functions of a model's GGUF metadata and tensor infos (``fit``, ``model_memory``);
-``with_tensor_infos`` is the one reader step (local shards, or HTTP range reads of the
-tensor-info section).
+``with_tensor_infos`` adds the complete tensor list, which the source axis reads
+(``paircheck._source.tensors.model_tensors``: every shard, local or remote, or a folder's
+safetensors headers).
 """
 
 from paircheck.errors import InputError

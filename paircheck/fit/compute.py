@@ -29,26 +29,24 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from paircheck.fit.hparams import Hparams
-    from paircheck.fit.memory import FitOptions
 
 # The stated error of the estimate against llama.cpp: relative, or absolute below it.
 COMPUTE_BOUND_REL = 0.10
 COMPUTE_BOUND_ABS = 32 * 1024 * 1024
 
 
-def compute_bytes(hp: Hparams, opts: FitOptions, kv_cells: int, swa_cells: int, n_outputs: int) -> int:
-    """Estimated compute buffer for a ubatch of ``opts.n_ubatch`` tokens.
+def compute_bytes(hp: Hparams, ub: int, flash_attn: bool, kv_cells: int, swa_cells: int, n_outputs: int) -> int:
+    """Estimated compute buffer for a ubatch of ``ub`` tokens (the context's n_ubatch).
 
     ``kv_cells``/``swa_cells``: cells per stream of the full and sliding-window caches
     (0 when there is none); ``n_outputs``: the context's ``n_outputs_max``.
     """
-    ub = opts.n_ubatch
     n_head = max(hp.n_head, default=0)
     # FFN intermediates, per token: dense layers, or the routed experts of MoE layers
     ffn = 3 * max(hp.n_ff, default=0)
     if hp.n_expert and hp.n_expert_used and hp.n_ff_exp:
         ffn = max(ffn, 3 * hp.n_expert_used * hp.n_ff_exp + hp.n_expert_used * hp.n_embd)
-    mask_bytes = 2 if opts.flash_attn else 4
+    mask_bytes = 2 if flash_attn else 4
     masks = mask_bytes * ub * (kv_cells + swa_cells)
     layer = masks + 4 * ub * (ffn + 4 * hp.n_embd)
     out = 4 * min(ub, n_outputs) * hp.n_vocab + 4 * ub * 2 * hp.n_embd
@@ -56,7 +54,7 @@ def compute_bytes(hp: Hparams, opts: FitOptions, kv_cells: int, swa_cells: int, 
         # absorbed MLA: queries and outputs in the latent width (kv_lora_rank) per head
         out += 2 * 4 * ub * n_head * hp.head_v
     peak = max(layer, out)
-    if opts.flash_attn or not kv_cells:
+    if flash_attn or not kv_cells:
         return peak
     attn = 4 * ub * kv_cells * (n_head + 1) + 4 * ub * 6 * hp.n_embd
     return max(peak, attn)

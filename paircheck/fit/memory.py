@@ -296,7 +296,7 @@ def _memory(sizer: Sizer, opts: FitOptions) -> ModelMemory:
     w = sizer.weights(place)
     ctx = context_memory(hp, opts, place)
     n_outputs = opts.n_seq_max if opts.n_outputs is None else (opts.n_outputs or opts.batch)
-    compute = compute_bytes(hp, opts, ctx.kv_cells, ctx.swa_cells, n_outputs)
+    compute = compute_bytes(hp, opts.n_ubatch, opts.flash_attn, ctx.kv_cells, ctx.swa_cells, n_outputs)
     any_device = place.on_device(hp.n_layer_all)
     mem = ModelMemory(
         name=name,

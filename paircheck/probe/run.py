@@ -94,10 +94,11 @@ def _now() -> str:
 
 
 def _local_gguf(desc: ModelDescription, spec: str) -> str:
-    if desc.source_kind != "gguf" or not desc.resolved_path:
+    """The file llama-server opens with -m (the source says which; none for a folder or a URL)."""
+    if desc.origin.server_file is None:
         raise InputError(spec, "the probe starts llama-server on a local GGUF file: give a .gguf path "
                                "(or a running server's --url)")
-    return desc.resolved_path
+    return desc.origin.server_file
 
 
 def check_drafts(target: str, drafts: Sequence[str]) -> tuple[ModelDescription, list[Pair]]:

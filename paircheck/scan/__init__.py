@@ -42,7 +42,9 @@ class CandidateResult:
     cost_ratio: float | None  # draft per-token weight bytes / the target's (None: unknown)
     size_warning: str | None
     engines: dict[str, str] = field(default_factory=dict)  # engine -> verdict (--engine all)
-    source_kind: str = "gguf"  # "gguf" or "hf-folder" (which llama-server cannot load)
+    # What holds the draft (its source says): "gguf" or "hf-folder" (which llama-server
+    # cannot load). Shown as ``source_kind`` in the JSON.
+    form: str = "gguf"
     # MODELLED, not measured: Leviathan et al.'s speedup at REFERENCE_ACCEPTANCE with the best
     # draft length for this cost ratio (paircheck.bench.estimate); None without tensor infos.
     modelled_speedup: float | None = None
@@ -113,7 +115,7 @@ class ScanResult:
         """The best GGUF draft llama.cpp itself accepts (for the ready ``llama-server`` line)."""
         for c in self.usable:
             accepted = c.engines.get(LLAMACPP) == ACCEPTED if c.engines else self.engine == LLAMACPP
-            if accepted and c.source_kind == "gguf":
+            if accepted and c.form == "gguf":
                 return c
         return None
 
@@ -274,7 +276,7 @@ def summarize(
         cost_ratio=ratio,
         size_warning=size.message if size else None,
         engines=verdicts if engine == "all" else {},
-        source_kind="hf-folder" if draft.source_kind == "hf-folder" else "gguf",
+        form=draft.origin.form,
         modelled_speedup=speedup,
         modelled_draft_max=draft_max,
         memory_bytes=memory,
@@ -424,7 +426,7 @@ def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], l
     """
     target = result.target.resolved_path or result.target.location
     # Files on this machine only: a draft found on the Hub (scan --hub) is not downloaded to be probed.
-    picks = [c for c in result.usable if c.source_kind == "gguf" and os.path.isfile(c.location)
+    picks = [c for c in result.usable if c.form == "gguf" and os.path.isfile(c.location)
              and (c.engines.get(LLAMACPP) == ACCEPTED if c.engines else result.engine == LLAMACPP)][:count]
     if not picks:
         return result

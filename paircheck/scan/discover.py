@@ -36,14 +36,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from paircheck._source.split_name import is_first_or_whole
+
 OLLAMA_MODEL_MEDIA = "application/vnd.ollama.image.model"
 OLLAMA_DEFAULT_HOST = "registry.ollama.ai"
-_SPLIT = re.compile(r"-(\d{5})-of-(\d{5})\.gguf$", re.IGNORECASE)
 _MAX_MANIFEST = 1 << 20  # a manifest is a few hundred bytes; never read a huge file as one
 _HF_TOKENIZER = ("tokenizer.json", "tokenizer.model", "vocab.json")
 
@@ -124,8 +124,8 @@ def default_dirs(env: Mapping[str, str]) -> list[tuple[str, Path]]:
 
 
 def is_first_shard_or_whole(name: str) -> bool:
-    match = _SPLIT.search(name)
-    return match is None or int(match.group(1)) == 1
+    # Any case: a shard 2..N of a ``.GGUF`` set is no candidate either.
+    return is_first_or_whole(name.lower())
 
 
 def _is_ollama_store(folder: Path) -> bool:

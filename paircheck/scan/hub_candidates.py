@@ -36,7 +36,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from paircheck._registry.identity import ModelIdentity, normalise_name
-from paircheck._source.hub import _SPLIT, _first_shard_ok, _is_model_gguf, choose_gguf
+from paircheck._source import split_name
+from paircheck._source.hub import _is_model_gguf, choose_gguf
 from paircheck._source.hub_api import CallBudgetSpent, HubApi, Listing, valid_repo_id
 from paircheck.constants import (
     DRAFT_DFLASH,
@@ -152,7 +153,9 @@ class Gathered:
 
 def quant_label(filename: str) -> str | None:
     """``qwen2.5-0.5b-instruct-q4_k_m.gguf`` -> ``Q4_K_M``; split suffixes ignored."""
-    name = _SPLIT.sub(".gguf", filename.rsplit("/", 1)[-1])
+    base = filename.rsplit("/", 1)[-1]
+    split = split_name.parse(base)
+    name = split.prefix + split_name.EXTENSION if split is not None else base
     found = _QUANT.findall(name)
     return found[-1].upper() if found else None
 
@@ -252,23 +255,23 @@ def pick_file(files: Sequence[str], method: str) -> tuple[str | None, tuple[str,
     if method in HEAD_METHODS:
         prefix = SIDECAR_PREFIX.get(method, "\0")
         words = HEAD_WORDS.get(method, ())
-        chosen = next((f for f in names if f.endswith(".gguf") and _first_shard_ok(f) and (
+        chosen = next((f for f in names if f.endswith(".gguf") and split_name.is_first_or_whole(f) and (
             f.rsplit("/", 1)[-1].startswith(prefix) or any(w in f.casefold() for w in words))), None)
     if chosen is None:
         chosen = choose_gguf(names, None)  # None when the repo holds no model GGUF
     if chosen is None:
         return None, (), ()
     shards: tuple[str, ...] = ()
-    split = _SPLIT.search(chosen)
+    split = split_name.parse(chosen)
     if split is not None:
-        stem, count = chosen[: split.start()], split.group(2)
         shards = tuple(sorted(f for f in names
-                              if f.startswith(stem) and (m := _SPLIT.search(f)) and m.group(2) == count))
+                              if (other := split_name.parse(f)) is not None and other.prefix == split.prefix
+                              and other.count == split.count))
     # The other quantizations of the same thing (model files for a model, head files for a head).
     model = _is_model_gguf(chosen)
     quant = quant_label(chosen)
-    others = sorted({q for f in names if f.endswith(".gguf") and _first_shard_ok(f) and _is_model_gguf(f) == model
-                     and (q := quant_label(f)) and q != quant})
+    others = sorted({q for f in names if f.endswith(".gguf") and split_name.is_first_or_whole(f)
+                     and _is_model_gguf(f) == model and (q := quant_label(f)) and q != quant})
     return chosen, shards, tuple(others)
 
 
@@ -349,7 +352,8 @@ def gather(
         for info in infos:
             seen.setdefault(info.id, (info, how))
 
-    target_repo = target.hub_file[0] if target.hub_file else next((i.repo for i in facts.identities if i.repo), None)
+    hub_file = target.origin.hub_file
+    target_repo = hub_file[0] if hub_file else next((i.repo for i in facts.identities if i.repo), None)
     target_repo = target_repo if valid_repo_id(target_repo) else None
     out.target_repo = target_repo
     origin = target_repo  # the model the target packages or was tuned from, for its family

@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from paircheck._source.hub import DEFAULT_ENDPOINT
+from paircheck._source.hub_settings import DEFAULT_ENDPOINT
 from paircheck.api import DEFAULT_ENGINE
 from paircheck.constants import DRAFT_SIMPLE, canonical_method
 from paircheck.errors import InputError
@@ -165,8 +165,8 @@ def scan_hub(
         report.offline = "offline (HF_HUB_OFFLINE is set): the Hub was not searched"
     else:
         gathered = _gather(desc, facts, settings, options, counter, wanted, engine, documented, report)
-    if desc.hub_file is not None:
-        repo, file = desc.hub_file
+    if desc.origin.hub_file is not None:
+        repo, file = desc.origin.hub_file
         report.target_files = (repo, split_files(file))
     hub_results, unreadable = _read_all(desc, facts, gathered, local, engine, method, options, counter, report,
                                         progress, cache, settings)
@@ -296,7 +296,7 @@ def _read_all(
         # Only the summary leaves the thread: the description is dropped here. A remote GGUF's
         # size is the Hub's (Content-Range), not a local file's.
         size = summary.file_bytes if summary.file_bytes is not None else draft.metadata.file_size
-        return replace(summary, source_kind="gguf" if c.file else "hf-folder", file_bytes=size if c.file else None)
+        return replace(summary, form="gguf" if c.file else "hf-folder", file_bytes=size if c.file else None)
 
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
         futures = {pool.submit(read, c): (c, key) for c, key in queue}
@@ -328,8 +328,8 @@ def _target_key(target: ModelDescription, gathered: Gathered) -> list[object] | 
     stamp = file_stamp(target.resolved_path) if target.resolved_path and "://" not in target.resolved_path else None
     if stamp is not None:
         return list(stamp)
-    if target.hub_file is not None and gathered.target_sha:
-        return ["hub", *target.hub_file, gathered.target_sha]
+    if target.origin.hub_file is not None and gathered.target_sha:
+        return ["hub", *target.origin.hub_file, gathered.target_sha]
     return None
 
 
@@ -350,7 +350,7 @@ def _needs_access(c: HubCandidate, settings: HubSettings, error: str | None = No
         location=c.spec, name=c.label, where="hub", usable=None, verdict=UNKNOWN, first_failure=None,
         reason=f"needs access: {why}" + (f" (the Hub said: {error})" if error and "HF_TOKEN" not in error else ""),
         documented=c.documented, file_bytes=None, cost_ratio=None, size_warning=None,
-        source_kind="gguf" if c.file else "hf-folder", documented_by="name" if c.documented else None,
+        form="gguf" if c.file else "hf-folder", documented_by="name" if c.documented else None,
     )
 
 
@@ -386,7 +386,7 @@ def _documented_only(
                    f"not checked: {why}",
             documented=True, file_bytes=None, cost_ratio=None, size_warning=None,
             # Not read: what the repo's name says (GGUF repos are named so by convention).
-            source_kind="gguf" if "gguf" in label.casefold() else "hf-folder",
+            form="gguf" if "gguf" in label.casefold() else "hf-folder",
             documented_by="vocabulary" if d.by_vocabulary else "name",
         ))
     return out

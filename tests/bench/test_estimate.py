@@ -342,3 +342,48 @@ def test_split_gguf_sums_every_shard(tmp_path: Path) -> None:
     assert [p.name for p in shards] == ["split-00001-of-00002.gguf", "split-00002-of-00002.gguf"]
     wb = read_weight_bytes(describe(str(shards[0])))
     assert wb.n_tensors == 4 and wb.per_token == 3 * 64 * 64 * 4 + 400 * 64 * 4
+
+
+def _holed_safetensors(path: Path, tensors: dict[str, list[int]]) -> None:
+    """A BF16 safetensors file with these shapes whose data is a hole (sparse)."""
+    import struct
+
+    header: dict[str, object] = {}
+    offset = 0
+    for name, shape in tensors.items():
+        size = 2
+        for dim in shape:
+            size *= dim
+        header[name] = {"dtype": "BF16", "shape": shape, "data_offsets": [offset, offset + size]}
+        offset += size
+    raw = json.dumps(header).encode()
+    with open(path, "wb") as handle:
+        handle.write(struct.pack("<Q", len(raw)) + raw)
+        handle.truncate(8 + len(raw) + offset)
+
+
+def test_hf_folder_is_sized_from_its_safetensors_headers_with_its_experts(real_vocab, tmp_path: Path) -> None:
+    """A mixture-of-experts folder: per token, 2 of its 8 experts (config.json), as the
+    converter's ffn_*_exps would be counted; the embedding table is not read (lm_head is)."""
+    from hf_build import build_qwen2_folder, write_config
+
+    folder = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "moe", 151936)
+    config = json.loads((folder / "config.json").read_text())
+    write_config(folder, {**config, "num_experts": 8, "num_experts_per_tok": 2})
+    tensors = {"model.embed_tokens.weight": [151936, 64], "lm_head.weight": [151936, 64],
+               "model.layers.0.mlp.gate.weight": [8, 64]}
+    tensors |= {f"model.layers.0.mlp.experts.{e}.up_proj.weight": [128, 64] for e in range(8)}
+    _holed_safetensors(folder / "model.safetensors", tensors)
+    wb = read_weight_bytes(describe(str(folder)))
+    expert = 128 * 64 * 2
+    assert wb.per_token == 151936 * 64 * 2 + 8 * 64 * 2 + 8 * expert * 2 // 8
+    assert wb.total == 2 * 151936 * 64 * 2 + 8 * 64 * 2 + 8 * expert
+    assert (wb.expert_count, wb.expert_used_count, wb.n_tensors) == (8, 2, 11)
+
+
+def test_hf_folder_without_weights_asks_for_the_cost_ratio(real_vocab, tmp_path: Path) -> None:
+    from hf_build import build_qwen2_folder
+
+    folder = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "bare", 151936)
+    with pytest.raises(InputError, match=r"no \*\.safetensors files.*give --cost-ratio"):
+        read_weight_bytes(describe(str(folder)))

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from httpserver import TestServer
 
+from paircheck._source.remote import RANGE_CHUNK
 from paircheck.api import describe
 from paircheck.errors import InputError
 from paircheck.fit import DraftOptions, FitOptions, fit, model_memory, parse_size, with_tensor_infos
 from paircheck.fit.ggml_types import tensor_bytes
-from paircheck.fit.tensors import RANGE_CHUNK
 
 MiB = 1 << 20
 
@@ -318,6 +318,20 @@ def test_split_gguf_counts_every_shard(shapes: Path, tmp_path: Path) -> None:
     shards[1].unlink()
     out = run("fit", shards[0], "-c", "4096")
     assert out.returncode == 2 and "missing" in out.stderr and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_remote_split_gguf_fits_as_the_local_set(shapes: Path, tmp_path: Path) -> None:
+    whole = model_memory(_meta(shapes, "qwen2.5-0.5b"), FitOptions(ctx=4096))
+    shards = fit_shapes.write_split("qwen2.5-0.5b", tmp_path, max_tensors=100)
+    env = {**os.environ, "PAIRCHECK_HTTP_TIMEOUT": "5"}
+    with TestServer() as server:
+        urls = [server.add_file(f"m/{shard.name}", shard) for shard in shards]
+        out = run("fit", urls[0], "-c", "4096", "--json", env=env)
+        received = server.counters.body_bytes
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)["target"]
+    assert (doc["weights_bytes"], doc["kv_bytes"]) == (whole.weights_bytes, whole.kv_bytes)
+    assert received * 100 < sum(shard.stat().st_size for shard in shards)  # headers only
 
 
 def test_quantized_v_cache_without_flash_attention_is_refused_as_llamacpp_does(shapes: Path) -> None:

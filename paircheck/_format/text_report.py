@@ -97,8 +97,13 @@ def _vocab_kind(desc: ModelDescription) -> str:
     return f"{v.vocab_type_name} ({v.tokenizer_model or '?'}{pre})"
 
 
-def _fingerprint(fp: object) -> str:
-    return getattr(fp, "full", None) or "- (not loadable or no texts)"
+def _fingerprint(fp: object, width: int) -> str:
+    """The fingerprint, shortened from the end ("…") when its column is narrower: enough to
+    tell two vocabularies apart at a glance, never wrapped in two; --json has it whole."""
+    full = getattr(fp, "full", None)
+    if not full:
+        return "- (not loadable or no texts)"
+    return full if len(full) <= width else full[: width - 1] + "…"
 
 
 
@@ -119,9 +124,12 @@ def side_table(report: Report, options: RenderOptions) -> str:
             ("EOT / EOG", _eog(t), _eog(d)),
         ]
     fps = report.fingerprints
+    label_width = max(len(label) for label, _, _ in [*rows, ("fingerprint", "", "")])
+    # what each value column has, as computed below for the table
+    gaps = 2 if report.draftless else 4
+    width = max(12, (options.width - label_width - gaps) // (1 if report.draftless else 2))
     if fps.get("target") is not None or fps.get("draft") is not None:
-        rows.append(("fingerprint", _fingerprint(fps.get("target")), _fingerprint(fps.get("draft"))))
-    label_width = max(len(label) for label, _, _ in rows)
+        rows.append(("fingerprint", _fingerprint(fps.get("target"), width), _fingerprint(fps.get("draft"), width)))
     from tabulate import tabulate  # imported when rendering, so `-q`/`--json` skip it
 
     if report.draftless:  # no draft model: the target alone

@@ -1,7 +1,7 @@
-"""Generate the README's known-pairs table and the pairs page from the registry.
+"""Generate the known-pairs table (docs/known-pairs.md) and the pairs page from the registry.
 
 ``python -m paircheck.cli.registry_readme`` rewrites the block between the markers in
-README.md and the page docs/pairs.html (``paircheck pairs --format html`` over the whole
+docs/known-pairs.md and the page docs/pairs.html (``paircheck pairs --format html`` over the whole
 registry); tests/_registry/test_registry.py fails when either drifts from the registry, so
 neither is ever edited by hand.
 """
@@ -27,7 +27,8 @@ WIDTH = 100  # the README's generated lines fit this many columns
 
 
 def readme_path() -> Path:
-    return Path(__file__).resolve().parents[2] / "README.md"
+    """Where the known-pairs table lives: docs/known-pairs.md (the README links to it)."""
+    return Path(__file__).resolve().parents[2] / "docs" / "known-pairs.md"
 
 
 def page_path() -> Path:
@@ -55,7 +56,7 @@ def render_readme_table(registry_path: Path | None = None) -> str:
         ),
         (
             "Generated from `registry/` by `python -m paircheck.cli.registry_readme` (with the page "
-            "[docs/pairs.html](docs/pairs.html)); do not edit by hand. To fit 100 columns a long draft name "
+            "[pairs.html](pairs.html)); do not edit by hand. To fit 100 columns a long draft name "
             "loses the words it shares with its target, or its middle, to \"…\"; the page, `paircheck pairs` "
             "and `--format json` give whole names, figures, measured numbers, repos, quotes, caveats and notes."
         ),
@@ -110,7 +111,7 @@ def update_page(path: Path | None = None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``[README [PAGE]]``: both default to the repository's README.md and docs/pairs.html."""
+    """``[TABLE_DOC [PAGE]]``: both default to the repository's docs/known-pairs.md and docs/pairs.html."""
     args = sys.argv[1:] if argv is None else argv
     path = Path(args[0]) if args else None
     page = Path(args[1]) if len(args) > 1 else None

@@ -16,7 +16,6 @@ The result file is rewritten atomically after every request, so an interrupted r
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -24,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from paircheck import __version__
-from paircheck.atomic import write_text_atomic
 from paircheck.errors import InputError
 from paircheck.llama_server.http import machine_info, request_json
 from paircheck.llama_server.prompts import BUILTIN_PROMPTS, Prompt
+from paircheck.result_file import read_json, write_json
 
 SCHEMA_VERSION = 1
 KIND = "paircheck-bench"
@@ -47,11 +46,6 @@ class BenchSettings:
 
 
 # --------------------------------------------------------------------------- result file
-
-
-def write_atomic(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON whole or not at all: never a half-written result file."""
-    write_text_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
 
 
 def _now() -> str:
@@ -150,7 +144,7 @@ def run_bench(
 
     def save() -> None:
         if output is not None:
-            write_atomic(output, result)
+            write_json(output, result)
 
     bar = None
     try:
@@ -194,19 +188,7 @@ def run_bench(
 
 def load_result(path: str) -> dict[str, Any]:
     """Read a bench result file and check the fields ``compare`` relies on."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path, f"not a JSON bench result: {exc}") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if not isinstance(data, dict) or data.get("kind") != KIND:
-        raise InputError(path, "not a paircheck bench result (no \"kind\": \"paircheck-bench\")")
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise InputError(path, f"schema_version {data.get('schema_version')!r} is not {SCHEMA_VERSION}")
+    data = read_json(path, KIND, SCHEMA_VERSION, "bench result")
     requests = data.get("requests")
     if not isinstance(requests, list):
         raise InputError(path, "\"requests\" is not a list")

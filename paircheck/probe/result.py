@@ -12,17 +12,15 @@ p_min: ``draft_max``, ``p_min``, ``passes``, ``drafted``, ``accepted``, ``accept
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from paircheck.atomic import write_text_atomic
 from paircheck.errors import InputError
 from paircheck.probe.summary import DraftSummary, Row
+from paircheck.result_file import read_json, write_json
 
 SCHEMA_VERSION = 1
 KIND = "paircheck-probe"
-MAX_RESULT_BYTES = 256 << 20
 
 
 def _num(x: float | None, digits: int = 4) -> float | int | None:
@@ -69,28 +67,12 @@ def summary_to_dict(summary: DraftSummary) -> dict[str, Any]:
 
 def write_result(path: Path, data: dict[str, Any]) -> None:
     """Whole or not at all: a reader never sees a half-written file."""
-    write_text_atomic(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    write_json(path, data)
 
 
 def load_result(path: str) -> dict[str, Any]:
     """Read a probe result and check the fields other commands rely on."""
-    file = Path(path)
-    try:
-        if file.stat().st_size > MAX_RESULT_BYTES:
-            raise InputError(path, f"larger than {MAX_RESULT_BYTES >> 20} MiB: not a probe result")
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a folder, not a probe result") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(path, f"not a JSON probe result: {exc}") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if not isinstance(data, dict) or data.get("kind") != KIND:
-        raise InputError(path, 'not a paircheck probe result (no "kind": "paircheck-probe")')
-    if data.get("schema_version") != SCHEMA_VERSION:
-        raise InputError(path, f"schema_version {data.get('schema_version')!r} is not {SCHEMA_VERSION}")
+    data = read_json(path, KIND, SCHEMA_VERSION, "probe result")
     drafts = data.get("drafts")
     if not isinstance(drafts, list) or not all(isinstance(d, dict) and isinstance(d.get("path"), str) for d in drafts):
         raise InputError(path, '"drafts" is not a list of objects with a "path"')

@@ -136,20 +136,22 @@ def probe(
     )
     if len(draft_urls) > len(drafts):
         raise InputError("--draft-url", f"{len(draft_urls)} given for {len(drafts)} drafts")
+    settings.validate()
+    prompts = None
+    if prompts_file is not None:
+        from paircheck.llama_server.prompts import load_prompts
+
+        prompts = load_prompts(prompts_file)
+    # The inputs first (a file that cannot be read, a pair that is refused), then the server:
+    # nothing is loaded or written before every pair passes the check.
+    checked = check_drafts(target, list(drafts))
     needs_binary = target_url is None or len(draft_urls) < len(drafts)
     endpoints = Endpoints(
         binary=find_llama_server(llama_server) if needs_binary else None,
         target_url=target_url,
         draft_urls=dict(enumerate(draft_urls)),
     )
-    prompts = None
-    if prompts_file is not None:
-        from paircheck.llama_server.prompts import load_prompts
-
-        prompts = load_prompts(prompts_file)
     path = Path(output) if output else Path(f"paircheck-probe-{datetime.now():%Y%m%d-%H%M%S}.json")
-    settings.validate()
-    checked = check_drafts(target, list(drafts))  # a refused pair stops here: nothing loaded or written
     before = path.stat().st_mtime_ns if path.exists() else None
     try:
         outcome: ProbeOutcome = probe_drafts(target, list(drafts), settings, endpoints, path, prompts,

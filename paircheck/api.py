@@ -20,6 +20,7 @@ from paircheck._engine.pair_size import size_warning
 from paircheck._engine.versions import pick
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.resolve import describe as _describe
+from paircheck.cache_home import cache_home
 from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
 from paircheck.findings import Finding, Report
@@ -28,6 +29,7 @@ from paircheck.model import ModelDescription, Override
 if TYPE_CHECKING:
     from paircheck._registry.consult import FileVocab
     from paircheck._registry.identity import ModelIdentity
+    from paircheck._source.read_cache import ReadCache
 
 DEFAULT_ENGINE = LLAMACPP
 ProgressFactory = Any  # Callable[[str], Progress | None]: one progress callback per model
@@ -37,14 +39,25 @@ def describe(
     spec: str,
     overrides: Mapping[str, Override] | None = None,
     progress: ProgressFactory | None = None,
+    cache: ReadCache | None = None,
 ) -> ModelDescription:
     """Read one model (path, folder, repo id or URL) into its normalized description.
 
     ``progress(label)`` may return a callback ``(bytes_done, bytes_expected)`` for long
     remote reads. A GGUF is read up to the end of its tensor infos (never the tensor data),
-    as llama.cpp's loader reads it, however the file was reached.
+    as llama.cpp's loader reads it, however the file was reached. With a ``cache``
+    (``read_cache(os.environ)``), a local GGUF read before and unchanged since is not read
+    again.
     """
-    return _describe(spec, ReadOptions(dict(overrides or {}), progress))
+    return _describe(spec, ReadOptions(dict(overrides or {}), progress, cache=cache))
+
+
+def read_cache(env: Mapping[str, str]) -> ReadCache:
+    """The read cache in the user's cache folder (``PAIRCHECK_CACHE_HOME``, else
+    ``XDG_CACHE_HOME``/paircheck, else ``~/.cache/paircheck``), in ``read/``."""
+    from paircheck._source.read_cache import ReadCache
+
+    return ReadCache(cache_home(env) / "read")
 
 
 def find_engine(name: str) -> tuple[Engine, str | None]:
@@ -173,6 +186,7 @@ def check_pair(
     registry: bool = True,
     fingerprint: bool = True,
     progress: ProgressFactory | None = None,
+    cache: ReadCache | None = None,
 ) -> Report:
     """Check TARGET and DRAFT for one engine and speculative method.
 
@@ -183,8 +197,8 @@ def check_pair(
     if draft is None and needs_draft(method):
         raise InputError("DRAFT", "missing: only the methods without a draft model (ngram-*, suffix) take TARGET alone")
     find_engine(engine)  # an unknown engine or version fails before anything is read
-    target_desc = describe(target, overrides, progress)
-    draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
+    target_desc = describe(target, overrides, progress, cache)
+    draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
     return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint)
 
 
@@ -199,6 +213,7 @@ __all__ = [
     "find_engine",
     "identities_for",
     "needs_draft",
+    "read_cache",
 ]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -22,14 +22,27 @@ def _mode_for(path: Path) -> int:
 
 def write_text_atomic(path: Path | str, text: str) -> None:
     path = Path(path)
-    mode = _mode_for(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    write_bytes_atomic(path, [text.encode("utf-8")], _mode_for(path))
+
+
+def write_bytes_atomic(path: Path, parts: Iterable[bytes], mode: int) -> None:
+    """``parts`` written one after the other into a new file beside ``path``, renamed over it."""
+    # A unique name opened with O_EXCL, as tempfile.mkstemp does; not tempfile itself, whose
+    # import (random, hashlib) costs more than writing a cache entry.
+    while True:
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+            break
+        except FileExistsError:
+            continue
     try:
-        # mkstemp creates the file 0600: a page or a result meant for others must stay readable.
+        # Created 0600 (no other user sees it half-written), then given the mode asked for.
         os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(fd, "wb") as out:
+            for part in parts:
+                out.write(part)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise

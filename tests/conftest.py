@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from itertools import count
@@ -44,6 +45,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _CORPUS_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.corpus)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Every paircheck the tests start keeps its caches (scan, read) in the session's own
+    folder, never in the user's ~/.cache; tests that study a cache set their own."""
+    os.environ["PAIRCHECK_CACHE_HOME"] = str(tmp_path_factory.mktemp("paircheck-cache"))
 
 
 @pytest.fixture(scope="session")

@@ -15,6 +15,7 @@ from paircheck._source.gguf_reader import (
     read_gguf,
 )
 from paircheck._source.interface import ReadOptions
+from paircheck._source.read_cache import file_stamp
 from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
 from paircheck.errors import InputError
 from paircheck.model import (
@@ -108,9 +109,21 @@ def describe_gguf_file(path_text: str, options: ReadOptions, source_kind: str = 
     path = first_shard(path)
     # llama-server opens the first shard (and finds the others by name) as paircheck does.
     origin = Origin(command_name=str(path), form="gguf", server_file=str(path))
+    stamp = file_stamp(str(path)) if options.cache is not None else None
+    kept = options.cache.get(stamp, options.overrides) if options.cache is not None and stamp else None
     try:
-        with open(path, "rb") as handle:
-            desc = describe_source(FileSource(path, handle), path_text, source_kind, options, origin)
+        if kept is not None:
+            meta, vocab, identity = kept
+            desc = ModelDescription(
+                location=path_text, source_kind=source_kind, metadata=meta, vocab=vocab, identity=identity,
+                origin=origin, resolved_path=str(path), metadata_bytes=meta.kv_end,
+            )
+        else:
+            with open(path, "rb") as handle:
+                desc = describe_source(FileSource(path, handle), path_text, source_kind, options, origin)
+            # Kept only when the file did not change while it was read (a download in progress).
+            if options.cache is not None and stamp is not None and file_stamp(str(path)) == stamp:
+                options.cache.put(stamp, options.overrides, (desc.metadata, desc.vocab, desc.identity))
     except PermissionError:
         raise InputError(path_text, "permission denied") from None
     except IsADirectoryError:

@@ -15,9 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from paircheck.model import ModelDescription, Override, TensorInfo
+
+if TYPE_CHECKING:
+    from paircheck._source.read_cache import ReadCache
 
 
 class Progress(Protocol):
@@ -40,6 +43,9 @@ class ReadOptions:
     # Called before each HTTP request a source sends (retries and redirects included), so
     # a caller can count requests and stop at a budget by raising InputError from it.
     on_request: Callable[[], None] | None = None
+    # Where what was read of a local GGUF is kept for the next look at the same file;
+    # None: read every file (the library's default: it writes nothing unless asked).
+    cache: ReadCache | None = None
 
     def progress_for(self, label: str) -> Progress | None:
         return self.progress(label) if self.progress is not None else None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from paircheck._format import format_named
-from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft
+from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft, read_cache
 from paircheck.cli.options import (
     ENGINE,
     METHOD,
@@ -58,6 +59,9 @@ but predicted to abort at run time (ABORTS AT RUN TIME), 5 a warning
 @click.option("--vram", default=None, help="Also check that memory against this device budget, e.g. 24GiB.")
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
               help="A `paircheck probe` result: the launch line gets the --spec-draft-n-max it measured best.")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Read both files again even when unchanged since paircheck last read them "
+              "(the read cache: see docs/speed.md).")
 @fail_on_options
 def check(
     target: str,
@@ -72,6 +76,7 @@ def check(
     ctx: int | None,
     vram: str | None,
     probe_file: str | None,
+    no_cache: bool,
     fail_on: str | None,
     strict: bool,
 ) -> None:
@@ -99,14 +104,16 @@ def check(
     # A progress line only for a person watching: never with --json or -q, nor into a pipe.
     progress = terminal_progress if not (quiet or as_json) and sys.stderr.isatty() else None
     options = render_options(verbose, level)
+    cache = None if no_cache else read_cache(os.environ)
     if engine == "all":
-        target_desc = describe(target, overrides, progress)
-        draft_desc = target_desc if draft is None else describe(draft, overrides, progress)
+        target_desc = describe(target, overrides, progress, cache)
+        draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
         reports = check_all_engines(target_desc, draft_desc, method, **extras)
         if not quiet:
             click.echo(format_named("json" if as_json else "text").matrix(reports, options))
         sys.exit(matrix_exit(reports, level))
-    report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress, **extras)
+    report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress,
+                        cache=cache, **extras)
     if (ctx is not None or vram is not None) and shown:
         from paircheck.fit import pair_memory
 

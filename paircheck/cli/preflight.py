@@ -42,9 +42,11 @@ EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and pas
 @click.option("--force", is_flag=True, help="Start the command even when the check fails or did not happen.")
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (on stdout, before the exec).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.option("--no-cache", "no_cache", is_flag=True,
+              help="Read the model files again even when unchanged since paircheck last read them.")
 @fail_on_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, fail_on: str | None, strict: bool,
+def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, no_cache: bool, fail_on: str | None, strict: bool,
         command: tuple[str, ...]) -> None:
     """Check a launch command, then exec it: paircheck run -- llama-server -m T -md D ..."""
     level = resolve_fail_on(fail_on, strict)
@@ -55,7 +57,9 @@ def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, fail_on: str | N
         name = program_name(program[0])
         renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
         raise InputError(program[0], f"command not found{renamed}")
-    result = lint_argv(argv)
+    from paircheck.api import read_cache
+
+    result = lint_argv(argv, cache=None if no_cache else read_cache(os.environ))
     status = result.status(fail_on=level)
     _emit(result, as_json, quiet, level)
     if dry_run:

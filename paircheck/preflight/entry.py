@@ -7,6 +7,7 @@ renders it with a format and turns its status into the exit code.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
@@ -14,24 +15,31 @@ from paircheck.preflight.launchers import lint_argv as lint_launch
 from paircheck.preflight.lint import Describe, LintResult
 from paircheck.preflight.ollama import lint_modelfile
 
+if TYPE_CHECKING:
+    from paircheck._source.read_cache import ReadCache
 
-def describer(overrides: list[str]) -> Describe:
+
+def describer(overrides: list[str], cache: ReadCache | None = None) -> Describe:
     from paircheck.api import describe
     from paircheck.vocab import parse_override
 
     parsed = dict(parse_override(item) for item in overrides)
 
     def describe_one(spec: str) -> ModelDescription:
-        return describe(spec, parsed or None)
+        return describe(spec, parsed or None, cache=cache)
 
     return describe_one
 
 
-def lint_argv(argv: list[str], env: dict[str, str] | None = None, check: bool = True) -> LintResult:
-    """Pick the launcher from argv[0] (after env/wrappers and legacy names) and lint its command line."""
+def lint_argv(argv: list[str], env: dict[str, str] | None = None, check: bool = True,
+              cache: ReadCache | None = None) -> LintResult:
+    """Pick the launcher from argv[0] (after env/wrappers and legacy names) and lint its command line.
+
+    With a ``cache`` (``api.read_cache(os.environ)``), model files read before and unchanged
+    since are not read again: a launch script checks the same files at every launch."""
     if not argv:
         raise InputError("command", "empty command")
-    return lint_launch(argv, env, describer if check else None)
+    return lint_launch(argv, env, (lambda overrides: describer(overrides, cache)) if check else None)
 
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from paircheck import __version__
+from paircheck.atomic import write_bytes_atomic
+from paircheck.cache_home import cache_home
 
 # 2: a pair predicted to abort at run time is no longer "usable" (summaries of 1 said unknown).
 CACHE_FORMAT = 2
@@ -31,12 +32,7 @@ MAX_FILE_BYTES = 64 << 20  # a cache file larger than this is not ours (or is br
 
 
 def cache_path(env: Mapping[str, str]) -> Path:
-    base = env.get("PAIRCHECK_CACHE_HOME")
-    if base:
-        return Path(base) / "scan.json"
-    xdg = env.get("XDG_CACHE_HOME")
-    root = Path(xdg) if xdg else Path(env.get("HOME") or os.path.expanduser("~")) / ".cache"
-    return root / "paircheck" / "scan.json"
+    return cache_home(env) / "scan.json"
 
 
 def file_stamp(path: str) -> tuple[str, int, int] | None:
@@ -119,14 +115,7 @@ class ScanCache:
         data = json.dumps({"format": CACHE_FORMAT, "entries": merged}, separators=(",", ":"))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".scan-", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    out.write(data)
-                os.replace(tmp, self.path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+            write_bytes_atomic(self.path, [data.encode("utf-8")], 0o600)
         except OSError:
             pass
 

@@ -1,0 +1,233 @@
+"""The read cache: a local GGUF read once and unchanged since is described from its entry,
+exactly as a fresh read describes it; a changed file, a damaged entry or an unwritable
+folder never changes a verdict.
+
+Real files throughout: llama.cpp's vocab GGUFs, synthetic GGUFs written with gguf-py, a split
+model, real entry files on disk that the tests then damage.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import fit_shapes
+import pytest
+
+from paircheck._source.read_cache import MAGIC, SUFFIX, ReadCache
+from paircheck.api import check_pair, describe
+from paircheck.errors import InputError
+from paircheck.model import ModelDescription
+
+REAL = ("qwen2", "llama-spm", "gemma-4", "bert-bge", "command-r")
+
+
+def _cache(folder: Path, **kwargs: int) -> ReadCache:
+    # settle_ns=0: these files were written a moment ago; the two-second rule has its own test.
+    return ReadCache(folder, **{"settle_ns": 0, **kwargs})
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.glob(f"*{SUFFIX}")) if folder.is_dir() else []
+
+
+def _same(a: ModelDescription, b: ModelDescription) -> None:
+    assert a.metadata == b.metadata
+    assert a.vocab == b.vocab
+    assert a == b
+
+
+@pytest.mark.parametrize("name", REAL)
+def test_a_cached_read_is_the_fresh_read(real_vocab: Callable[[str], Path], tmp_path: Path, name: str) -> None:
+    path = str(real_vocab(name))
+    fresh = describe(path)
+    cache = _cache(tmp_path)
+    first = describe(path, cache=cache)
+    assert (cache.hits, cache.misses, len(_entries(tmp_path))) == (0, 1, 1)
+    again = describe(path, cache=cache)
+    assert (cache.hits, cache.misses) == (1, 1)
+    _same(again, fresh)
+    _same(first, fresh)
+    assert again.vocab.texts is not first.vocab.texts  # loaded, not the same objects kept in memory
+
+
+def test_the_verdict_and_the_first_difference_come_out_the_same(real_vocab: Callable[[str], Path],
+                                                                tmp_path: Path) -> None:
+    target, draft = str(real_vocab("llama-spm")), str(real_vocab("phi-3"))
+    fresh = check_pair(target, draft)
+    cache = _cache(tmp_path)
+    check_pair(target, draft, cache=cache)
+    cached = check_pair(target, draft, cache=cache)
+    assert cache.hits == 2
+    assert cached == fresh  # every check, warning, fingerprint and registry finding
+
+
+def test_a_rewritten_file_is_read_again_even_with_its_size_and_time_put_back(gguf_factory: Callable[..., Path],
+                                                                            tmp_path: Path) -> None:
+    path = gguf_factory("model.gguf", replace={7: "abc"})
+    cache = _cache(tmp_path / "cache")
+    assert describe(str(path), cache=cache).vocab.texts[7] == b"abc"
+    before = path.stat()
+    # Same size, same modification time: only the change time (which nobody sets back) moves.
+    gguf_factory("model.gguf", replace={7: "xyz"})
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert describe(str(path), cache=cache).vocab.texts[7] == b"xyz"
+    assert cache.hits == 0
+
+
+def test_a_file_changed_moments_ago_is_not_kept(gguf_factory: Callable[..., Path], tmp_path: Path) -> None:
+    path = gguf_factory("fresh.gguf")
+    cache = ReadCache(tmp_path / "cache")  # the default two seconds
+    describe(str(path), cache=cache)
+    assert _entries(tmp_path / "cache") == []
+    old = time.time_ns() - 10 * 10**9
+    os.utime(path, ns=(old, old))  # the change time stays now: still not kept
+    describe(str(path), cache=cache)
+    assert _entries(tmp_path / "cache") == []
+
+
+def test_overrides_have_their_own_entries(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    path = str(real_vocab("llama-spm"))
+    cache = _cache(tmp_path)
+    plain = describe(path, cache=cache)
+    overrides = {"tokenizer.ggml.add_bos_token": ("bool", False)}
+    changed = describe(path, overrides, cache=cache)
+    assert plain.vocab.add_bos and not changed.vocab.add_bos
+    assert len(_entries(tmp_path)) == 2
+    assert describe(path, overrides, cache=cache).vocab.add_bos is False
+    assert describe(path, cache=cache).vocab.add_bos is True
+    assert cache.hits == 2
+
+
+def _damage_cases() -> dict[str, Callable[[bytes], bytes]]:
+    return {
+        "truncated": lambda data: data[: len(data) // 2],
+        "payload byte flipped": lambda data: data[:-100] + bytes([data[-100] ^ 0x20]) + data[-99:],
+        "foreign magic": lambda data: b"NOTOURS!" + data[8:],
+        "empty": lambda data: b"",
+        "header only": lambda data: data[:20],
+        "length past the bound": lambda data: data[:12] + (2**62).to_bytes(8, "little") + data[20:],
+        "garbage": lambda data: os.urandom(len(data)),
+    }
+
+
+@pytest.mark.parametrize("case", list(_damage_cases()))
+def test_a_damaged_entry_is_a_miss_and_is_replaced(real_vocab: Callable[[str], Path], tmp_path: Path,
+                                                   case: str) -> None:
+    path = str(real_vocab("qwen2"))
+    cache = _cache(tmp_path)
+    fresh = describe(path, cache=cache)
+    (entry,) = _entries(tmp_path)
+    entry.write_bytes(_damage_cases()[case](entry.read_bytes()))
+    _same(describe(path, cache=cache), fresh)
+    assert cache.hits == 0
+    assert entry.read_bytes().startswith(MAGIC)  # written again, whole
+    _same(describe(path, cache=cache), fresh)
+    assert cache.hits == 1
+
+
+def test_another_files_entry_under_this_name_is_a_miss(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    # A well-formed entry whose key is another file's (a collision of names): the key inside decides.
+    a, b = str(real_vocab("qwen2")), str(real_vocab("llama-spm"))
+    cache = _cache(tmp_path)
+    describe(a, cache=cache)
+    (entry_a,) = _entries(tmp_path)
+    describe(b, cache=cache)
+    (entry_b,) = [p for p in _entries(tmp_path) if p != entry_a]
+    entry_b.write_bytes(entry_a.read_bytes())
+    assert describe(b, cache=cache).vocab.tokenizer_model == "llama"  # not qwen2's gpt2
+    assert cache.hits == 0
+
+
+def test_the_folder_is_bounded_least_recently_used_first(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    cache = _cache(tmp_path, max_entries=2)
+    paths = [str(real_vocab(name)) for name in ("qwen2", "llama-spm", "phi-3")]
+    describe(paths[0], cache=cache)
+    time.sleep(0.01)
+    describe(paths[1], cache=cache)
+    time.sleep(0.01)
+    describe(paths[0], cache=cache)  # a hit: qwen2 is now the most recently used
+    time.sleep(0.01)
+    describe(paths[2], cache=cache)  # the third entry: llama-spm, the least recently used, goes
+    assert len(_entries(tmp_path)) == 2
+    hits = cache.hits
+    describe(paths[0], cache=cache)
+    describe(paths[2], cache=cache)
+    describe(paths[1], cache=cache)
+    assert cache.hits == hits + 2
+
+
+def test_the_size_bound_keeps_nothing_larger(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    cache = _cache(tmp_path, max_bytes=1 << 20)  # below one entry of a 152k-token vocabulary
+    path = str(real_vocab("qwen2"))
+    describe(path, cache=cache)
+    describe(path, cache=cache)
+    assert (cache.hits, _entries(tmp_path)) == (0, [])
+
+
+def test_an_unwritable_folder_is_no_error(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    cache = _cache(blocker / "read")
+    path = str(real_vocab("qwen2"))
+    _same(describe(path, cache=cache), describe(path))
+    assert cache.hits == 0
+
+
+def test_every_shard_of_a_split_model_is_still_checked(tmp_path: Path) -> None:
+    (tmp_path / "split").mkdir()
+    shards = fit_shapes.write_split("qwen2.5-0.5b", tmp_path / "split", max_tensors=100)
+    cache = _cache(tmp_path / "cache")
+    whole = describe(str(shards[0]), cache=cache)
+    assert whole.metadata.tensor_error is None
+    with open(shards[-1], "r+b") as handle:  # the last shard cut short after the entry was kept
+        handle.truncate(shards[-1].stat().st_size // 2)
+    cut = describe(str(shards[0]), cache=cache)
+    assert cache.hits == 1
+    assert cut.metadata.tensor_error is not None
+    assert shards[-1].name in cut.metadata.tensor_error.file
+
+
+def test_a_missing_file_is_still_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        describe(str(tmp_path / "gone.gguf"), cache=_cache(tmp_path))
+
+
+def _cli(args: list[str], cache_home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PAIRCHECK_CACHE_HOME": str(cache_home)}
+    return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True, env=env,
+                          timeout=120)
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_the_commands_keep_and_reuse_and_no_cache_reads_again(real_vocab: Callable[[str], Path], tmp_path: Path,
+                                                              command: str) -> None:
+    # The pair check and the launch-script hook (run --dry-run: checked, not started).
+    target, draft = real_vocab("llama-spm"), real_vocab("phi-3")
+    for path in (target, draft):  # the two-second rule: the corpus may have just been downloaded
+        wait = 2.1 - (time.time_ns() - max(path.stat().st_mtime_ns, path.stat().st_ctime_ns)) / 1e9
+        if wait > 0:
+            time.sleep(wait)
+    home = tmp_path / "home"
+    if command == "check":
+        args, tail = ["--json"], [str(target), str(draft)]
+    else:
+        args, tail = ["run", "--dry-run", "--json"], ["--", "llama-server", "-m", str(target), "-md", str(draft),
+                                                      "--spec-type", "draft-simple"]
+    bypass = _cli([*args, "--no-cache", *tail], home)
+    assert _entries(home / "read") == []
+    first = _cli([*args, *tail], home)
+    entries = {p: p.stat().st_mtime_ns for p in _entries(home / "read")}
+    assert len(entries) == 2
+    second = _cli([*args, *tail], home)
+    assert bypass.returncode == first.returncode == second.returncode
+    assert bypass.stdout == first.stdout == second.stdout
+    # The second run used both entries (a hit marks its entry used) and wrote none.
+    assert all(p.stat().st_mtime_ns > t for p, t in entries.items())
+    assert set(_entries(home / "read")) == set(entries)

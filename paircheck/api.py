@@ -19,6 +19,7 @@ from paircheck._engine.interface import Engine
 from paircheck._engine.pair_size import size_warning
 from paircheck._engine.versions import pick
 from paircheck._source.interface import Progress, ReadOptions
+from paircheck._source.read_cache import ReadCache
 from paircheck._source.resolve import describe as _describe
 from paircheck.cache_home import cache_home
 from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
@@ -29,7 +30,6 @@ from paircheck.model import ModelDescription, Override
 if TYPE_CHECKING:
     from paircheck._registry.consult import FileVocab
     from paircheck._registry.identity import ModelIdentity
-    from paircheck._source.read_cache import ReadCache
 
 DEFAULT_ENGINE = LLAMACPP
 ProgressFactory = Any  # Callable[[str], Progress | None]: one progress callback per model
@@ -55,8 +55,6 @@ def describe(
 def read_cache(env: Mapping[str, str]) -> ReadCache:
     """The read cache in the user's cache folder (``PAIRCHECK_CACHE_HOME``, else
     ``XDG_CACHE_HOME``/paircheck, else ``~/.cache/paircheck``), in ``read/``."""
-    from paircheck._source.read_cache import ReadCache
-
     return ReadCache(cache_home(env) / "read")
 
 
@@ -205,6 +203,7 @@ def check_pair(
 __all__ = [
     "DEFAULT_ENGINE",
     "Progress",
+    "ReadCache",
     "annotate",
     "check_all_engines",
     "check_descriptions",

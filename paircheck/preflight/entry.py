@@ -16,7 +16,7 @@ from paircheck.preflight.lint import Describe, LintResult
 from paircheck.preflight.ollama import lint_modelfile
 
 if TYPE_CHECKING:
-    from paircheck._source.read_cache import ReadCache
+    from paircheck.api import ReadCache
 
 
 def describer(overrides: list[str], cache: ReadCache | None = None) -> Describe:

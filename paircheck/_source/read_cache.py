@@ -27,11 +27,12 @@ import struct
 import time
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from paircheck import __version__
+from paircheck import constants as K
 from paircheck.atomic import write_bytes_atomic
 from paircheck.model import (
     GGUFArray,
@@ -44,7 +45,8 @@ from paircheck.model import (
     TensorSectionError,
 )
 
-# 1: metadata, vocabulary and identity of paircheck 0.1.0's model classes.
+# 1: metadata, vocabulary (its texts kept once when they are the tokens) and identity of
+# paircheck 0.1.0's model classes.
 FORMAT = 1
 MAGIC = b"PCREAD\x00\x01"
 _HEADER = struct.Struct("<8sIQ")  # magic, CRC32 of the payload, payload length
@@ -115,10 +117,15 @@ class ReadCache:
                 payload = handle.read(length + 1)
             if len(payload) != length or zlib.crc32(payload) != crc:
                 return None
-            stored_key, meta, vocab, identity = marshal.loads(payload)
+            stored_key, meta, vocab, identity, shared = marshal.loads(payload)
             if stored_key != key:
                 return None  # a hash collision of two keys: as good as absent
             found = (_decode(meta), _decode(vocab), _decode(identity))
+            if shared is not None:
+                tokens = _tokens(found[0])
+                if tokens is None or not 0 <= shared <= len(tokens):
+                    return None
+                found[1].texts = tokens[:shared]
             os.utime(path)  # the "recently used" of the bound
         except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, _Unusable):
             return None
@@ -131,8 +138,16 @@ class ReadCache:
         if time.time_ns() - max(stamp[4], stamp[5]) < self.settle_ns:
             return
         key = _key(stamp, overrides)
+        meta, vocab, identity = read
+        # The token texts are nearly always the stored tokens themselves (a text is changed
+        # only when it holds a NUL or is empty): then they are kept once, as the tokens.
+        tokens, texts, shared = _tokens(meta), vocab.texts, None
+        if tokens is not None and len(texts) <= len(tokens) and texts == tokens[: len(texts)]:
+            vocab, shared = replace(vocab, texts=[]), len(texts)
         try:
-            payload = marshal.dumps((key, *(_encode(part) for part in read)))
+            # Version 2 (no shared references): with the texts kept once, the fastest to
+            # write and to load.
+            payload = marshal.dumps((key, _encode(meta), _encode(vocab), _encode(identity), shared), 2)
         except (_Unusable, ValueError):
             return  # something marshal cannot hold: not kept
         if len(payload) > self.max_bytes:
@@ -168,6 +183,13 @@ class ReadCache:
                     os.unlink(path)
                 except OSError:
                     pass
+
+
+def _tokens(meta: GGUFMetadata) -> list[bytes] | None:
+    entry = meta.kv.get(K.TOKENS)
+    if entry is None or not isinstance(entry[1], GGUFArray) or not isinstance(entry[1].values, list):
+        return None
+    return entry[1].values
 
 
 def _key(stamp: Stamp, overrides: Mapping[str, Override]) -> str:

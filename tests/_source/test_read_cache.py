@@ -55,6 +55,42 @@ def test_a_cached_read_is_the_fresh_read(real_vocab: Callable[[str], Path], tmp_
     assert again.vocab.texts is not first.vocab.texts  # loaded, not the same objects kept in memory
 
 
+def test_every_odd_file_of_the_example_set_comes_out_the_same(tmp_path: Path) -> None:
+    # Refused loads, big-endian files, wrong key types, odd special ids: what each one
+    # describes (or the one line it is refused with) is the same from its entry.
+    import ggufgen
+
+    written = ggufgen.write_example_set(tmp_path / "set")
+    cache = _cache(tmp_path / "cache")
+    described = 0
+    for name in written:
+        path = str(tmp_path / "set" / name)
+        try:
+            fresh = describe(path)
+        except InputError as exc:
+            with pytest.raises(InputError) as again:
+                describe(path, cache=cache)
+            assert again.value.message == exc.message
+            continue
+        describe(path, cache=cache)
+        _same(describe(path, cache=cache), fresh)
+        described += 1
+    assert described > 30
+    assert cache.hits == described
+
+
+def test_texts_that_are_not_the_stored_tokens_are_kept_as_they_are(gguf_factory: Callable[..., Path],
+                                                                    tmp_path: Path) -> None:
+    # A NUL cuts a text, an empty text becomes [EMPTY_<i>]: the texts are then not the tokens.
+    path = str(gguf_factory(replace={6: b"ab\x00cd", 7: b""}))
+    fresh = describe(path)
+    assert fresh.vocab.texts[6:8] == [b"ab", b"[EMPTY_7]"]
+    cache = _cache(tmp_path / "cache")
+    describe(path, cache=cache)
+    _same(describe(path, cache=cache), fresh)
+    assert cache.hits == 1
+
+
 def test_the_verdict_and_the_first_difference_come_out_the_same(real_vocab: Callable[[str], Path],
                                                                 tmp_path: Path) -> None:
     target, draft = str(real_vocab("llama-spm")), str(real_vocab("phi-3"))

@@ -60,8 +60,8 @@ but predicted to abort at run time (ABORTS AT RUN TIME), 5 a warning
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
               help="A `paircheck probe` result: the launch line gets the --spec-draft-n-max it measured best.")
 @click.option("--no-cache", "no_cache", is_flag=True,
-              help="Read both files again even when unchanged since paircheck last read them "
-              "(the read cache: see docs/speed.md).")
+              help="Read both files even when unchanged since paircheck last read them, and keep "
+              "nothing (the read cache: PAIRCHECK_CACHE_HOME, XDG_CACHE_HOME/paircheck or ~/.cache/paircheck).")
 @fail_on_options
 def check(
     target: str,

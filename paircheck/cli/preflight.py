@@ -43,7 +43,8 @@ EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and pas
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON (on stdout, before the exec).")
 @click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
 @click.option("--no-cache", "no_cache", is_flag=True,
-              help="Read the model files again even when unchanged since paircheck last read them.")
+              help="Read the model files even when unchanged since paircheck last read them, and keep "
+              "nothing (the read cache: PAIRCHECK_CACHE_HOME, XDG_CACHE_HOME/paircheck or ~/.cache/paircheck).")
 @fail_on_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
 def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, no_cache: bool, fail_on: str | None, strict: bool,

@@ -121,17 +121,18 @@ class ReadCache:
             if stored_key != key:
                 return None  # a hash collision of two keys: as good as absent
             found = (_decode(meta), _decode(vocab), _decode(identity))
+            if not (isinstance(found[0], GGUFMetadata) and isinstance(found[1], LlamaVocab)
+                    and isinstance(found[2], Identity)):
+                return None
             if shared is not None:
                 tokens = _tokens(found[0])
-                if tokens is None or not 0 <= shared <= len(tokens):
+                if tokens is None or type(shared) is not int or not 0 <= shared <= len(tokens):
                     return None
                 found[1].texts = tokens[:shared]
             os.utime(path)  # the "recently used" of the bound
-        except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, _Unusable):
-            return None
-        if not (isinstance(found[0], GGUFMetadata) and isinstance(found[1], LlamaVocab)
-                and isinstance(found[2], Identity)):
-            return None
+        except (OSError, EOFError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError,
+                _Unusable):
+            return None  # not what this version wrote: a miss, and the file is read
         return found
 
     def put(self, stamp: Stamp, overrides: Mapping[str, Override], read: Read) -> None:

@@ -267,3 +267,37 @@ def test_the_commands_keep_and_reuse_and_no_cache_reads_again(real_vocab: Callab
     # The second run used both entries (a hit marks its entry used) and wrote none.
     assert all(p.stat().st_mtime_ns > t for p, t in entries.items())
     assert set(_entries(home / "read")) == set(entries)
+
+
+def test_a_well_formed_entry_of_the_wrong_shape_is_a_miss(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    # Entries with a valid header, CRC and key, as only a hand-made file could have them:
+    # the wrong class where the vocabulary goes, or nesting deeper than the decoder recurses.
+    import marshal
+    import struct
+    import zlib
+
+    from paircheck._source.read_cache import _encode, _key, file_stamp
+
+    path = str(real_vocab("llama-spm"))
+    fresh = describe(path)
+    stamp = file_stamp(path)
+    assert stamp is not None
+    key = _key(stamp, {})
+    deep: object = 1
+    for _ in range(900):
+        deep = ("C", "list", [deep])
+    identity = _encode(fresh.identity)
+    shapes = [
+        (key, identity, identity, identity, 3),
+        (key, _encode(fresh.metadata), identity, identity, None),
+        (key, _encode(fresh.metadata), _encode(fresh.vocab), identity, "3"),
+        (key, deep, identity, identity, None),
+    ]
+    cache = _cache(tmp_path)
+    entry = cache._entry(key)
+    tmp_path.mkdir(exist_ok=True)
+    for shape in shapes:
+        payload = marshal.dumps(shape, 2)
+        entry.write_bytes(struct.pack("<8sIQ", MAGIC, zlib.crc32(payload), len(payload)) + payload)
+        _same(describe(path, cache=cache), fresh)
+    assert cache.hits == 0

@@ -15,7 +15,7 @@ from paircheck._source.gguf_reader import (
     read_gguf,
 )
 from paircheck._source.interface import ReadOptions
-from paircheck._source.read_cache import file_stamp
+from paircheck._source.read_cache import Read, file_stamp
 from paircheck.constants import LLAMA_TYPE_NAMES, ValueType
 from paircheck.errors import InputError
 from paircheck.model import (
@@ -88,12 +88,20 @@ def description_from_metadata(
         if meta.kv_complete
         else LlamaVocab(failure=LoadFailure("failed to read key-value pairs"))
     )
+    return _description((meta, vocab, identity_from_metadata(meta)), location, source_kind, resolved, origin)
+
+
+def _description(
+    read: Read, location: str, source_kind: str, resolved: str | None, origin: Origin
+) -> ModelDescription:
+    """What was read of a file (just now, or kept in the read cache), under the name it was given by."""
+    meta, vocab, identity = read
     return ModelDescription(
         location=location,
         source_kind=source_kind,
         metadata=meta,
         vocab=vocab,
-        identity=identity_from_metadata(meta),
+        identity=identity,
         origin=origin,
         resolved_path=resolved,
         metadata_bytes=meta.kv_end,
@@ -109,21 +117,18 @@ def describe_gguf_file(path_text: str, options: ReadOptions, source_kind: str = 
     path = first_shard(path)
     # llama-server opens the first shard (and finds the others by name) as paircheck does.
     origin = Origin(command_name=str(path), form="gguf", server_file=str(path))
-    stamp = file_stamp(str(path)) if options.cache is not None else None
-    kept = options.cache.get(stamp, options.overrides) if options.cache is not None and stamp else None
+    cache = options.cache
+    stamp = file_stamp(str(path)) if cache is not None else None
+    kept = cache.get(stamp, options.overrides) if cache is not None and stamp is not None else None
     try:
         if kept is not None:
-            meta, vocab, identity = kept
-            desc = ModelDescription(
-                location=path_text, source_kind=source_kind, metadata=meta, vocab=vocab, identity=identity,
-                origin=origin, resolved_path=str(path), metadata_bytes=meta.kv_end,
-            )
+            desc = _description(kept, path_text, source_kind, str(path), origin)
         else:
             with open(path, "rb") as handle:
                 desc = describe_source(FileSource(path, handle), path_text, source_kind, options, origin)
             # Kept only when the file did not change while it was read (a download in progress).
-            if options.cache is not None and stamp is not None and file_stamp(str(path)) == stamp:
-                options.cache.put(stamp, options.overrides, (desc.metadata, desc.vocab, desc.identity))
+            if cache is not None and stamp is not None and file_stamp(str(path)) == stamp:
+                cache.put(stamp, options.overrides, (desc.metadata, desc.vocab, desc.identity))
     except PermissionError:
         raise InputError(path_text, "permission denied") from None
     except IsADirectoryError:

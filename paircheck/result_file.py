@@ -8,6 +8,9 @@ asked for (missing, a folder, not UTF-8 or JSON, another kind, another schema ve
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +18,29 @@ from paircheck.atomic import write_text_atomic
 from paircheck.errors import InputError
 
 MAX_RESULT_BYTES = 256 << 20
+
+
+def now() -> str:
+    """A result's time stamps: UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@contextmanager
+def recording(result: dict[str, Any], save: Callable[[], None]) -> Iterator[None]:
+    """Around a measurement: the result says how it ended (``complete``, or the ``error`` that
+    stopped it, Ctrl-C included), when (``finished_at``), and is saved however it ended."""
+    try:
+        yield
+        result["complete"] = True
+    except InputError as exc:
+        result["error"] = str(exc)
+        raise
+    except KeyboardInterrupt:
+        result["error"] = "interrupted"
+        raise
+    finally:
+        result["finished_at"] = now()
+        save()
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from paircheck import __version__
 from paircheck.errors import InputError
 from paircheck.llama_server.http import machine_info, request_json
 from paircheck.llama_server.prompts import BUILTIN_PROMPTS, Prompt
-from paircheck.result_file import read_json, write_json
+from paircheck.result_file import now, read_json, recording, write_json
 
 SCHEMA_VERSION = 1
 KIND = "paircheck-bench"
@@ -46,10 +45,6 @@ class BenchSettings:
 
 
 # --------------------------------------------------------------------------- result file
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 # --------------------------------------------------------------------------- the measurement
@@ -101,7 +96,7 @@ def new_result(settings: BenchSettings, label: str, prompts: list[Prompt]) -> di
         "complete": False,
         "error": None,
         "paircheck_version": __version__,
-        "started_at": _now(),
+        "started_at": now(),
         "finished_at": None,
         "url": settings.url,
         "settings": {
@@ -147,42 +142,34 @@ def run_bench(
             write_json(output, result)
 
     bar = None
-    try:
-        health = request_json(settings.url, "/health", timeout=min(settings.timeout, 30.0))
-        result["health"] = health
-        result["server"] = request_json(settings.url, "/props", timeout=min(settings.timeout, 30.0))
-        save()
-        texts = {
-            p.id: _apply_chat_template(settings.url, p.text, settings.timeout) if settings.chat_template else p.text
-            for p in chosen
-        }
-        total = (settings.warmup + settings.runs) * len(chosen)
-        if progress:
-            from tqdm import tqdm
+    with recording(result, save):
+        try:
+            health = request_json(settings.url, "/health", timeout=min(settings.timeout, 30.0))
+            result["health"] = health
+            result["server"] = request_json(settings.url, "/props", timeout=min(settings.timeout, 30.0))
+            save()
+            texts = {
+                p.id: _apply_chat_template(settings.url, p.text, settings.timeout) if settings.chat_template else p.text
+                for p in chosen
+            }
+            total = (settings.warmup + settings.runs) * len(chosen)
+            if progress:
+                from tqdm import tqdm
 
-            bar = tqdm(total=total, desc=f"bench {label}", unit="req", leave=False)
-        for run in range(-settings.warmup, settings.runs):
-            for p in chosen:
-                record = measure_one(settings.url, texts[p.id], p.n_predict or settings.n_predict, settings.seed,
-                                     settings.timeout)
-                if bar is not None:
-                    bar.update(1)
-                if run < 0:
-                    continue  # warm-up: not recorded
-                result["requests"].append({"prompt_id": p.id, "run": run, **record})
-                save()
-        result["complete"] = True
-    except InputError as exc:
-        result["error"] = str(exc)
-        raise
-    except KeyboardInterrupt:
-        result["error"] = "interrupted"
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-        result["finished_at"] = _now()
-        save()
+                bar = tqdm(total=total, desc=f"bench {label}", unit="req", leave=False)
+            for run in range(-settings.warmup, settings.runs):
+                for p in chosen:
+                    record = measure_one(settings.url, texts[p.id], p.n_predict or settings.n_predict, settings.seed,
+                                         settings.timeout)
+                    if bar is not None:
+                        bar.update(1)
+                    if run < 0:
+                        continue  # warm-up: not recorded
+                    result["requests"].append({"prompt_id": p.id, "run": run, **record})
+                    save()
+        finally:
+            if bar is not None:
+                bar.close()
     return result
 
 

@@ -16,7 +16,6 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from paircheck.probe import record
 from paircheck.probe.replay import PromptTrace
 from paircheck.probe.result import KIND, SCHEMA_VERSION, summary_to_dict, write_result
 from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
+from paircheck.result_file import now, recording
 
 # How long a failed request waits for the server process to be seen exiting, to tell a
 # dead server from a network error.
@@ -87,10 +87,6 @@ class Pair:
     desc: ModelDescription
     warnings: list[str]
     cost_ratio: float | None
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def _local_gguf(desc: ModelDescription, spec: str) -> str:
@@ -214,7 +210,7 @@ def probe_drafts(
         "complete": False,
         "error": None,
         "paircheck_version": __version__,
-        "started_at": _now(),
+        "started_at": now(),
         "finished_at": None,
         "machine": machine_info(),
         "target": {"path": target, "url": endpoints.target_url, "n_tokens": target_desc.vocab.n_tokens},
@@ -235,21 +231,11 @@ def probe_drafts(
             write_result(output, result)
 
     summaries: list[DraftSummary] = []
-    try:
+    with recording(result, save):
         save()
         gens = _generate(target_path, chosen, settings, endpoints, log_dir, result, save, tick)
         for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
             summaries.append(_force(i, pair, path, gens, chosen, settings, endpoints, log_dir, result, save, tick))
-        result["complete"] = True
-    except InputError as exc:
-        result["error"] = str(exc)
-        raise
-    except KeyboardInterrupt:
-        result["error"] = "interrupted"
-        raise
-    finally:
-        result["finished_at"] = _now()
-        save()
     return ProbeOutcome(result, summaries)
 
 

@@ -63,7 +63,7 @@ def layer_of(module: str) -> str:
         return "server"
     if head == "preflight":
         return "preflight"
-    if head in ("bench", "fit", "scan", "probe"):
+    if head in ("bench", "fit", "scan", "probe", "speed"):
         return "capability"
     if head == "catalog":
         return "catalog"
@@ -274,3 +274,19 @@ def test_only_the_sources_ask_which_source_read_a_model(path: Path) -> None:
         "reads source_kind to decide something outside _source/ (there it is only a label to show); "
         "ask the source instead: desc.origin or _source.tensors.model_tensors(desc):\n" + "\n".join(bad)
     )
+
+
+# The speed model has one home (paircheck/speed/); the capabilities that print speeds use it and
+# never each other's copies of it: the probe reads nothing of bench/, and speed/ nothing of the
+# capabilities that use it.
+SPEED_USERS_APART = {"paircheck.probe": {"paircheck.bench"},
+                     "paircheck.speed": {"paircheck.bench", "paircheck.probe", "paircheck.scan", "paircheck.fit"}}
+
+
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_speed_model_is_used_not_copied(path: Path) -> None:
+    folder = folder_of(module_name(path))
+    banned = SPEED_USERS_APART.get(folder, set())
+    bad = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {target}" for line, target in imports_of(path)
+           if folder_of(target) in banned]
+    assert not bad, "\n".join(bad)

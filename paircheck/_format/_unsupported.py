@@ -13,11 +13,11 @@ if TYPE_CHECKING:  # types only: what a format refuses is never imported for it
     from paircheck._registry.entry import RegistryEntry
     from paircheck._registry.identity import ModelIdentity
     from paircheck.bench.compare import Comparison
-    from paircheck.bench.estimate import Estimate
     from paircheck.findings import Report
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
     from paircheck.scan import ScanResult
+    from paircheck.speed.estimate import Estimate
 
 if TYPE_CHECKING:
     from paircheck.probe.run import ProbeOutcome

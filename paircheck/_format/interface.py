@@ -16,12 +16,12 @@ if TYPE_CHECKING:  # types only: a command imports the results it renders, not e
     from paircheck._registry.entry import RegistryEntry
     from paircheck._registry.identity import ModelIdentity
     from paircheck.bench.compare import Comparison
-    from paircheck.bench.estimate import Estimate
     from paircheck.findings import Report
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
     from paircheck.probe.run import ProbeOutcome
     from paircheck.scan import ScanResult
+    from paircheck.speed.estimate import Estimate
 
 from paircheck.outcome import DEFAULT_FAIL_ON
 

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
     from paircheck._registry.entry import RegistryEntry
     from paircheck._registry.identity import ModelIdentity
     from paircheck.bench.compare import Comparison
-    from paircheck.bench.estimate import Estimate
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
     from paircheck.probe.run import ProbeOutcome
     from paircheck.scan import ScanResult
+    from paircheck.speed.estimate import Estimate
 
 SCHEMA_VERSION = 3
 
@@ -148,15 +148,18 @@ def comparison_to_dict(comp: Comparison) -> dict[str, Any]:
     from paircheck.bench.compare import COMPARE_SCHEMA_VERSION
 
     data = asdict(comp)
-    data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data}
+    data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data, "problems": comp.stability_problems}
     return json.loads(json.dumps(data, default=str))
 
 
 def estimate_to_dict(est: Estimate) -> dict[str, Any]:
     data = asdict(est)
     data["warnings"] = [asdict(w) for w in est.warnings]
-    head = {"schema_version": 1, "modelled": True, "model": "Leviathan et al. 2023: E = (1 - a^(k+1)) / (1 - a), "
-            "speedup = E / (k*c + 1)"}
+    measured = est.costs_basis == "measured"
+    model = ("paircheck.speed: the replayed counts priced at the costs a probe measured" if measured
+             else "Leviathan et al. 2023: E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1), with assumed "
+                  "verify_growth and round_cost")
+    head = {"schema_version": 2, "modelled": True, "model": model}
     return {**head, **data}
 
 

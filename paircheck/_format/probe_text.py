@@ -1,6 +1,8 @@
-"""The probe's summary for people: a verdict line, the drafts ranked, the best draft by draft
-length and by prompt kind, and the launch line. Every acceptance says it was measured (on
-which server, how); every speedup says it is modelled."""
+"""The probe's summary for people: a verdict line (the draft and setting to run, or "run
+without a draft"), the drafts ranked, the best draft by draft length and by prompt kind, and
+the launch line. Every acceptance says it was measured (on which server, how); every speed
+says whether it was measured, predicted from costs measured on this machine, or modelled
+from assumed costs."""
 
 from __future__ import annotations
 
@@ -40,15 +42,36 @@ def aborts(data: dict, index: int) -> list[list[int | str]]:
 
 
 def ranked(outcome: ProbeOutcome) -> list[tuple[int, DraftSummary]]:
-    """Best first: drafts that would not abort, by modelled speedup at their best length,
-    then by measured acceptance; drafts without a cost ratio after those with one."""
+    """Best first: drafts that would not abort, by predicted speed at their best setting, then
+    by measured acceptance; drafts without a prediction after those with one."""
     order = list(enumerate(outcome.summaries))
 
     def key(item: tuple[int, DraftSummary]) -> tuple[bool, float, float]:
         i, s = item
-        return (not aborts(outcome.data, i), s.modelled_speedup or 0.0, s.acceptance_rate or 0.0)
+        best = s.best.predicted_speedup if s.best is not None else None
+        return (not aborts(outcome.data, i), best or 0.0, s.acceptance_rate or 0.0)
 
     return sorted(order, key=key, reverse=True)
+
+
+def _tps(x: float | None) -> str:
+    return "-" if x is None else f"{x:.1f}"
+
+
+def _measured(data: dict) -> bool:
+    return bool(data.get("calibration"))
+
+
+def _basis(data: dict) -> str:
+    """How the speeds were found, in one clause."""
+    calib = data.get("calibration")
+    if not calib:
+        return ("speeds MODELLED from assumed costs (--no-calibrate): a draft token costs its weight "
+                "bytes' share of a target decode, a verification one decode, a round nothing")
+    server = (calib.get("server") or {}).get("build_info")
+    where = f"llama-server {server}" if server and "unknown" not in server else "llama-server"
+    return (f"speeds PREDICTED from costs measured on this machine ({where}, {calib.get('measured_at')}; "
+            f"spread {calib.get('spread', 0):.0%})")
 
 
 def _how(data: dict) -> str:
@@ -121,19 +144,20 @@ def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str
     tuned = _tuned(summary)
     # one p-min beside the default: the one that tunes best, else the lowest (-v: every one)
     extra = [p for p in p_mins if p > 0] if verbose else [tuned.p_min] if tuned else [p for p in p_mins if p > 0][:1]
-    headers = ("k", "drafted", "accepted", "acc/pass", "MODELLED") + tuple(
-        h for p in extra for h in (f"acc/pass p{p:g}", "MODELLED"))
+    headers = ("k", "drafted", "accepted", "acc/pass", "tok/s", "speedup") + tuple(
+        h for p in extra for h in (f"p{p:g} acc/pass", "tok/s", "speedup"))
     rows = []
     for k in ks:
         r0 = summary.row(k, 0.0)
         if r0 is None:
             continue
         cells: tuple[str, ...] = (str(k), _n(r0.drafted), _n(r0.accepted), f"{r0.accepted_per_pass:.2f}",
-                                  _x(r0.modelled_speedup).replace(" (slower)", ""))
+                                  _tps(r0.predicted_tokens_per_s), _x(r0.predicted_speedup).replace(" (slower)", ""))
         for p in extra:
             rp = summary.row(k, p)
-            cells += ("-", "-") if rp is None else (f"{rp.accepted_per_pass:.2f}",
-                                                    _x(rp.modelled_speedup).replace(" (slower)", ""))
+            cells += ("-", "-", "-") if rp is None else (
+                f"{rp.accepted_per_pass:.2f}", _tps(rp.predicted_tokens_per_s),
+                _x(rp.predicted_speedup).replace(" (slower)", ""))
         rows.append(cells)
     return _table(rows, headers)
 
@@ -141,9 +165,31 @@ def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str
 def _tuned(summary: DraftSummary) -> Row | None:
     """The best setting with a p-min above 0, when it beats the best at p-min 0 (the default)."""
     best = summary.best
-    if best is None or best.p_min == 0 or summary.modelled_speedup is None or best.modelled_speedup is None:
+    if best is None or best.p_min == 0 or summary.predicted_speedup is None or best.predicted_speedup is None:
         return None
-    return best if best.modelled_speedup > summary.modelled_speedup + 0.005 else None
+    return best if best.predicted_speedup > summary.predicted_speedup + 0.005 else None
+
+
+def _target_tps(outcome: ProbeOutcome) -> float | None:
+    for s in outcome.summaries:
+        for r in s.rows:
+            if r.predicted is not None and r.predicted.target_tokens_per_s is not None:
+                return r.predicted.target_tokens_per_s
+    return None
+
+
+def _setting(row: Row) -> str:
+    return f"--spec-draft-n-max {row.draft_max}" + (f" --spec-draft-p-min {row.p_min:g}" if row.p_min else "")
+
+
+def _speed_clause(row: Row, target_tps: float | None) -> str:
+    pred = row.predicted
+    if pred is None:
+        return ""
+    if pred.pair_tokens_per_s is None or target_tps is None:
+        return f"MODELLED {pred.speedup:.2f}x the target alone"
+    return (f"PREDICTED {pred.pair_tokens_per_s:.1f} tokens/s, {pred.speedup:.2f}x the target alone "
+            f"({target_tps:.1f} tokens/s, measured)")
 
 
 def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
@@ -152,48 +198,47 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     lines: list[str] = []
     if not order:
         return "MEASURED nothing: no draft was probed"
-    best_i, best = order[0]
-    best_name = Path(best.path).name
-    k = best.best_draft_max
-    at = best.row(k, 0.0) if k is not None else None
-    if at is None or best.modelled_speedup is None:
-        head = f"MEASURED: {best_name}: {_pct(best.acceptance_rate)} of its guesses are the target's"
-    elif best.modelled_speedup >= 0.995:
-        head = (f"MEASURED: {best_name} is the best draft: {_pct(best.acceptance_rate)} of its guesses are the "
-                f"target's; at --spec-draft-n-max {k}, {at.accepted_per_pass:.2f} accepted per target pass, "
-                f"MODELLED speedup {_x(best.modelled_speedup)}")
+    target_tps = _target_tps(outcome)
+    rec = data.get("recommendation") or {}
+    chosen = next(((i, s) for i, s in order if rec.get("draft") and s.path == rec["draft"]), None)
+    predicted_any = any(s.best is not None and s.best.predicted is not None for _, s in order)
+    if chosen is not None and chosen[1].recommended is not None:
+        best = chosen[1].recommended
+        head = (f"{Path(chosen[1].path).name} is the fastest draft: {_speed_clause(best, target_tps)} at "
+                f"{_setting(best)}; {_pct(chosen[1].acceptance_rate)} of its guesses are the target's, "
+                f"{best.accepted_per_pass:.2f} accepted per target pass")
+    elif predicted_any:
+        alone = f" ({target_tps:.1f} tokens/s, measured)" if target_tps is not None else ""
+        count = "no draft is" if len(order) > 1 else "the draft is not"
+        head = (f"RUN WITHOUT A DRAFT: {count} predicted faster than the target alone{alone} at any "
+                f"--spec-draft-n-max 1..16 or p-min tried")
     else:
-        n = len(order)
-        head = (f"MEASURED: {'no draft' if n > 1 else 'the draft'} is modelled to be faster than the target "
-                f"alone{'' if n > 1 else ''}; {'the closest is ' + best_name if n > 1 else best_name}: "
-                f"{_pct(best.acceptance_rate)} of its guesses are the target's, {at.accepted_per_pass:.2f} "
-                f"accepted per target pass at --spec-draft-n-max {k}, MODELLED {_x(best.modelled_speedup)}")
+        _, s0 = order[0]
+        head = (f"MEASURED: {Path(s0.path).name}: {_pct(s0.acceptance_rate)} of its guesses are the target's "
+                "(no speed predicted: the files have no weights to size and nothing was calibrated)")
     lines += wrap(head, width)
-    lines += wrap(f"measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and --spec-draft-p-min "
-                  f"{', '.join(f'{p:g}' for p in data['settings']['p_min'])}", width, "  ", "  ")
-    tuned = _tuned(best)
-    if tuned is not None:
-        lines += wrap(f"with --spec-draft-p-min {tuned.p_min:g}: MODELLED {_x(tuned.modelled_speedup)} at "
-                      f"--spec-draft-n-max {tuned.draft_max} ({tuned.accepted_per_pass:.2f} accepted per pass)",
-                      width, "  ", "  ")
+    lines += wrap(f"acceptance measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and "
+                  f"--spec-draft-p-min {', '.join(f'{p:g}' for p in data['settings']['p_min'])}; {_basis(data)}",
+                  width, "  ", "  ")
     lines.append("")
     rows = []
     for rank, (i, s) in enumerate(order, 1):
-        k = s.best_draft_max
-        r = s.row(k, 0.0) if k is not None else s.row(1, 0.0)
+        b = s.best
         rows.append([
-            str(rank), Path(s.path).name, _pct(s.acceptance_rate), "-" if k is None else str(k),
-            "-" if r is None else f"{r.accepted_per_pass:.2f}",
-            "ABORTS" if aborts(data, i) else _x(s.modelled_speedup).replace(" (slower)", ""),
-            "-" if s.cost_ratio is None else f"{s.cost_ratio:.2f}",
+            str(rank), Path(s.path).name, _pct(s.acceptance_rate), "-" if b is None else _setting_short(b),
+            "-" if b is None else f"{b.accepted_per_pass:.2f}",
+            "ABORTS" if aborts(data, i) else "-" if b is None else _tps(b.predicted_tokens_per_s),
+            "ABORTS" if aborts(data, i) else "-" if b is None else _x(b.predicted_speedup).replace(" (slower)", ""),
         ])
-    lines += _fitted(rows, ("#", "draft", "agree", "best k", "acc/pass", "MODELLED", "cost"), 1, width)
+    lines += _fitted(rows, ("#", "draft", "agree", "best", "acc/pass", "tok/s", "speedup"), 1, width)
     lines.append("")
-    lines += wrap("agree: positions where the draft's top token is the target's (measured); acc/pass: accepted "
-                  "draft tokens per target pass at best k, p-min 0, as llama-server counts them (replayed from "
-                  "the measurement); MODELLED: tokens / (passes + cost x drafted), cost = draft/target weight "
-                  "bytes per token, below 1.00x slower than the target alone: acceptance measured, speed "
-                  "modelled", width)
+    speeds = ("tok/s and speedup: PREDICTED from the costs measured here and the replayed counts, "
+              "against the target alone" if _measured(data) else
+              "tok/s: not known without a calibration; speedup: MODELLED from assumed costs")
+    lines += wrap("agree: positions where the draft's top token is the target's (measured); best: the fastest "
+                  "--spec-draft-n-max k (and p-min) for the draft; acc/pass: accepted draft tokens per target "
+                  f"pass there, as llama-server counts them (replayed); {speeds}; below 1.00x slower than the "
+                  "target alone", width)
     for i, s in order:
         for prompt_id, pos, token in aborts(data, i)[:1]:
             lines += wrap(f"warning: {Path(s.path).name} proposed token {token} at position {pos} of "
@@ -212,16 +257,21 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
                   f"{k.accepted_per_pass:.2f}") for k in s.kinds],
                 ("kind", "agree", "best k", "acc/pass"),
             )
-    if best.best_draft_max is not None and not aborts(data, best_i):
-        target = data["target"]["path"]
-        setting = ["--spec-draft-n-max", str(best.best_draft_max)]
-        if tuned is not None:
-            setting = ["--spec-draft-n-max", str(tuned.draft_max), "--spec-draft-p-min", f"{tuned.p_min:g}"]
-        command = shlex.join(["llama-server", "-m", target, "-md", best.path, "--spec-type", "draft-simple",
+    target = data["target"]["path"]
+    if chosen is not None and chosen[1].recommended is not None:
+        best = chosen[1].recommended
+        setting = ["--spec-draft-n-max", str(best.draft_max)]
+        if best.p_min:
+            setting += ["--spec-draft-p-min", f"{best.p_min:g}"]
+        command = shlex.join(["llama-server", "-m", target, "-md", chosen[1].path, "--spec-type", "draft-simple",
                               *setting])
         lines += ["", "Next:", f"  {command}"]
-        best_speed = tuned.modelled_speedup if tuned is not None else best.modelled_speedup
-        if best_speed is not None and best_speed < 0.995:
-            lines += wrap("the model predicts no gain: measure on your machine with paircheck bench run "
-                          "before keeping the draft", width, "  ", "  ")
+        lines += wrap("confirm on your own prompts: paircheck bench run TARGET DRAFT (measures both, in the "
+                      "same run)", width, "  ", "  ")
+    elif predicted_any:
+        lines += ["", "Next:", f"  {shlex.join(['llama-server', '-m', target])}"]
     return "\n".join(lines)
+
+
+def _setting_short(row: Row) -> str:
+    return f"k={row.draft_max}" + (f" p{row.p_min:g}" if row.p_min else "")

@@ -113,9 +113,13 @@ def launch_line(result: ScanResult, relative: bool = False) -> str | None:
     draft = best.location
     if relative:
         target, draft = _shown_path(target), _shown_path(draft)
+    if best.probed_slower:
+        return shlex.join(["llama-server", "-m", target])  # the probe predicts no draft faster: run without one
     line = ["llama-server", "-m", target, "-md", draft, "--spec-type", "draft-simple"]
     if best.measured_draft_max is not None:
-        line += ["--spec-draft-n-max", str(best.measured_draft_max)]  # measured best by the probe
+        line += ["--spec-draft-n-max", str(best.measured_draft_max)]  # the probe's fastest setting
+        if best.measured_p_min:
+            line += ["--spec-draft-p-min", f"{best.measured_p_min:g}"]
     return shlex.join(line)
 
 
@@ -168,8 +172,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             lines += wrap(legend, options.width)
         if any(c.measured_speedup is not None for c in result.candidates):
             lines += wrap(f"*: acceptance MEASURED on llama-server by paircheck probe ({result.probe_file}), speed "
-                          "modelled from the measured counts at the best draft length (the launch line's "
-                          "--spec-draft-n-max).", options.width)
+                          "PREDICTED from the costs it measured on this machine at the fastest setting (the launch "
+                          "line's --spec-draft-n-max).", options.width)
         hidden = [h for h in _WEIGHT_COLUMNS if h not in shown]
         if hidden:
             lines += wrap(f"{', '.join(hidden)}: not shown, no candidate has tensor infos (vocab-only files have no "
@@ -201,7 +205,12 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     if isinstance(result, HubScanResult):
         lines += hub_render.sections(result, options)
     line = launch_line(result, relative=True)
-    if line:
+    best = result.best_for_llamacpp
+    if line and best is not None and best.probed_slower:
+        lines += ["", *wrap("RUN WITHOUT A DRAFT: paircheck probe predicts no probed draft faster than the target "
+                            f"alone on this machine (the best, {_label(best)}, {best.measured_speedup:.2f}x):",
+                            options.width), line]
+    elif line:
         lines += ["", "best draft for llama.cpp, ready to run:", line]  # a command: never wrapped
     return "\n".join(lines)
 
@@ -234,6 +243,8 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "measured_acceptance": c.measured_acceptance,
                 "measured_draft_max": c.measured_draft_max,
                 "measured_speedup": c.measured_speedup,
+                "measured_p_min": c.measured_p_min,
+                "predicted_tokens_per_s": c.predicted_tokens_per_s,
                 **({"engines": c.engines} if c.engines else {}),
             }
             for i, c in enumerate(result.candidates, 1)

@@ -16,12 +16,12 @@ if TYPE_CHECKING:
     from paircheck._registry.entry import RegistryEntry
     from paircheck._registry.identity import ModelIdentity
     from paircheck.bench.compare import Comparison
-    from paircheck.bench.estimate import Estimate
     from paircheck.findings import Report
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
     from paircheck.probe.run import ProbeOutcome
     from paircheck.scan import ScanResult
+    from paircheck.speed.estimate import Estimate
 
 
 class TextFormat:

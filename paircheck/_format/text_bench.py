@@ -8,8 +8,9 @@ from typing import Any
 from paircheck._format.interface import DEFAULT_WIDTH
 from paircheck._format.text_base import cell, simple_table, wrap
 from paircheck.bench.compare import Comparison, Spread, acceptance_rates, draft_counts, tokens_per_second
-from paircheck.bench.estimate import K_SEARCH_MAX, Estimate
 from paircheck.bench.measure import NOT_MEASURED
+from paircheck.speed.estimate import K_SEARCH_MAX, Estimate
+from paircheck.speed.model import MIN_GAIN
 
 
 def _spread(s: Spread | None, digits: int = 0) -> str:
@@ -27,17 +28,34 @@ def _pct(value: float | None) -> str:
 
 
 def _verdict(comp: Comparison) -> str:
+    unstable = "" if comp.conclusive else "NOT CONCLUSIVE (see the warnings), "
     if comp.speedup is not None:
         word = "faster" if comp.speedup > 1.0 else "slower" if comp.speedup < 1.0 else "no change"
         acc = f", acceptance {_pct(comp.acceptance_rate)}" if comp.acceptance_rate is not None else ""
-        return (f"MEASURED: {comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label} ({word}) "
-                f"on equal work{acc}")
+        decode = f" (decode {comp.decode_speedup:.2f}x)" if comp.decode_speedup is not None else ""
+        return (f"MEASURED, {unstable}" if unstable else "MEASURED: ") + (
+            f"{comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label}{decode} ({word}) on "
+            f"equal work{acc}")
     if comp.time_ratio is not None:
         return (
             f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
             f"{comp.baseline_label}/{comp.draft_label} = {comp.time_ratio:.2f}"
         )
     return "MEASURED: nothing comparable (no complete run over the same prompts on both sides)"
+
+
+def _predicted_lines(comp: Comparison, width: int) -> list[str]:
+    """What a probe predicted for this setting, beside what was measured here."""
+    pred = comp.predicted
+    if not pred:
+        return []
+    measured = (f"{comp.draft_tokens_per_second.median:.1f} tokens/s, decode {comp.decode_speedup:.2f}x"
+                if comp.draft_tokens_per_second is not None and comp.decode_speedup is not None else "-")
+    tps = pred.get("tokens_per_s")
+    said = (f"PREDICTED by paircheck probe ({pred.get('source')}): {tps:.1f} tokens/s, {pred['speedup']:.2f}x the "
+            f"target alone; MEASURED here: {measured}" if isinstance(tps, (int, float)) else
+            f"MODELLED by paircheck probe ({pred.get('source')}): {pred['speedup']:.2f}x; MEASURED here: {measured}")
+    return wrap(said, width)
 
 
 def _header(unit: str, label: str) -> str:
@@ -89,11 +107,15 @@ def _text_tables(comp: Comparison) -> list[str]:
 
 
 def render_comparison(comp: Comparison, markdown: bool = False, width: int = DEFAULT_WIDTH) -> str:
-    lines = [*wrap(_verdict(comp), width), ""]
+    lines = [*wrap(_verdict(comp), width), *_predicted_lines(comp, width), ""]
     lines += [_github_table(comp)] if markdown else _text_tables(comp)
     lines.append("")
-    legend = ("ms and tok/s: median (min-max) over the measured runs; speedup: median client time "
-              "baseline/draft, only where outputs are equal; accept: draft_n_accepted/draft_n; acc/pass: "
+    runs = "" if comp.baseline is None or comp.draft is None else (
+        f" ({comp.baseline.runs} baseline and {comp.draft.runs} draft runs"
+        f"{', interleaved' if comp.interleaved else ''})")
+    legend = (f"ms and tok/s: median (min-max) over the measured runs{runs}; speedup: median client time "
+              "baseline/draft, only where outputs are equal; decode: median decode tokens/s draft/baseline "
+              "(llama-server's predicted_n/predicted_ms); accept: draft_n_accepted/draft_n; acc/pass: "
               "accepted draft tokens per target pass.")
     lines += [legend] if markdown else wrap(legend, width)
     for p in comp.prompts:
@@ -103,7 +125,7 @@ def render_comparison(comp: Comparison, markdown: bool = False, width: int = DEF
                     f"(baseline {d.baseline_chars} chars/{d.baseline_tokens} tokens, draft {d.draft_chars} chars/"
                     f"{d.draft_tokens} tokens): baseline {d.baseline_excerpt!r}, draft {d.draft_excerpt!r}")
             lines += [said] if markdown else wrap(said, width, hanging="    ")
-    for kind, items in (("warning", comp.warnings), ("note", comp.notes)):
+    for kind, items in (("warning", comp.warnings + comp.stability_problems), ("note", comp.notes)):
         for item in items:
             said = f"{'- ' if markdown else ''}{kind}: {item}"
             lines += [said] if markdown else wrap(said, width)
@@ -150,15 +172,28 @@ def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     headers: tuple[str, ...] = ("acceptance", "tokens/pass", "speedup", "best k", "speedup at best k")
     if est.measured:
         assert est.speedup is not None and est.expected_tokens_per_pass is not None
-        lines += wrap(
-            f"MODELLED speed from MEASURED acceptance: speedup {est.speedup:.2f}x at draft max {est.draft_max} "
-            f"({est.expected_tokens_per_pass:.2f} tokens per target pass measured), cost ratio {est.cost_ratio:.3f}; "
-            f"best draft max {est.best_draft_max}: {est.best_speedup:.2f}x", width
-        )
+        tuned = f" p-min {est.best_p_min:g}" if est.best_p_min else ""
+        fastest = f"fastest: draft max {est.best_draft_max}{tuned}, {est.best_speedup:.2f}x"
+        if (est.best_speedup or 0.0) < MIN_GAIN:
+            fastest = ("RUN WITHOUT A DRAFT: no setting is predicted faster than the target alone "
+                       f"(best {est.best_speedup:.2f}x)")
+        if est.pair_tokens_per_s is not None and est.target_tokens_per_s is not None:
+            lines += wrap(
+                f"PREDICTED {est.pair_tokens_per_s:.1f} tokens/s at draft max {est.draft_max}, {est.speedup:.2f}x "
+                f"the target alone ({est.target_tokens_per_s:.1f} tokens/s measured), from acceptance MEASURED by "
+                f"the probe and costs measured on its machine; {fastest}", width
+            )
+        else:
+            lines += wrap(
+                f"MODELLED speed from MEASURED acceptance: speedup {est.speedup:.2f}x at draft max {est.draft_max} "
+                f"({est.expected_tokens_per_pass:.2f} tokens per target pass measured), ASSUMED costs (cost ratio "
+                f"{est.cost_ratio:.3f}); {fastest}", width
+            )
         shown = [p for p in est.measured if p.draft_max in (1, 2, 3, 4, 6, 8, 12, 16) or p.draft_max == est.draft_max]
-        rows = [(str(p.draft_max), f"{p.tokens_per_pass:.2f}", f"{p.drafted_per_pass:.2f}", f"{p.speedup:.2f}x")
+        rows = [(str(p.draft_max), f"{p.tokens_per_pass:.2f}", f"{p.drafted_per_pass:.2f}",
+                 "-" if p.tokens_per_s is None else f"{p.tokens_per_s:.1f}", f"{p.speedup:.2f}x")
                 for p in shown]
-        headers = ("draft max", "tokens/pass", "drafted/pass", "MODELLED speedup")
+        headers = ("draft max", "tokens/pass", "drafted/pass", "tok/s", "speedup")
     elif est.acceptance is not None:
         assert est.speedup is not None and est.expected_tokens_per_pass is not None
         word = {"documented": "DOCUMENTED", "measured": "MEASURED"}.get(est.acceptance_basis, "given")
@@ -195,7 +230,9 @@ def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     lines.append("")
     lines.append(tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True))
     lines.append("")
-    if est.target_bytes and est.draft_bytes:
+    if est.costs_basis == "measured":
+        lines += wrap(f"costs MEASURED: {est.costs_note}", width)
+    elif est.target_bytes and est.draft_bytes:
         lines += wrap(
             f"cost ratio c = draft/target weight bytes read per token = "
             f"{est.draft_bytes.per_token:,} / {est.target_bytes.per_token:,}", width
@@ -215,16 +252,18 @@ def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
         lines += wrap(f"documented: {doc}", width)
     for w in est.warnings:
         lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
-    if est.measured:
+    if est.costs_basis == "measured":
         lines += wrap(
-            "model: speedup = tokens / (passes + c * drafted) on the measured counts (Leviathan et al. 2023's "
-            "cost model); decoding assumed memory-bound; ignores the KV cache, prompt processing and batching. "
-            "`paircheck bench run` measures speed instead.", width
+            "model: paircheck.speed on the replayed counts: each target batch, the draft's re-evaluation of it, "
+            "each drafted token and each round priced at what it cost on the probe's machine; tokens/s as "
+            "llama-server's predicted_n / predicted_ms. `paircheck bench run` measures speed instead.", width
         )
     else:
         lines += wrap(
-            "model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1); decoding "
-            "assumed memory-bound; ignores the KV cache, prompt processing and batching. "
-            "`paircheck bench run` measures instead.", width
+            f"model: Leviathan et al. 2023, E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1) with ASSUMED costs: "
+            f"a verification of k+1 tokens costs {1:g} + {est.verify_growth:g}*k decodes (--verify-cost), a round "
+            f"{est.round_cost:g} more (--round-cost); decoding memory-bound; ignores the KV cache and prompt "
+            "processing. `paircheck probe` measures the costs on this machine, `paircheck bench run` the speed.",
+            width
         )
     return "\n".join(lines)

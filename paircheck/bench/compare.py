@@ -15,8 +15,43 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-COMPARE_SCHEMA_VERSION = 1
+COMPARE_SCHEMA_VERSION = 2
 FORMATS = ("table", "markdown", "json")
+# A side's runs are stable when their decode tokens/s lie within this share of their median
+# (max - min over median), after leaving out the one run farthest from it when there are
+# STABLE_MIN_RUNS or more (one hiccup of the machine is not a trend).
+STABLE_SPREAD = 0.10
+STABLE_MIN_RUNS = 5
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Whether one side's runs agree well enough to be compared (see STABLE_SPREAD)."""
+
+    runs: int
+    spread: float | None  # (max - min) / median of the runs kept
+    stable: bool
+    reason: str | None  # why not, when not
+    low: float | None = None  # the kept runs' range (tokens/s)
+    high: float | None = None
+
+    @staticmethod
+    def of(values: list[float], side: str) -> Stability:
+        if len(values) < 2:
+            return Stability(len(values), None, False, f"the {side} has {len(values)} complete run(s): at least 2 "
+                                                       "are needed to tell a steady speed from a chance one")
+        kept = sorted(values)
+        if len(kept) >= STABLE_MIN_RUNS:
+            mid = statistics.median(kept)
+            kept.remove(max(kept, key=lambda v: abs(v - mid)))
+        mid = statistics.median(kept)
+        spread = (max(kept) - min(kept)) / mid if mid > 0 else float("inf")
+        if spread <= STABLE_SPREAD:
+            return Stability(len(values), spread, True, None, min(kept), max(kept))
+        return Stability(len(values), spread, False,
+                         f"the {side} runs vary {min(kept):.1f}-{max(kept):.1f} tokens/s ({spread:.0%} of their "
+                         f"median, over the {STABLE_SPREAD:.0%} threshold): the machine's speed changed during the "
+                         "measurement (other load?)", min(kept), max(kept))
 
 
 @dataclass(frozen=True)
@@ -79,6 +114,25 @@ class Comparison:
     prompts: list[PromptComparison]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # decode tokens/s with the draft over without (medians over runs): what `probe` predicts
+    decode_speedup: float | None = None
+    baseline: Stability | None = None
+    draft: Stability | None = None
+    # False when a side is unstable or the two sides' runs overlap: the ratio's sign is not certain
+    conclusive: bool = False
+    # What a probe predicted for this pair and setting (bench compare/run --probe), beside the measurement
+    predicted: dict[str, Any] | None = None
+    interleaved: bool = False
+
+    @property
+    def stability_problems(self) -> list[str]:
+        out = [s.reason for s in (self.baseline, self.draft) if s is not None and s.reason]
+        b, d = self.baseline, self.draft
+        if (b is not None and d is not None and b.stable and d.stable and None not in (b.low, b.high, d.low, d.high)
+                and max(b.low or 0.0, d.low or 0.0) <= min(b.high or 0.0, d.high or 0.0)):
+            out.append(f"the two sides' runs overlap (baseline {b.low:.1f}-{b.high:.1f}, draft {d.low:.1f}-"
+                       f"{d.high:.1f} tokens/s): faster or slower cannot be told apart")
+        return out
 
 
 def _num(value: Any) -> float | None:
@@ -178,7 +232,7 @@ def _compare_prompt(
     )
 
 
-def _run_totals(result: dict[str, Any], prompt_ids: list[str]) -> tuple[list[float], list[float]]:
+def run_totals(result: dict[str, Any], prompt_ids: list[str]) -> tuple[list[float], list[float]]:
     """Per measured run over all prompts: total client ms, and tokens per second (sum of
     predicted_n over sum of predicted_ms). Runs missing a prompt (an interrupted file) are left out."""
     runs: dict[int, dict[str, dict[str, Any]]] = {}
@@ -232,8 +286,8 @@ def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
     if draft_counts(baseline["requests"])[3]:
         warnings.append("the baseline run shows draft_n: it was measured with speculative decoding on")
     rate, per_pass = acceptance_rates(drafted, accepted, predicted)
-    b_tot, b_tps = _run_totals(baseline, common)
-    d_tot, d_tps = _run_totals(draft, common)
+    b_tot, b_tps = run_totals(baseline, common)
+    d_tot, d_tps = run_totals(draft, common)
     ratio = (
         statistics.median(b_tot) / statistics.median(d_tot)
         if b_tot and d_tot and statistics.median(d_tot) > 0
@@ -252,7 +306,9 @@ def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
     notes.append(
         "not measured: " + ", ".join(baseline.get("not_measured") or ["streaming time to first token", "GPU memory"])
     )
-    return Comparison(
+    decode = (statistics.median(d_tps) / statistics.median(b_tps)
+              if b_tps and d_tps and statistics.median(b_tps) > 0 else None)
+    comp = Comparison(
         baseline_label=str(baseline.get("label")),
         draft_label=str(draft.get("label")),
         speedup=ratio if equal else None,
@@ -267,4 +323,10 @@ def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
         prompts=prompts,
         warnings=warnings,
         notes=notes,
+        decode_speedup=decode if equal else None,
+        baseline=Stability.of(b_tps, "baseline"),
+        draft=Stability.of(d_tps, "draft"),
+        interleaved=bool(baseline.get("interleaved") and draft.get("interleaved")),
     )
+    comp.conclusive = not comp.stability_problems
+    return comp

@@ -118,6 +118,47 @@ def new_result(settings: BenchSettings, label: str, prompts: list[Prompt]) -> di
     }
 
 
+class BenchSession:
+    """One server's measurement, one pass over the prompts at a time, so that two servers'
+    passes can be interleaved (``bench run``) and more passes added while the runs vary."""
+
+    def __init__(self, settings: BenchSettings, label: str, output: Path | None, prompts: list[Prompt] | None = None,
+                 extra_fields: dict[str, Any] | None = None) -> None:
+        if settings.runs < 1 or settings.warmup < 0 or settings.n_predict < 1:
+            raise InputError("bench", "--runs and --n-predict must be >= 1, --warmup >= 0")
+        self.settings = settings
+        self.output = output
+        self.prompts = list(prompts or BUILTIN_PROMPTS)
+        self.result = new_result(settings, label, self.prompts)
+        self.result.update(extra_fields or {})  # e.g. the server's command line when paircheck started it
+        self.texts: dict[str, str] = {}
+
+    def save(self) -> None:
+        if self.output is not None:
+            write_json(self.output, self.result)
+
+    def start(self) -> None:
+        """The server's health and properties, and the prompts as they will be sent."""
+        s = self.settings
+        self.result["health"] = request_json(s.url, "/health", timeout=min(s.timeout, 30.0))
+        self.result["server"] = request_json(s.url, "/props", timeout=min(s.timeout, 30.0))
+        self.save()
+        self.texts = {p.id: _apply_chat_template(s.url, p.text, s.timeout) if s.chat_template else p.text
+                      for p in self.prompts}
+
+    def run_pass(self, run: int, tick: Any = None) -> None:
+        """One pass over every prompt; ``run`` below 0 is a warm-up, not recorded."""
+        s = self.settings
+        for p in self.prompts:
+            record = measure_one(s.url, self.texts[p.id], p.n_predict or s.n_predict, s.seed, s.timeout)
+            if tick is not None:
+                tick(1)
+            if run < 0:
+                continue
+            self.result["requests"].append({"prompt_id": p.id, "run": run, **record})
+            self.save()
+
+
 def run_bench(
     settings: BenchSettings,
     label: str,
@@ -131,46 +172,22 @@ def run_bench(
     On an error the partial result is saved with ``complete: false`` and ``error`` set,
     then the InputError propagates; on Ctrl-C likewise with KeyboardInterrupt.
     """
-    if settings.runs < 1 or settings.warmup < 0 or settings.n_predict < 1:
-        raise InputError("bench", "--runs and --n-predict must be >= 1, --warmup >= 0")
-    chosen = list(prompts or BUILTIN_PROMPTS)
-    result = new_result(settings, label, chosen)
-    result.update(extra_fields or {})  # e.g. the server's command line when paircheck started it
-
-    def save() -> None:
-        if output is not None:
-            write_json(output, result)
-
+    session = BenchSession(settings, label, output, prompts, extra_fields)
     bar = None
-    with recording(result, save):
+    with recording(session.result, session.save):
         try:
-            health = request_json(settings.url, "/health", timeout=min(settings.timeout, 30.0))
-            result["health"] = health
-            result["server"] = request_json(settings.url, "/props", timeout=min(settings.timeout, 30.0))
-            save()
-            texts = {
-                p.id: _apply_chat_template(settings.url, p.text, settings.timeout) if settings.chat_template else p.text
-                for p in chosen
-            }
-            total = (settings.warmup + settings.runs) * len(chosen)
+            session.start()
             if progress:
                 from tqdm import tqdm
 
-                bar = tqdm(total=total, desc=f"bench {label}", unit="req", leave=False)
+                bar = tqdm(total=(settings.warmup + settings.runs) * len(session.prompts), desc=f"bench {label}",
+                           unit="req", leave=False)
             for run in range(-settings.warmup, settings.runs):
-                for p in chosen:
-                    record = measure_one(settings.url, texts[p.id], p.n_predict or settings.n_predict, settings.seed,
-                                         settings.timeout)
-                    if bar is not None:
-                        bar.update(1)
-                    if run < 0:
-                        continue  # warm-up: not recorded
-                    result["requests"].append({"prompt_id": p.id, "run": run, **record})
-                    save()
+                session.run_pass(run, None if bar is None else bar.update)
         finally:
             if bar is not None:
                 bar.close()
-    return result
+    return session.result
 
 
 def load_result(path: str) -> dict[str, Any]:

@@ -1,25 +1,37 @@
-"""``paircheck bench run TARGET DRAFT``: check, measure the target alone, measure the pair, compare.
+"""``paircheck bench run TARGET DRAFT``: check, measure the target alone and the pair, compare.
 
 Both servers run the same binary with the same context size, one slot and the same
 passed-through flags; only speculation differs (``--spec-type none`` against
-``--model-draft DRAFT --spec-type draft-simple``). They run one after the other, never
-together, so they do not share the machine.
+``--model-draft DRAFT --spec-type draft-simple``).
+
+The two are measured **interleaved**: both servers are up (the target's weights are one
+mmap'd file, so its pages are shared), and each run is a pass over the prompts on one then
+the other, in the order baseline, draft, draft, baseline, ... so that a machine that slows
+down or speeds up during the measurement does so for both sides alike. Only one server works
+at a time. ``sequential`` measures one after the other instead (for two servers that do not
+fit in memory together, e.g. both offloaded to one GPU).
+
+While either side's runs vary more than ``compare.STABLE_SPREAD``, runs are added to both, up
+to ``max_runs``; the comparison says when it could not get there (``Comparison.conclusive``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from paircheck.bench.compare import Comparison, compare
-from paircheck.bench.measure import BenchSettings, run_bench
+from paircheck.bench.compare import Comparison, Stability, compare, run_totals
+from paircheck.bench.measure import BenchSession, BenchSettings
 from paircheck.findings import Report
 from paircheck.llama_server.process import llama_server, server_args
 from paircheck.llama_server.prompts import Prompt
+from paircheck.result_file import recording
 
 DEFAULT_CTX = 4096
+LABELS = ("baseline", "draft")
 
 
 @dataclass
@@ -30,6 +42,11 @@ class PairRun:
     draft_file: Path | None = None
     baseline: dict[str, Any] | None = None
     draft: dict[str, Any] | None = None
+
+
+def _stable(sessions: dict[str, BenchSession]) -> bool:
+    ids = [p.id for p in sessions["baseline"].prompts]
+    return all(Stability.of(run_totals(s.result, ids)[1], label).stable for label, s in sessions.items())
 
 
 def run_pair(
@@ -44,9 +61,15 @@ def run_pair(
     progress: bool = False,
     check: bool = True,
     ready_timeout: float = 600.0,
+    max_runs: int | None = None,
+    sequential: bool = False,
+    draft_args: Sequence[str] = (),
 ) -> PairRun:
-    """Check the pair (llama.cpp draft-simple); if compatible, bench baseline then draft. A pair
-    refused, or predicted to abort the server at run time, is not run (``comparison`` None)."""
+    """Check the pair (llama.cpp draft-simple); if compatible, bench baseline and draft. A pair
+    refused, or predicted to abort the server at run time, is not run (``comparison`` None).
+
+    ``max_runs`` (default 3 x ``settings.runs``): the most runs per side while the runs vary;
+    ``draft_args``: flags for the draft's server only (``--spec-draft-n-max K``)."""
     report = None
     if check:
         from paircheck.api import check_pair
@@ -55,13 +78,43 @@ def run_pair(
         if not report.compatible or report.run_time_aborts:
             return PairRun(report, None)
     out_dir.mkdir(parents=True, exist_ok=True)
-    results: dict[str, dict[str, Any]] = {}
-    files: dict[str, Path] = {}
-    for label, draft_model in (("baseline", None), ("draft", draft)):
-        files[label] = out_dir / f"{label}.json"
-        args = server_args(target, draft_model, ctx_size, extra)
-        with llama_server(binary, args, ready_timeout, log_dir=out_dir) as server:
-            results[label] = run_bench(replace(settings, url=server.url), label, files[label], prompts, progress,
-                                       {"server_command": server.command})
+    limit = max(settings.runs, max_runs if max_runs is not None else 3 * settings.runs)
+    files = {label: out_dir / f"{label}.json" for label in LABELS}
+    args = {"baseline": server_args(target, None, ctx_size, extra),
+            "draft": server_args(target, draft, ctx_size, extra) + list(draft_args)}
+    bar: Any = None
+    with ExitStack() as stack:
+        sessions: dict[str, BenchSession] = {}
+
+        def open_session(label: str) -> BenchSession:
+            server = stack.enter_context(llama_server(binary, args[label], ready_timeout, log_dir=out_dir))
+            session = BenchSession(replace(settings, url=server.url), label, files[label], prompts,
+                                   {"server_command": server.command, "interleaved": not sequential})
+            stack.enter_context(recording(session.result, session.save))
+            session.start()
+            sessions[label] = session
+            return session
+
+        if progress:
+            from tqdm import tqdm
+
+            bar = stack.enter_context(tqdm(desc="bench run", unit="req", leave=False))
+        tick = None if bar is None else bar.update
+        if sequential:
+            for label in LABELS:
+                session = open_session(label)
+                for run in range(-settings.warmup, settings.runs):
+                    session.run_pass(run, tick)
+        else:
+            for label in LABELS:
+                open_session(label)
+            run = -settings.warmup
+            while run < settings.runs or (run < limit and not _stable(sessions)):
+                # ABBA: the side that goes first alternates, so a steady drift favours neither
+                order = LABELS if run % 2 == 0 else LABELS[::-1]
+                for label in order:
+                    sessions[label].run_pass(run, tick)
+                run += 1
+        results = {label: s.result for label, s in sessions.items()}
     comparison = compare(results["baseline"], results["draft"])
     return PairRun(report, comparison, files["baseline"], files["draft"], results["baseline"], results["draft"])

@@ -105,16 +105,54 @@ def bench(
         click.echo(render_bench_result(result, render_options().width))
 
 
+def _attach_prediction(comp: Comparison, probe_file: str | None, draft: str | None, draft_max: int | None,
+                       p_min: float) -> None:
+    """``--probe FILE``: what that probe predicted for this draft and setting, shown beside the
+    measurement (the file is read even if it then has nothing for the draft: a bad file is an error)."""
+    if probe_file is None:
+        return
+    from paircheck.probe.result import load_result as load_probe
+    from paircheck.probe.result import prediction_for
+
+    data = load_probe(probe_file)
+    if draft is None:
+        raise InputError("--probe", "the draft's file is not known from these bench results (no server_command)")
+    comp.predicted = prediction_for(data, draft, probe_file, draft_max, p_min)
+
+
+def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, float]:
+    """The draft file, --spec-draft-n-max and --spec-draft-p-min of a bench result's server command."""
+    command = [str(w) for w in result.get("server_command") or []]
+
+    def value(*flags: str) -> str | None:
+        for i, w in enumerate(command[:-1]):
+            if w in flags:
+                return command[i + 1]
+        return None
+
+    k, p = value("--spec-draft-n-max", "--draft-max", "--draft"), value("--spec-draft-p-min", "--draft-p-min")
+    try:
+        return value("-md", "--model-draft"), int(k) if k else None, float(p) if p else 0.0
+    except ValueError:
+        return value("-md", "--model-draft"), None, 0.0
+
+
 @bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")
 @click.argument("baseline")
 @click.argument("draft")
+@click.option("--probe", "probe_file", default=None, metavar="FILE",
+              help="A `paircheck probe` result: print what it predicted for this draft and setting beside the "
+                   "measurement.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-def bench_compare(baseline: str, draft: str, fmt: str, as_json: bool) -> None:
+def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, as_json: bool) -> None:
     """Compare two bench results: speedup on equal work, acceptance, equal outputs."""
     from paircheck.bench.compare import compare
 
-    comp = compare(load_result(baseline), load_result(draft))
+    draft_result = load_result(draft)
+    comp = compare(load_result(baseline), draft_result)
+    path, k, p = _server_setting(draft_result)
+    _attach_prediction(comp, probe_file, path, k if k is not None else 3, p)
     click.echo(_render(comp, "json" if as_json else fmt))
 
 
@@ -135,6 +173,18 @@ def bench_compare(baseline: str, draft: str, fmt: str, as_json: bool) -> None:
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds without an answer before giving up.")
 @click.option("--ready-timeout", "ready_timeout", default=600.0, show_default=True,
               help="Seconds to wait for each server to load its models.")
+@click.option("--max-runs", "max_runs", type=click.IntRange(min=1), default=None,
+              help="While either side's runs vary more than 10%, add runs to both, up to this many "
+                   "(default: 3 x --runs).")
+@click.option("--sequential", is_flag=True,
+              help="Measure the target alone, then the pair, instead of interleaving the two servers' runs (for "
+                   "two servers that do not fit in memory together).")
+@click.option("--draft-max", "draft_max", type=click.IntRange(min=1), default=None,
+              help="The pair's --spec-draft-n-max (default: llama-server's, 3).")
+@click.option("--p-min", "p_min", type=click.FloatRange(0.0, 1.0, max_open=True), default=None,
+              help="The pair's --spec-draft-p-min (default: llama-server's, 0).")
+@click.option("--probe", "probe_file", default=None, metavar="FILE",
+              help="A `paircheck probe` result: print what it predicted for this setting beside the measurement.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def bench_run(
@@ -152,12 +202,19 @@ def bench_run(
     chat_template: bool,
     timeout: float,
     ready_timeout: float,
+    max_runs: int | None,
+    sequential: bool,
+    draft_max: int | None,
+    p_min: float | None,
+    probe_file: str | None,
     fmt: str,
     as_json: bool,
 ) -> None:
     """Check the pair, then bench TARGET alone and TARGET with DRAFT on llama-server, and compare.
 
-    Flags after `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`).
+    Both servers are up and their runs interleaved (baseline, draft, draft, baseline, ...),
+    so a change in the machine's speed hits both; runs are added while they vary. Flags after
+    `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`).
     """
     from paircheck.bench.runner import run_pair
     from paircheck.llama_server.process import find_llama_server
@@ -166,9 +223,16 @@ def bench_run(
     binary = find_llama_server(llama_server)
     out = Path(output_dir) if output_dir else Path(f"paircheck-bench-{datetime.now():%Y%m%d-%H%M%S}")
     settings = BenchSettings(DEFAULT_URL, runs, warmup, n_predict, seed, chat_template, timeout)
+    if probe_file is not None:
+        from paircheck.probe.result import load_result as load_probe
+
+        load_probe(probe_file)  # a bad file is named before anything is started
+    draft_args = ([] if draft_max is None else ["--spec-draft-n-max", str(draft_max)]) + (
+        [] if p_min is None else ["--spec-draft-p-min", f"{p_min:g}"])
     try:
         done = run_pair(target, draft, binary, out, settings, _prompts(prompts_file), ctx_size, extra,
-                        _progress(fmt == "json"), ready_timeout=ready_timeout)
+                        _progress(fmt == "json"), ready_timeout=ready_timeout, max_runs=max_runs,
+                        sequential=sequential, draft_args=draft_args)
     except KeyboardInterrupt:
         raise InputError(str(out), "interrupted; partial results kept there (complete: false)") from None
     except InputError as exc:
@@ -184,6 +248,7 @@ def bench_run(
             sys.exit(EXIT_ABORTS)
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
+    _attach_prediction(done.comparison, probe_file, draft, draft_max or 3, p_min or 0.0)
     if fmt == "json":
         data = comparison_to_dict(done.comparison)
         data["files"] = {"baseline": str(done.baseline_file), "draft": str(done.draft_file)}
@@ -235,6 +300,10 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
               help="Draft/target cost per token c, instead of summing the models' weight sizes "
               "from their tensor infos.")
+@click.option("--verify-cost", "verify_growth", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="ASSUMED extra cost of each verified draft token, in target decodes (Leviathan: 0).")
+@click.option("--round-cost", "round_cost", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              help="ASSUMED fixed cost of each speculative round, in target decodes (Leviathan: 0).")
 @click.option("--json", "as_json", is_flag=True)
 def estimate(
     target: str,
@@ -243,11 +312,13 @@ def estimate(
     draft_max: int | None,
     from_file: str | None,
     cost_ratio: float | None,
+    verify_growth: float,
+    round_cost: float,
     as_json: bool,
 ) -> None:
     """MODEL the speedup of DRAFT for TARGET (Leviathan et al. 2023); a model, not a measurement."""
     from paircheck.api import describe
-    from paircheck.bench.estimate import DEFAULT_DRAFT_MAX, estimate_pair
+    from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
 
     source = None
     if from_file is not None and _is_probe(from_file):
@@ -265,7 +336,7 @@ def estimate(
         source = f"bench:{from_file}"
         draft_max = draft_max or bench_k
     result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
-                           cost_ratio)
+                           cost_ratio, verify_growth, round_cost)
     if as_json:
         click.echo(format_named("json").estimate(result, render_options()))
     else:

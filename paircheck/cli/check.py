@@ -119,12 +119,14 @@ def check(
 
         report.memory = pair_memory(report.target, report.draft, ctx, vram)
     if probe_file is not None and draft is not None:
-        from paircheck.probe.result import best_length, load_result, with_draft_length
+        from paircheck.probe.result import advice_for, load_result, with_draft_length, without_draft
 
         data = load_result(probe_file)  # read even when the pair is refused: a bad file is an error
-        found = best_length(data, draft, probe_file)
-        if found is not None and report.compatible:
-            report.next_steps = [*with_draft_length(report.next_steps, found[0]), found[1]]
+        advice = advice_for(data, draft, probe_file)
+        if advice is not None and report.compatible:
+            steps = (without_draft(report.next_steps) if advice.draft_max is None
+                     else with_draft_length(report.next_steps, advice.draft_max, advice.p_min))
+            report.next_steps = [*steps, advice.note]
     if not quiet:  # -q prints nothing: no format is loaded
         click.echo(format_named("json" if as_json else "text").report(report, options))
     sys.exit(report_exit(report, level))

@@ -1,31 +1,76 @@
-"""``paircheck estimate --from probe.json``: the speed model on a probe's measured counts.
+"""``paircheck estimate --from probe.json``: the speed model on a probe's measured counts,
+priced with the costs the probe measured on its machine (or, for a probe run with
+``--no-calibrate``, the assumed ones from the weight bytes).
 
-Here rather than in bench.estimate so that the probe depends on the speed model and not
-the other way round (bench.estimate knows nothing of probe results).
+Here rather than in speed.estimate so that the probe depends on the speed model and not
+the other way round (paircheck.speed knows nothing of probe results).
 """
 
 from __future__ import annotations
 
-from paircheck.bench.estimate import Estimate, add_size_warning, cost_of, from_counts
+from typing import Any
+
+from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.probe.result import find_draft, load_result
+from paircheck.probe.result import costs_in, find_draft, load_result
+from paircheck.speed.estimate import Estimate, MeasuredPoint, add_size_warning, cost_of
+from paircheck.speed.model import Costs, Prediction, Work, assumed_costs, predict
+
+
+def _prediction(row: dict[str, Any], costs: Costs) -> Prediction | None:
+    batches = row.get("batches")
+    if not isinstance(batches, list) or not all(isinstance(b, (int, float)) for b in batches):
+        return None
+    work = Work(float(row["tokens"]), tuple(float(b) for b in batches), float(row.get("draft_decodes") or 0),
+                float(row.get("generations") or 1))
+    return predict(work, costs)
 
 
 def estimate_from_probe(
     target: ModelDescription, draft: ModelDescription, path: str, draft_max: int | None = None,
     cost_ratio: float | None = None,
 ) -> Estimate:
-    """Model the speedup on a probe's measured counts for this draft (p-min 0, the default)."""
+    """Predict the speed on a probe's measured counts for this draft, for every draft length
+    and p-min it replayed; the single-point fields are at ``draft_max`` (default: the fastest)."""
     data = load_result(path)
     entry = find_draft(data, draft.location, path)
-    rows = [(r["draft_max"], r["tokens"], r["passes"], r["drafted"]) for r in entry["by_draft_max"]
-            if r.get("p_min") == 0]
-    c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio)
+    costs = None if cost_ratio is not None else costs_in(data, data["drafts"].index(entry))
+    t_bytes = d_bytes = None
+    if costs is None:
+        c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio)
+        costs = assumed_costs(c)
+    else:
+        c, source = costs.draft_decode_ms / costs.target_decode_ms, "calibration"
+    rows = [r for r in entry["by_draft_max"] if isinstance(r, dict) and isinstance(r.get("draft_max"), int)]
+    priced = [(r, p) for r in rows if (p := _prediction(r, costs)) is not None]
+    if not priced:
+        raise InputError("--from", "the probe result has no counts for this draft")
+    best_row, best = max(priced, key=lambda rp: (round(rp[1].speedup, 6), -rp[0]["p_min"], -rp[0]["draft_max"]))
+    at_p0 = sorted(((r, p) for r, p in priced if r.get("p_min") == 0), key=lambda rp: rp[0]["draft_max"])
+    points = [MeasuredPoint(r["draft_max"], r["tokens"] / r["passes"], r["drafted"] / r["passes"], p.speedup,
+                            p.pair_tokens_per_s) for r, p in at_p0 if r.get("passes")]
+    k = draft_max or best_row["draft_max"]
+    p_min = 0.0 if draft_max else float(best_row["p_min"])
+    at = next(((r, p) for r, p in priced if r["draft_max"] == k and r["p_min"] == p_min), None)
+    if at is None:
+        lengths = f"{min(r['draft_max'] for r in rows)}..{max(r['draft_max'] for r in rows)}"
+        raise InputError("--draft-max", f"the probe measured draft lengths {lengths}")
+    row, pred = at
     temp = (data.get("sampling") or {}).get("temperature") or 0
     note = (f"{path}: measured on llama-server ({'greedy' if not temp else f'temperature {temp:g}'}, "
             f"{len(data.get('prompts', []))} prompts x {data.get('n_predict')} tokens, template "
             f"{data.get('template')}), started {data.get('started_at')}")
-    result = from_counts(c, rows, draft_max, entry.get("acceptance_rate"), note, source)
+    result = Estimate(
+        c, source, k, entry.get("acceptance_rate"), "probe", row["tokens"] / row["passes"], pred.speedup,
+        best_row["draft_max"], best.speedup, acceptance_basis="measured", acceptance_note=note, measured=points,
+        costs_basis=costs.basis, target_tokens_per_s=pred.target_tokens_per_s, pair_tokens_per_s=pred.pair_tokens_per_s,
+        best_p_min=float(best_row["p_min"]),
+    )
+    if costs.basis == "measured":
+        calib = data.get("calibration") or {}
+        result.costs_note = (f"costs measured on the probe's machine by llama-server "
+                             f"{(calib.get('server') or {}).get('build_info') or ''}, {calib.get('measured_at')}")
     result.target_bytes, result.draft_bytes = t_bytes, d_bytes
-    add_size_warning(result, target, draft, t_bytes, d_bytes)
+    if t_bytes is not None:
+        add_size_warning(result, target, draft, t_bytes, d_bytes)
     return result

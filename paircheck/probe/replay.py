@@ -70,15 +70,27 @@ class PromptTrace:
             raise ValueError("n_predict is smaller than the number of target tokens")
 
 
+def add_batches(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
+    """Two batch-size histograms added (index i counts batches of i + 1 tokens)."""
+    n = max(len(a), len(b))
+    return tuple((a[i] if i < len(a) else 0) + (b[i] if i < len(b) else 0) for i in range(n))
+
+
 @dataclass(frozen=True)
 class Counts:
-    """What llama-server would report for one generation (or a sum of them)."""
+    """What llama-server would report for one generation (or a sum of them), and the work
+    behind it: how many target batches of each size, how many one-token draft decodes (what
+    the speed model prices, ``paircheck.speed``)."""
 
     tokens: int = 0  # generated tokens (llama-server's predicted_n)
-    passes: int = 0  # target passes that produced tokens: the prompt pass, plain steps, verifications
+    passes: int = 0  # target passes: the prompt pass and every batch after it
     drafted: int = 0  # timings.draft_n
     accepted: int = 0  # timings.draft_n_accepted
     verifications: int = 0  # passes that verified a non-empty draft
+    # batches[b - 1]: target batches of b tokens after the prompt pass (b = 1: one token, no
+    # draft to verify; b = s + 1: the last sampled token and s drafted ones).
+    batches: tuple[int, ...] = ()
+    draft_decodes: int = 0  # one-token decodes the draft made while drafting
 
     def __add__(self, other: Counts) -> Counts:
         return Counts(
@@ -87,6 +99,8 @@ class Counts:
             self.drafted + other.drafted,
             self.accepted + other.accepted,
             self.verifications + other.verifications,
+            tuple(int(x) for x in add_batches(self.batches, other.batches)),
+            self.draft_decodes + other.draft_decodes,
         )
 
     @property
@@ -138,13 +152,15 @@ def _draft(trace: PromptTrace, start: int, n_max: int, p_min: float) -> tuple[li
 
 def replay(trace: PromptTrace, draft_max: int, p_min: float = 0.0, n_min: int = 0,
            n_ctx: int | None = None) -> Counts:
-    """The draft_n / draft_n_accepted llama-server reports for this generation at these settings."""
+    """The draft_n / draft_n_accepted llama-server reports for this generation at these
+    settings, and the batches and draft decodes it takes to get there."""
     target = trace.target
     n = len(target)
     if n == 0:
         return Counts()
     generated = 1  # the prompt pass produced target[0]
-    drafted = accepted = verifications = 0
+    drafted = accepted = verifications = decodes = 0
+    batches = [0] * (draft_max + 1)
     while generated < n:
         n_draft_max = trace.n_predict - generated - 1
         if n_ctx is not None:
@@ -155,9 +171,14 @@ def replay(trace: PromptTrace, draft_max: int, p_min: float = 0.0, n_min: int = 
         off = 0
         if n_draft_max > 0:
             proposed, off = _draft(trace, generated, n_draft_max, p_min)
+            # draft_simple::draft decodes the last sampled token, then each drafted token it
+            # goes on from: all but the last when it stops at n_max, every one when a token
+            # below p_min stops it (that token was sampled from the last decode, never kept).
+            decodes += len(proposed) + off + (0 if len(proposed) + off == n_draft_max else 1)
             if len(proposed) + off < n_min:
                 proposed, off = [], 0
         size = len(proposed) + off
+        batches[size] += 1  # the target's batch: the last sampled token and the draft
         if size == 0:
             generated += 1  # a plain step: no draft, one token
             continue
@@ -173,7 +194,12 @@ def replay(trace: PromptTrace, draft_max: int, p_min: float = 0.0, n_min: int = 
         accepted += ok
         verifications += 1
         generated += ok + 1
-    return Counts(tokens=n, passes=n - accepted, drafted=drafted, accepted=accepted, verifications=verifications)
+    while batches and batches[-1] == 0:
+        batches.pop()
+    # passes are counted, not derived from the tokens: a pass whose last accepted token ends
+    # the generation yields no token of its own (process_token stops before the sampled one)
+    return Counts(tokens=n, passes=1 + sum(batches), drafted=drafted, accepted=accepted,
+                  verifications=verifications, batches=tuple(batches), draft_decodes=decodes)
 
 
 def greedy_agreement(trace: PromptTrace) -> tuple[int, int]:
@@ -184,8 +210,9 @@ def greedy_agreement(trace: PromptTrace) -> tuple[int, int]:
 
 
 def expected_sampled(trace: PromptTrace, accept_prob: Sequence[float], draft_max: int, p_min: float = 0.0
-                     ) -> tuple[float, float, float]:
-    """Expected (passes, drafted, accepted) when the target *samples* (temperature > 0).
+                     ) -> tuple[float, float, float, tuple[float, ...], float]:
+    """Expected (passes, drafted, accepted, batches, draft decodes) when the target *samples*
+    (temperature > 0); ``batches`` as in ``Counts``.
 
     llama-server verifies a draft by sampling the target at each drafted position and
     accepting while the sampled token equals the drafted one (common_sampler_sample_and_
@@ -198,33 +225,49 @@ def expected_sampled(trace: PromptTrace, accept_prob: Sequence[float], draft_max
     which each pass starts gives the expectation exactly under these assumptions.
     """
     n = len(trace.target)
+    width = draft_max + 1
     if n == 0:
-        return 0.0, 0.0, 0.0
-    # value[g] = expected (passes, drafted, accepted) still to come with g tokens generated
-    value: list[tuple[float, float, float]] = [(0.0, 0.0, 0.0)] * (n + 1)
+        return 0.0, 0.0, 0.0, (), 0.0
+    # value[g] = expected (passes, drafted, accepted, decodes) still to come with g tokens
+    # generated, and hist[g] the expected batches of each size still to come
+    value: list[tuple[float, float, float, float]] = [(0.0, 0.0, 0.0, 0.0)] * (n + 1)
+    hist: list[list[float]] = [[0.0] * width for _ in range(n + 1)]
     for g in range(n - 1, 0, -1):
         room = min(draft_max, trace.n_predict - g - 1)
         size = 0
         while size < room and g + size < n and trace.draft_conf[g + size] >= p_min:
             size += 1
+        decodes = 0.0 if room <= 0 else float(size if size == room else size + 1)
         if size == 0:
             nxt = value[g + 1]
-            value[g] = (nxt[0] + 1.0, nxt[1], nxt[2])
+            value[g] = (nxt[0] + 1.0, nxt[1], nxt[2], nxt[3] + decodes)
+            hist[g] = list(hist[g + 1])
+            hist[g][0] += 1.0
             continue
-        passes = drafted = acc = 0.0
+        passes = drafted = acc = dec = 0.0
+        h = [0.0] * width
         reach = 1.0  # probability that the first i drafted tokens were all accepted
         for i in range(size + 1):
             last = g + i >= n - 1
             p_stop = 1.0 if (i == size or last) else 1.0 - accept_prob[g + i]
             prob = reach * p_stop
             if prob > 0.0:
-                nxt = value[min(n, g + i + 1)]
+                at = min(n, g + i + 1)
+                nxt = value[at]
                 passes += prob * (1.0 + nxt[0])
                 drafted += prob * (size + nxt[1])
                 acc += prob * (i + nxt[2])
+                dec += prob * (decodes + nxt[3])
+                for b, count in enumerate(hist[at]):
+                    h[b] += prob * count
+                h[size] += prob
             if i == size or last:
                 break
             reach *= accept_prob[g + i]
-        value[g] = (passes, drafted, acc)
-    first = value[1] if n > 1 else (0.0, 0.0, 0.0)
-    return first[0] + 1.0, first[1], first[2]
+        value[g] = (passes, drafted, acc, dec)
+        hist[g] = h
+    first = value[1] if n > 1 else (0.0, 0.0, 0.0, 0.0)
+    batches = list(hist[1]) if n > 1 else []
+    while batches and batches[-1] == 0.0:
+        batches.pop()
+    return first[0] + 1.0, first[1], first[2], tuple(batches), first[3]

@@ -1,25 +1,34 @@
 """The probe's result file: JSON with a versioned shape, written atomically, read back.
 
-Top level: ``schema_version``, ``kind`` ("paircheck-probe"), ``complete``, ``error``,
+Top level: ``schema_version`` (2), ``kind`` ("paircheck-probe"), ``complete``, ``error``,
 ``target``, ``prompts`` (ids, kinds, texts), ``n_predict``, ``template`` ("applied" or
 "raw"), ``sampling``, ``settings``, ``generations`` (the target's tokens: what was measured),
-and ``drafts``. Each draft: ``path``, ``acceptance_rate``, ``best_draft_max``,
-``modelled_speedup``, ``cost_ratio``, ``by_draft_max`` (one entry per draft length and
-p_min: ``draft_max``, ``p_min``, ``passes``, ``drafted``, ``accepted``, ``accepted_per_pass``,
-``tokens``, ``acceptance_rate``, ``modelled_speedup``), ``best``, ``kinds``,
-``prompts_detail`` (the same per prompt), and ``traces`` (the draft's recorded guesses).
+``calibration`` (what each step costs on this machine, see ``paircheck.probe.calibrate``; null
+with ``--no-calibrate``), ``drafts`` and ``recommendation`` (``{"draft": PATH or null,
+"draft_max": K, "p_min": P}``: null draft = run without one).
+
+Each draft: ``path``, ``acceptance_rate``, ``best_draft_max``, ``predicted_speedup`` (at it,
+p-min 0), ``predicted_best`` (``{draft_max, p_min, tokens_per_s, speedup}`` over every row, or
+null), ``costs_basis`` ("measured", "assumed" or null), ``cost_ratio``, ``by_draft_max`` (one
+entry per draft length and p_min: ``draft_max``, ``p_min``, ``passes``, ``drafted``,
+``accepted``, ``accepted_per_pass``, ``tokens``, ``acceptance_rate``, ``batches`` (target
+batches of 1, 2, ... tokens), ``draft_decodes``, ``predicted_tokens_per_s``,
+``predicted_speedup``), ``best``, ``kinds``, ``prompts_detail`` (the same per prompt), and
+``traces`` (the draft's recorded guesses).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from paircheck.errors import InputError
 from paircheck.probe.summary import DraftSummary, Row
 from paircheck.result_file import read_json, write_json
+from paircheck.speed.model import MIN_GAIN, Costs
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 KIND = "paircheck-probe"
 
 
@@ -39,8 +48,19 @@ def row_to_dict(row: Row) -> dict[str, Any]:
         "accepted": _num(row.accepted),
         "accepted_per_pass": _num(row.accepted_per_pass),
         "acceptance_rate": _num(row.acceptance_rate),
-        "modelled_speedup": _num(row.modelled_speedup),
+        "batches": [_num(b) for b in row.batches],
+        "draft_decodes": _num(row.draft_decodes),
+        "generations": row.generations,
+        "predicted_tokens_per_s": _num(row.predicted_tokens_per_s, 3),
+        "predicted_speedup": _num(row.predicted_speedup),
     }
+
+
+def best_to_dict(row: Row | None) -> dict[str, Any] | None:
+    if row is None or row.predicted is None:
+        return None
+    return {"draft_max": row.draft_max, "p_min": row.p_min,
+            "tokens_per_s": _num(row.predicted.pair_tokens_per_s, 3), "speedup": _num(row.predicted.speedup)}
 
 
 def summary_to_dict(summary: DraftSummary) -> dict[str, Any]:
@@ -49,7 +69,9 @@ def summary_to_dict(summary: DraftSummary) -> dict[str, Any]:
         "agreed": summary.agreed,
         "compared": summary.compared,
         "best_draft_max": summary.best_draft_max,
-        "modelled_speedup": _num(summary.modelled_speedup),
+        "predicted_speedup": _num(summary.predicted_speedup),
+        "predicted_best": best_to_dict(summary.best),
+        "costs_basis": None if summary.costs is None else summary.costs.basis,
         "best": None if summary.best is None else row_to_dict(summary.best),
         "by_draft_max": [row_to_dict(r) for r in summary.rows],
         "kinds": [
@@ -63,6 +85,56 @@ def summary_to_dict(summary: DraftSummary) -> dict[str, Any]:
             for p in summary.prompts
         ],
     }
+
+
+def recommendation(summaries: list[tuple[DraftSummary, bool]]) -> dict[str, Any]:
+    """The draft and setting to run: the fastest predicted of the drafts that do not abort
+    (``(summary, aborts)`` pairs), if any is predicted faster than the target alone; else
+    ``draft`` null, run without one."""
+    best: Row | None = None
+    path: str | None = None
+    for summary, aborts in summaries:
+        row = summary.recommended
+        if row is None or aborts or row.predicted is None:
+            continue
+        if best is None or best.predicted is None or row.predicted.speedup > best.predicted.speedup:
+            best, path = row, summary.path
+    if best is None or best.predicted is None:
+        return {"draft": None, "draft_max": None, "p_min": None, "tokens_per_s": None, "speedup": None}
+    return {"draft": path, "draft_max": best.draft_max, "p_min": best.p_min,
+            "tokens_per_s": _num(best.predicted.pair_tokens_per_s, 3), "speedup": _num(best.predicted.speedup)}
+
+
+def _points(value: Any) -> tuple[tuple[int, float], ...] | None:
+    if not isinstance(value, list):
+        return None
+    out = []
+    for item in value:
+        if (not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], int)
+                or not isinstance(item[1], (int, float))):
+            return None
+        out.append((item[0], float(item[1])))
+    return tuple(out)
+
+
+def costs_in(data: dict[str, Any], index: int) -> Costs | None:
+    """The costs the probe's calibration measured for its ``index``-th draft with the target
+    (None when it measured none, or not the cost per round)."""
+    calib = data.get("calibration")
+    if not isinstance(calib, dict):
+        return None
+    target, drafts = calib.get("target"), calib.get("drafts")
+    if not isinstance(target, dict) or not isinstance(drafts, list) or index >= len(drafts):
+        return None
+    draft = drafts[index]
+    if not isinstance(draft, dict):
+        return None
+    values = [target.get("decode_ms"), draft.get("decode_ms"), draft.get("round_ms"), draft.get("round_token_ms")]
+    t_batch, d_batch = _points(target.get("batch_ms")), _points(draft.get("batch_ms"))
+    if not all(isinstance(v, (int, float)) for v in values) or t_batch is None or d_batch is None:
+        return None
+    t, d, r0, r1 = (float(v) for v in values)  # type: ignore[arg-type]
+    return Costs(t, d, t_batch, d_batch, r0, r1, absolute=True, basis="measured")
 
 
 def write_result(path: Path, data: dict[str, Any]) -> None:
@@ -95,24 +167,87 @@ def find_draft(data: dict[str, Any], draft: str, where: str) -> dict[str, Any]:
     raise InputError(where, f"has no finished measurement of {Path(draft).name} (it has: {names})")
 
 
-def best_length(data: dict[str, Any], draft: str, where: str) -> tuple[int, str] | None:
-    """The --spec-draft-n-max the probe measured best for ``draft`` (p-min 0), and how it knows."""
+@dataclass(frozen=True)
+class ProbeAdvice:
+    """What a probe result says to launch a draft with: ``draft_max`` and ``p_min``, or None
+    (run without this draft), and a sentence saying how it knows."""
+
+    draft_max: int | None
+    p_min: float
+    note: str
+
+
+def advice_for(data: dict[str, Any], draft: str, where: str) -> ProbeAdvice | None:
+    """The probe's advice for ``draft`` (None when it predicted nothing for it: no costs)."""
     entry = find_draft(data, draft, where)
-    k = entry.get("best_draft_max")
-    if not isinstance(k, int):
+    best = entry.get("predicted_best")
+    if not isinstance(best, dict) or not isinstance(best.get("draft_max"), int):
         return None
-    row = next((r for r in entry["by_draft_max"] if r["draft_max"] == k and r["p_min"] == 0), None)
-    per_pass = f", {row['accepted_per_pass']:.2f} accepted per target pass" if row else ""
-    speed = entry.get("modelled_speedup")
-    modelled = f", MODELLED speedup {speed:.2f}x" if isinstance(speed, (int, float)) else ""
-    return k, f"The draft length {k} is the best one paircheck probe measured ({where}{per_pass}{modelled})."
+    speed = best.get("speedup")
+    if not isinstance(speed, (int, float)):
+        return None
+    k, p = best["draft_max"], float(best.get("p_min") or 0.0)
+    tps = best.get("tokens_per_s")
+    setting = f"--spec-draft-n-max {k}" + (f" --spec-draft-p-min {p:g}" if p else "")
+    if entry.get("costs_basis") == "measured" and isinstance(tps, (int, float)):
+        what = f"{tps:.1f} tokens/s, {speed:.2f}x the target alone, PREDICTED from costs measured on its machine"
+    else:
+        what = f"{speed:.2f}x the target alone, MODELLED from assumed costs"
+    if speed < MIN_GAIN:
+        return ProbeAdvice(None, 0.0, f"paircheck probe predicts no setting of this draft faster than the "
+                                      f"target alone ({where}: the best, {setting}, {what}): run without it.")
+    return ProbeAdvice(k, p, f"{setting} is the fastest setting paircheck probe found ({where}: {what}).")
 
 
-def with_draft_length(steps: list[str], k: int) -> list[str]:
-    """The launch lines with ``--spec-draft-n-max k`` added to every draft-simple line."""
+def prediction_for(data: dict[str, Any], draft: str, where: str, draft_max: int | None = None,
+                   p_min: float = 0.0) -> dict[str, Any] | None:
+    """What the probe predicted for ``draft`` at ``draft_max`` and ``p_min`` (default: its
+    fastest setting), to print beside a measurement of the same setting; None when it
+    predicted nothing for that setting."""
+    entry = find_draft(data, draft, where)
+    if draft_max is None:
+        best = entry.get("predicted_best")
+        if not isinstance(best, dict) or not isinstance(best.get("draft_max"), int):
+            return None
+        draft_max, p_min = best["draft_max"], float(best.get("p_min") or 0.0)
+    row = next((r for r in entry.get("by_draft_max", []) if isinstance(r, dict) and r.get("draft_max") == draft_max
+                and r.get("p_min") == p_min), None)
+    if row is None or not isinstance(row.get("predicted_speedup"), (int, float)):
+        return None
+    return {"source": where, "basis": entry.get("costs_basis"), "draft_max": draft_max, "p_min": p_min,
+            "tokens_per_s": row.get("predicted_tokens_per_s"), "speedup": row["predicted_speedup"]}
+
+
+def without_draft(steps: list[str]) -> list[str]:
+    """The launch lines with the draft and every speculative flag taken out."""
+    import shlex
+
     out = []
     for step in steps:
+        if step.startswith("llama-server ") and "--spec-type" in step:
+            words = shlex.split(step)
+            kept: list[str] = []
+            skip = False
+            for w in words:
+                if skip:
+                    skip = False
+                    continue
+                if w in ("-md", "--model-draft", "--spec-type") or w.startswith("--spec-draft-"):
+                    skip = "=" not in w
+                    continue
+                kept.append(w)
+            step = shlex.join(kept)
+        out.append(step)
+    return out
+
+
+def with_draft_length(steps: list[str], k: int, p_min: float = 0.0) -> list[str]:
+    """The launch lines with ``--spec-draft-n-max k`` (and a p-min above 0) added to every
+    draft-simple line."""
+    out = []
+    extra = f" --spec-draft-n-max {k}" + (f" --spec-draft-p-min {p_min:g}" if p_min else "")
+    for step in steps:
         if step.startswith("llama-server ") and "--spec-type draft-simple" in step and "--spec-draft-n-max" not in step:
-            step = f"{step} --spec-draft-n-max {k}"
+            step = f"{step}{extra}"
         out.append(step)
     return out

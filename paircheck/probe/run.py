@@ -25,11 +25,12 @@ from paircheck.llama_server.http import machine_info, request_json
 from paircheck.llama_server.process import RunningServer, crash_hint, llama_server, server_args
 from paircheck.llama_server.prompts import PROBE_PROMPTS, Prompt
 from paircheck.model import ModelDescription
-from paircheck.probe import record
-from paircheck.probe.replay import PromptTrace
-from paircheck.probe.result import KIND, SCHEMA_VERSION, summary_to_dict, write_result
+from paircheck.probe import calibrate, record
+from paircheck.probe.replay import PromptTrace, replay
+from paircheck.probe.result import KIND, SCHEMA_VERSION, recommendation, summary_to_dict, write_result
 from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
 from paircheck.result_file import now, recording
+from paircheck.speed.model import Costs, Work, assumed_costs
 
 # How long a failed request waits for the server process to be seen exiting, to tell a
 # dead server from a network error.
@@ -51,6 +52,7 @@ class ProbeSettings:
     ready_timeout: float = 600.0  # seconds for a server to load its model
     server_args: tuple[str, ...] = ()  # passed to every llama-server paircheck starts
     port: int | None = None  # for the servers paircheck starts; default: a free one
+    calibrate: bool = True  # measure what each step costs here (probe.calibrate); False: assumed costs
 
     def validate(self) -> None:
         if self.n_predict < 2:
@@ -129,7 +131,7 @@ def check_drafts(target: str, drafts: Sequence[str]) -> tuple[ModelDescription, 
 def _per_token_bytes(desc: ModelDescription) -> int | None:
     """Weight bytes read per decoded token, from the tensor infos; None when the file has none
     (the modelled speedup is then left out, the measured acceptance is not)."""
-    from paircheck.bench.estimate import read_weight_bytes
+    from paircheck.speed.estimate import read_weight_bytes
 
     try:
         return read_weight_bytes(desc).per_token
@@ -222,7 +224,9 @@ def probe_drafts(
                      "draft_max": list(range(1, K_MAX + 1)), "tail_limit": settings.tail_limit},
         "prompts": [{"id": p.id, "kind": p.kind, "text": p.text} for p in chosen],
         "generations": [],
+        "calibration": None,
         "drafts": [],
+        "recommendation": None,
         "log_dir": str(log_dir),
     }
 
@@ -233,9 +237,21 @@ def probe_drafts(
     summaries: list[DraftSummary] = []
     with recording(result, save):
         save()
-        gens = _generate(target_path, chosen, settings, endpoints, log_dir, result, save, tick)
+        gens, target_costs = _generate(target_path, chosen, settings, endpoints, log_dir, result, save, tick)
+        forced = []
         for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
-            summaries.append(_force(i, pair, path, gens, chosen, settings, endpoints, log_dir, result, save, tick))
+            forced.append(_force(i, pair, path, gens, settings, endpoints, log_dir, result, save, tick))
+        calibrations: list[calibrate.PairCalibration | None] = [None] * len(pairs)
+        if target_costs is not None:
+            for i, (pair, path, (traces, draft_costs)) in enumerate(zip(pairs, draft_paths, forced, strict=True)):
+                if draft_costs is not None:
+                    calibrations[i] = _calibrate_pair(i, target_path, path, pair, gens, traces, target_costs,
+                                                      draft_costs, settings, endpoints, log_dir, result, save, tick)
+        for i, (pair, (traces, _)) in enumerate(zip(pairs, forced, strict=True)):
+            summaries.append(_summarize(i, pair, gens, traces, chosen, settings, calibrations[i], result, save))
+        result["recommendation"] = recommendation(
+            [(s, bool(result["drafts"][i]["foreign_tokens"])) for i, s in enumerate(summaries)])
+        save()
     return ProbeOutcome(result, summaries)
 
 
@@ -248,17 +264,21 @@ SAMPLING_RULE = (
 
 def _generate(target: str, prompts: Sequence[Prompt], settings: ProbeSettings, endpoints: Endpoints,
               log_dir: Path, result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
-              ) -> list[record.Generation]:
+              ) -> tuple[list[record.Generation], calibrate.ModelCosts | None]:
     gens = []
+    costs = None
     start = time.perf_counter()
     with _server(target, endpoints.target_url, settings, endpoints, log_dir) as url:
         result["target"]["server"] = _props(url, settings)
-        result["target"]["server_ready_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
+        result["target"]["server_ready_ms"] = calibrate.elapsed_ms(start)
         start = time.perf_counter()
         tick("target", 0, len(prompts))
-        for n, prompt in enumerate(prompts, 1):
-            text = prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
-            tokens = record.tokenize(url, text, settings.timeout)
+        texts = [prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
+                 for prompt in prompts]
+        tokenized = [record.tokenize(url, text, settings.timeout) for text in texts]
+        if settings.calibrate:
+            calibrate.warm_up(url, tokenized[0], settings.timeout)  # weights paged in before anything is timed
+        for n, (prompt, tokens) in enumerate(zip(prompts, tokenized, strict=True), 1):
             gen = record.generate(url, prompt.id, tokens, prompt.n_predict or settings.n_predict,
                                   settings.temperature, settings.seed, settings.timeout)
             gens.append(gen)
@@ -270,8 +290,33 @@ def _generate(target: str, prompts: Sequence[Prompt], settings: ProbeSettings, e
             result["generations"].append(entry)
             save()
             tick("target", n, len(prompts))
-        result["target"]["generation_ms"] = round((time.perf_counter() - start) * 1000.0, 1)
-    return gens
+        result["target"]["generation_ms"] = calibrate.elapsed_ms(start)
+        if settings.calibrate:
+            start = time.perf_counter()
+            prefix, filler = _calibration_tokens(gens)
+            costs = calibrate.measure_model(url, prefix, filler, settings.timeout, _decode_of(gens, url))
+            result["calibration"] = {
+                "method": calibrate.METHOD, "measured_at": now(), "server": result["target"]["server"],
+                "server_args": list(settings.server_args), "target": costs.to_dict(), "drafts": [],
+                "ms": calibrate.elapsed_ms(start), "spread": round(costs.spread, 4),
+            }
+            save()
+    return gens, costs
+
+
+def _calibration_tokens(gens: Sequence[record.Generation]) -> tuple[list[int], list[int]]:
+    """A prefix to hold in the cache (the longest prompt and half its generation: batches are
+    timed about where verification happens) and tokens to extend it with (the rest)."""
+    gen = max(gens, key=lambda g: len(g.tokens))
+    half = len(gen.tokens) // 2
+    filler = list(gen.tokens[half:]) + [t for g in gens if g is not gen for t in g.tokens]
+    return list(gen.prompt_tokens) + list(gen.tokens[:half]), filler
+
+
+def _decode_of(gens: Sequence[record.Generation], where: str) -> calibrate.Measured | None:
+    """The target's decode from its own generations (per prompt), as bench would read it."""
+    values = [ms for g in gens if g.timings and (ms := calibrate.decode_ms_of(g.timings, where)) is not None]
+    return calibrate.Measured.of(values) if values else None
 
 
 def _props(url: str, settings: ProbeSettings) -> dict[str, Any]:
@@ -281,18 +326,19 @@ def _props(url: str, settings: ProbeSettings) -> dict[str, Any]:
     return {k: props.get(k) for k in ("model_path", "build_info", "total_slots")}
 
 
-def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation], prompts: Sequence[Prompt],
-           settings: ProbeSettings, endpoints: Endpoints, log_dir: Path, result: dict[str, Any],
-           save: Callable[[], None], tick: ProgressFn) -> DraftSummary:
+def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation], settings: ProbeSettings,
+           endpoints: Endpoints, log_dir: Path, result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
+           ) -> tuple[list[PromptTrace], calibrate.ModelCosts | None]:
     entry: dict[str, Any] = {"path": pair.path, "complete": False, "warnings": list(pair.warnings),
                              "cost_ratio": pair.cost_ratio, "traces": []}
     result["drafts"].append(entry)
     stats = record.ForceStats()
     traces: list[PromptTrace] = []
+    costs = None
     start = time.perf_counter()
     with _server(path, endpoints.draft_urls.get(index), settings, endpoints, log_dir) as url:
         entry["server"] = _props(url, settings)
-        ready_ms = round((time.perf_counter() - start) * 1000.0, 1)
+        ready_ms = calibrate.elapsed_ms(start)
         start = time.perf_counter()
         tick(pair.path, 0, len(gens))
         for n, gen in enumerate(gens, 1):
@@ -304,17 +350,76 @@ def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation],
                                     "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()}})
             save()
             tick(pair.path, n, len(gens))
-        force_ms = round((time.perf_counter() - start) * 1000.0, 1)
-    probs = None
-    if settings.temperature > 0:
-        probs = [accept_probabilities(t, g.candidates or ()) for t, g in zip(traces, gens, strict=True)]
-    summary = summarize(pair.path, [(p.id, p.kind) for p in prompts], traces, settings.p_min, pair.cost_ratio, probs)
-    entry.update(summary_to_dict(summary))
+        force_ms = calibrate.elapsed_ms(start)
+        if "calibration" in result and result["calibration"] is not None:
+            start = time.perf_counter()
+            prefix, filler = _calibration_tokens(gens)
+            calibrate.warm_up(url, prefix, settings.timeout)
+            costs = calibrate.measure_model(url, prefix, filler, settings.timeout)
+            result["calibration"]["drafts"].append({"path": pair.path, **costs.to_dict(),
+                                                    "ms": calibrate.elapsed_ms(start)})
     entry["foreign_tokens"] = [list(f) for f in stats.foreign]
     # What teacher forcing cost: requests, tokens the draft decoded (those past a mismatch
     # included), and the time of the requests (ms) apart from loading the model.
     entry["cost"] = {"requests": stats.requests, "decoded": stats.decoded, "server_ready_ms": ready_ms,
                      "ms": force_ms}
+    save()
+    return traces, costs
+
+
+def _calibrate_pair(index: int, target: str, draft: str, pair: Pair, gens: Sequence[record.Generation],
+                    traces: Sequence[PromptTrace], target_costs: calibrate.ModelCosts,
+                    draft_costs: calibrate.ModelCosts, settings: ProbeSettings, endpoints: Endpoints, log_dir: Path,
+                    result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
+                    ) -> calibrate.PairCalibration | None:
+    """The pair's cost per round, from real speculative runs at two draft lengths (one server
+    with both models); None when it cannot be run here (no binary, or a draft that would
+    abort the server)."""
+    record_ = result["calibration"]["drafts"][index]
+    if result["drafts"][index]["foreign_tokens"]:
+        record_["round"] = "not measured: the draft proposes ids the target lacks, which abort llama-server"
+        return None
+    if endpoints.binary is None or endpoints.target_url or index in endpoints.draft_urls:
+        record_["round"] = "not measured: the pair's speculative runs need paircheck to start llama-server"
+        return None
+    # the longest recorded generation: the most rounds to fit on
+    at = max(range(len(gens)), key=lambda j: len(gens[j].tokens))
+    gen, trace = gens[at], traces[at]
+    runs = []
+    start = time.perf_counter()
+    tick(f"{pair.path} (pair)", 0, len(calibrate.ROUND_LENGTHS))
+    for n, k in enumerate(calibrate.ROUND_LENGTHS, 1):
+        args = server_args(target, draft, settings.ctx_size, settings.server_args) + ["--spec-draft-n-max", str(k)]
+        with llama_server(endpoints.binary, args, settings.ready_timeout, log_dir, port=settings.port) as server:
+            with _died(server):
+                calibrate.warm_up(server.url, gen.prompt_tokens, settings.timeout)
+                counts = replay(trace, k, 0.0)
+                work = Work(counts.tokens, counts.batches, counts.draft_decodes)
+                runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, gen.tokens, gen.n_predict,
+                                               k, work, (counts.drafted, counts.accepted), settings.timeout))
+        tick(f"{pair.path} (pair)", n, len(calibrate.ROUND_LENGTHS))
+    calib = calibrate.calibrate_pair(target_costs, draft_costs, runs)
+    record_.update({"round_ms": round(calib.fit.round_ms, 4), "round_token_ms": round(calib.fit.round_token_ms, 4),
+                    "round_fit_residual_ms": [round(r, 3) for r in calib.fit.residuals],
+                    "spec_runs": [r.to_dict() for r in runs], "round_calibration_ms": calibrate.elapsed_ms(start)})
+    save()
+    return calib
+
+
+def _summarize(index: int, pair: Pair, gens: Sequence[record.Generation], traces: Sequence[PromptTrace],
+               prompts: Sequence[Prompt], settings: ProbeSettings, calib: calibrate.PairCalibration | None,
+               result: dict[str, Any], save: Callable[[], None]) -> DraftSummary:
+    """The draft's summary, priced with the measured costs (or, without a calibration, the
+    weight bytes' assumed ones; none when neither is known)."""
+    probs = None
+    if settings.temperature > 0:
+        probs = [accept_probabilities(t, g.candidates or ()) for t, g in zip(traces, gens, strict=True)]
+    costs: Costs | None = calib.costs if calib is not None else None
+    if costs is None and not settings.calibrate and pair.cost_ratio is not None:
+        costs = assumed_costs(pair.cost_ratio)
+    summary = summarize(pair.path, [(p.id, p.kind) for p in prompts], traces, settings.p_min, costs, probs)
+    entry = result["drafts"][index]
+    entry.update(summary_to_dict(summary))
     entry["complete"] = True
     save()
     return summary

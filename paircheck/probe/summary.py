@@ -1,25 +1,17 @@
 """From recorded traces to the numbers a user decides with: per draft length and p_min, the
-drafted and accepted tokens per target pass (measured), and the speedup they would give
-(modelled from the weight-byte cost ratio). Pure functions, no I/O.
-
-The speed model: generating ``tokens`` takes ``passes`` target forward passes plus one
-draft forward pass per drafted token, each costing ``c`` of a target pass (decoding is
-memory-bound, so ``c`` is the ratio of weight bytes read per token, as ``estimate`` takes
-it). Without a draft the same tokens take ``tokens`` target passes, so
-
-    modelled speedup = tokens / (passes + c * drafted).
-
-It is Leviathan et al.'s model with the measured counts in place of an assumed
-acceptance. What it leaves out: a verification pass of k+1 tokens costing more than one
-token (it does on a CPU), the draft's own prompt processing, sampling and scheduling.
+drafted and accepted tokens per target pass (measured: replayed from the recording), and the
+tokens per second and speedup they would give, predicted by ``paircheck.speed.model`` from
+what each step costs (measured on this machine by the probe's calibration, or assumed from
+the weight bytes with ``--no-calibrate``). Pure functions, no I/O.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from paircheck.probe.replay import Counts, PromptTrace, expected_sampled, greedy_agreement, replay
+from paircheck.probe.replay import Counts, PromptTrace, add_batches, expected_sampled, greedy_agreement, replay
+from paircheck.speed.model import Costs, Prediction, Work, predict
 
 K_MAX = 16  # draft lengths 1..16 are replayed
 # p_min values reported by default: llama.cpp's default 0 (common/common.h,
@@ -29,7 +21,8 @@ DEFAULT_P_MIN: tuple[float, ...] = (0.0, 0.5, 0.75, 0.9)
 
 @dataclass(frozen=True)
 class Row:
-    """One draft length and p_min: what llama-server would count (expected values when sampling)."""
+    """One draft length and p_min: what llama-server would count (expected values when
+    sampling), the work behind it, and the speed predicted for it (None without costs)."""
 
     draft_max: int
     p_min: float
@@ -37,7 +30,10 @@ class Row:
     passes: float
     drafted: float
     accepted: float
-    modelled_speedup: float | None  # None without a cost ratio
+    batches: tuple[float, ...] = ()
+    draft_decodes: float = 0.0
+    predicted: Prediction | None = None
+    generations: int = 1  # the prompts summed into this row
 
     @property
     def accepted_per_pass(self) -> float:
@@ -46,6 +42,18 @@ class Row:
     @property
     def acceptance_rate(self) -> float | None:
         return self.accepted / self.drafted if self.drafted else None
+
+    @property
+    def work(self) -> Work:
+        return Work(self.tokens, self.batches, self.draft_decodes, self.generations)
+
+    @property
+    def predicted_speedup(self) -> float | None:
+        return None if self.predicted is None else self.predicted.speedup
+
+    @property
+    def predicted_tokens_per_s(self) -> float | None:
+        return None if self.predicted is None else self.predicted.pair_tokens_per_s
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,7 @@ class KindSummary:
     kind: str
     acceptance_rate: float | None
     best_draft_max: int | None
-    accepted_per_pass: float  # at best_draft_max (or k=1 without a cost ratio), p_min 0
+    accepted_per_pass: float  # at best_draft_max (or k=1 without costs), p_min 0
 
 
 @dataclass(frozen=True)
@@ -73,9 +81,9 @@ class DraftSummary:
     rows: tuple[Row, ...]
     prompts: tuple[PromptSummary, ...]
     kinds: tuple[KindSummary, ...]
-    cost_ratio: float | None
-    best_draft_max: int | None  # at p_min 0, by modelled speedup
-    best: Row | None  # the best (draft_max, p_min) of all rows, by modelled speedup
+    costs: Costs | None
+    best_draft_max: int | None  # at p_min 0, by predicted speed
+    best: Row | None  # the best (draft_max, p_min) of all rows, by predicted speed
 
     def row(self, draft_max: int, p_min: float = 0.0) -> Row | None:
         for r in self.rows:
@@ -84,25 +92,34 @@ class DraftSummary:
         return None
 
     @property
-    def modelled_speedup(self) -> float | None:
+    def predicted_speedup(self) -> float | None:
+        """At the best draft length, p-min 0."""
         if self.best_draft_max is None:
             return None
         row = self.row(self.best_draft_max, 0.0)
-        return row.modelled_speedup if row else None
+        return row.predicted_speedup if row else None
+
+    @property
+    def recommended(self) -> Row | None:
+        """The best setting when it is predicted faster than the target alone (by at least
+        ``speed.model.MIN_GAIN``); None: run without this draft."""
+        best = self.best
+        return best if best is not None and best.predicted is not None and best.predicted.faster else None
 
 
-def _speedup(tokens: float, passes: float, drafted: float, cost_ratio: float | None) -> float | None:
-    if cost_ratio is None or passes + cost_ratio * drafted <= 0:
-        return None
-    return tokens / (passes + cost_ratio * drafted)
+def _row(k: int, p: float, counts: Counts, costs: Costs | None, generations: int) -> Row:
+    row = Row(k, p, counts.tokens, counts.passes, counts.drafted, counts.accepted, counts.batches,
+              counts.draft_decodes, None, generations)
+    return _priced(row, costs)
 
 
-def _row(k: int, p: float, counts: Counts, cost_ratio: float | None) -> Row:
-    return Row(k, p, counts.tokens, counts.passes, counts.drafted, counts.accepted,
-               _speedup(counts.tokens, counts.passes, counts.drafted, cost_ratio))
+def _priced(row: Row, costs: Costs | None) -> Row:
+    if costs is None:
+        return row
+    return replace(row, predicted=predict(row.work, costs))
 
 
-def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], cost_ratio: float | None,
+def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], costs: Costs | None,
              accept_probs: Sequence[Sequence[float]] | None = None, k_max: int = K_MAX) -> tuple[Row, ...]:
     """Every (draft_max, p_min) row, summed over ``traces``: replayed exactly for greedy
     decoding, expected values along the recorded paths when ``accept_probs`` (sampling)."""
@@ -113,30 +130,37 @@ def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], cost_ratio:
                 total = Counts()
                 for trace in traces:
                     total = total + replay(trace, k, p)
-                rows.append(_row(k, p, total, cost_ratio))
+                rows.append(_row(k, p, total, costs, len(traces)))
             else:
-                tokens = passes = drafted = accepted = 0.0
+                tokens = passes = drafted = accepted = decodes = 0.0
+                batches: tuple[float, ...] = ()
                 for trace, probs in zip(traces, accept_probs, strict=True):
-                    ps, dr, ac = expected_sampled(trace, probs, k, p)
+                    ps, dr, ac, bs, dd = expected_sampled(trace, probs, k, p)
                     tokens += len(trace.target)
-                    passes, drafted, accepted = passes + ps, drafted + dr, accepted + ac
-                rows.append(Row(k, p, tokens, passes, drafted, accepted, _speedup(tokens, passes, drafted, cost_ratio)))
+                    passes, drafted, accepted, decodes = passes + ps, drafted + dr, accepted + ac, decodes + dd
+                    batches = add_batches(batches, bs)
+                rows.append(_priced(Row(k, p, tokens, passes, drafted, accepted, batches, decodes, None, len(traces)),
+                                    costs))
     return tuple(rows)
 
 
+def _speed(r: Row) -> float:
+    return round(r.predicted_speedup or 0.0, 6)
+
+
 def _best_k(rows: Sequence[Row], p_min: float = 0.0) -> int | None:
-    candidates = [r for r in rows if r.p_min == p_min and r.modelled_speedup is not None]
+    candidates = [r for r in rows if r.p_min == p_min and r.predicted is not None]
     if not candidates:
         return None
-    # the highest modelled speedup; on a tie the shorter draft (less work for the same gain)
-    return max(candidates, key=lambda r: (round(r.modelled_speedup or 0.0, 6), -r.draft_max)).draft_max
+    # the fastest predicted; on a tie the shorter draft (less work for the same gain)
+    return max(candidates, key=lambda r: (_speed(r), -r.draft_max)).draft_max
 
 
 def _best_row(rows: Sequence[Row]) -> Row | None:
-    candidates = [r for r in rows if r.modelled_speedup is not None]
+    candidates = [r for r in rows if r.predicted is not None]
     if not candidates:
         return None
-    return max(candidates, key=lambda r: (round(r.modelled_speedup or 0.0, 6), -r.p_min, -r.draft_max))
+    return max(candidates, key=lambda r: (_speed(r), -r.p_min, -r.draft_max))
 
 
 def _rate(agreed: int, compared: int) -> float | None:
@@ -144,7 +168,7 @@ def _rate(agreed: int, compared: int) -> float | None:
 
 
 def summarize(path: str, prompts: Sequence[tuple[str, str]], traces: Sequence[PromptTrace],
-              p_mins: Sequence[float], cost_ratio: float | None,
+              p_mins: Sequence[float], costs: Costs | None,
               accept_probs: Sequence[Sequence[float]] | None = None, k_max: int = K_MAX) -> DraftSummary:
     """One draft's summary; ``prompts`` gives (id, kind) for each trace, in the same order."""
     per_prompt = []
@@ -153,14 +177,14 @@ def summarize(path: str, prompts: Sequence[tuple[str, str]], traces: Sequence[Pr
         same, n = greedy_agreement(trace)
         agreed, compared = agreed + same, compared + n
         probs = None if accept_probs is None else [accept_probs[i]]
-        per_prompt.append(PromptSummary(pid, kind, _rate(same, n), rows_for([trace], p_mins, cost_ratio, probs, k_max)))
-    rows = rows_for(traces, p_mins, cost_ratio, accept_probs, k_max)
+        per_prompt.append(PromptSummary(pid, kind, _rate(same, n), rows_for([trace], p_mins, costs, probs, k_max)))
+    rows = rows_for(traces, p_mins, costs, accept_probs, k_max)
     kinds = []
     for kind in dict.fromkeys(k for _, k in prompts):
         idx = [i for i, (_, k) in enumerate(prompts) if k == kind]
         same = sum(greedy_agreement(traces[i])[0] for i in idx)
         n = sum(greedy_agreement(traces[i])[1] for i in idx)
-        krows = rows_for([traces[i] for i in idx], [0.0], cost_ratio,
+        krows = rows_for([traces[i] for i in idx], [0.0], costs,
                          None if accept_probs is None else [accept_probs[i] for i in idx], k_max)
         best = _best_k(krows)
         at = next(r for r in krows if r.draft_max == (best or 1))
@@ -173,7 +197,7 @@ def summarize(path: str, prompts: Sequence[tuple[str, str]], traces: Sequence[Pr
         rows=rows,
         prompts=tuple(per_prompt),
         kinds=tuple(kinds),
-        cost_ratio=cost_ratio,
+        costs=costs,
         best_draft_max=_best_k(rows),
         best=_best_row(rows),
     )

@@ -46,7 +46,7 @@ class CandidateResult:
     # cannot load). Shown as ``source_kind`` in the JSON.
     form: str = "gguf"
     # MODELLED, not measured: Leviathan et al.'s speedup at REFERENCE_ACCEPTANCE with the best
-    # draft length for this cost ratio (paircheck.bench.estimate); None without tensor infos.
+    # draft length for this cost ratio (paircheck.speed.estimate); None without tensor infos.
     modelled_speedup: float | None = None
     modelled_draft_max: int | None = None
     # Memory of target + draft as llama-server allocates it at the target's training context
@@ -56,11 +56,21 @@ class CandidateResult:
     # "vocabulary" (a side known only by its vocabulary fingerprint, as the check's RG001 says).
     documented_by: str | None = None
     # With `scan --probe N`: MEASURED on llama-server by paircheck probe (the share of
-    # positions where this draft's top token is the target's), the best --spec-draft-n-max
-    # for it, and the speedup the cost model gives the measured counts at that length.
+    # positions where this draft's top token is the target's), the fastest setting for it,
+    # and the tokens/s and speedup paircheck.speed predicts there from the costs the probe
+    # measured on this machine (or, with --no-calibrate, the assumed ones).
     measured_acceptance: float | None = None
     measured_draft_max: int | None = None
+    measured_p_min: float | None = None
     measured_speedup: float | None = None
+    predicted_tokens_per_s: float | None = None
+
+    @property
+    def probed_slower(self) -> bool:
+        """The probe predicts no setting of this draft faster than the target alone."""
+        from paircheck.speed.model import MIN_GAIN
+
+        return self.measured_speedup is not None and self.measured_speedup < MIN_GAIN
 
     @property
     def speedup(self) -> float | None:
@@ -139,12 +149,12 @@ NO_TENSORS = "- : a file without tensor infos (a vocab-only file) has no weights
 
 
 def _modelled(ratio: float | None) -> tuple[float | None, int | None]:
-    from paircheck.bench.estimate import best_draft_max, modelled_speedup
+    from paircheck.speed.model import best_assumed
 
     if ratio is None or ratio <= 0:
         return None, None
-    k = best_draft_max(REFERENCE_ACCEPTANCE, ratio)
-    return round(modelled_speedup(REFERENCE_ACCEPTANCE, k, ratio), 3), k
+    k, speedup = best_assumed(REFERENCE_ACCEPTANCE, ratio)
+    return round(speedup, 3), k
 
 
 def _memory(target: ModelDescription, draft: ModelDescription) -> int | None:
@@ -432,8 +442,11 @@ def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], l
         return result
     for c, summary in zip(picks, run(target, [c.location for c in picks]), strict=True):
         c.measured_acceptance = summary.acceptance_rate
-        c.measured_draft_max = summary.best_draft_max
-        c.measured_speedup = None if summary.modelled_speedup is None else round(summary.modelled_speedup, 3)
+        best = summary.best
+        if best is not None and best.predicted is not None:
+            c.measured_draft_max, c.measured_p_min = best.draft_max, best.p_min
+            c.measured_speedup = round(best.predicted.speedup, 3)
+            c.predicted_tokens_per_s = best.predicted.pair_tokens_per_s
     result.candidates.sort(key=CandidateResult.sort_key)
     result.probe_file = probe_file
     return result

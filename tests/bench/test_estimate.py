@@ -13,7 +13,7 @@ from tiny_model import write_tiny_llama
 
 from paircheck._engine.pair_size import SIZE_CODE, size_finding, size_warning
 from paircheck.api import describe
-from paircheck.bench.estimate import (
+from paircheck.speed.estimate import (
     best_draft_max,
     estimate,
     estimate_pair,

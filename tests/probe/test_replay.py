@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from paircheck.probe.replay import Counts, PromptTrace, TailTooShort, expected_sampled, greedy_agreement, replay
-from paircheck.probe.summary import accept_probabilities, summarize
+from paircheck.probe.summary import Row, accept_probabilities, summarize
+from paircheck.speed.model import Costs
 
 T = (10, 11, 12, 13, 14, 15, 16, 17)  # the target's greedy tokens; T[0] comes from the prompt pass
 
@@ -25,7 +26,10 @@ def test_a_perfect_draft_is_capped_by_n_predict_minus_one() -> None:
     # get_n_draft_max: min(k, n_predict - n_decoded - 1). With 8 tokens and k=16: one pass
     # after the prompt's token drafts 6 (8 - 1 - 1), all accepted, plus the pass's own token.
     c = replay(trace(list(T)), draft_max=16)
-    assert c == Counts(tokens=8, passes=2, drafted=6, accepted=6, verifications=1)
+    # one batch of 7 (the sampled token and 6 drafted); the draft decoded its last sampled token
+    # and 5 of its 6 drafts (it stops at n_max without decoding the 6th)
+    assert c == Counts(tokens=8, passes=2, drafted=6, accepted=6, verifications=1, batches=(0, 0, 0, 0, 0, 0, 1),
+                      draft_decodes=6)
     assert c.accepted_per_pass == 3.0
 
 
@@ -34,7 +38,7 @@ def test_k1_with_a_perfect_draft_doubles_the_tokens_per_pass() -> None:
     # comes from a plain step because no room is left to draft.
     c = replay(trace(list(T)), draft_max=1)
     # g=1: draft 1 -> g=3; g=3 -> 5; g=5 -> 7; g=7: room 8-7-1=0 -> plain step -> 8
-    assert c == Counts(tokens=8, passes=5, drafted=3, accepted=3, verifications=3)
+    assert c == Counts(tokens=8, passes=5, drafted=3, accepted=3, verifications=3, batches=(1, 3), draft_decodes=3)
 
 
 def test_a_mismatch_stops_acceptance_but_the_draft_keeps_drafting() -> None:
@@ -43,7 +47,8 @@ def test_a_mismatch_stops_acceptance_but_the_draft_keeps_drafting() -> None:
     c = replay(trace(top), draft_max=4)
     # g=1: drafts pos 1..4 = [11, 99, x, x]: accepted 1 (11), then the target's 12 -> g=3
     # g=3: drafts pos 3..6 = [13, 14, 15, 16] (room 8-3-1=4): all accepted -> g=8
-    assert c == Counts(tokens=8, passes=3, drafted=8, accepted=5, verifications=2)
+    assert c == Counts(tokens=8, passes=3, drafted=8, accepted=5, verifications=2, batches=(0, 0, 0, 0, 2),
+                      draft_decodes=8)
 
 
 def test_p_min_stops_drafting_before_a_low_confidence_token() -> None:
@@ -52,13 +57,17 @@ def test_p_min_stops_drafting_before_a_low_confidence_token() -> None:
     c = replay(trace(list(T), conf), draft_max=4, p_min=0.5)
     # g=1: pos1 0.9, pos2 0.9, pos3 0.4 < 0.5 -> drafts [11, 12]: both accepted -> g=4
     # g=4: pos4..6 (room 8-4-1=3) all 0.9 -> 3 accepted -> g=8
-    assert c == Counts(tokens=8, passes=3, drafted=5, accepted=5, verifications=2)
+    # a p-min stop costs one decode more than the tokens kept: the token below p-min was
+    # sampled from a decode (draft_simple::draft) and dropped
+    assert c == Counts(tokens=8, passes=3, drafted=5, accepted=5, verifications=2, batches=(0, 0, 1, 1),
+                      draft_decodes=3 + 3)
 
 
 def test_a_draft_cut_to_nothing_is_a_plain_step() -> None:
     conf = [0.1] * 8
     c = replay(trace(list(T), conf), draft_max=4, p_min=0.5)
-    assert c == Counts(tokens=8, passes=8, drafted=0, accepted=0, verifications=0)
+    # g = 1..6 try to draft (one decode each, nothing kept), g = 7 has no room to try
+    assert c == Counts(tokens=8, passes=8, drafted=0, accepted=0, verifications=0, batches=(7,), draft_decodes=6)
 
 
 def test_after_a_mismatch_p_min_reads_the_drafts_own_tail() -> None:
@@ -68,7 +77,8 @@ def test_after_a_mismatch_p_min_reads_the_drafts_own_tail() -> None:
     c = replay(trace(top, tails={1: (0.8, 0.3)}, tail_limit=0.5), draft_max=8, p_min=0.5)
     # g=1: 99 (0.9) then tail 0.8, then 0.3 < 0.5 stops: drafted 2, accepted 0 -> g=2
     # the rest of the path is right: g=2 drafts pos 2..7 (room 8-2-1=5) all accepted -> g=8
-    assert c == Counts(tokens=8, passes=3, drafted=2 + 5, accepted=5, verifications=2)
+    assert c == Counts(tokens=8, passes=3, drafted=2 + 5, accepted=5, verifications=2, batches=(0, 0, 1, 0, 0, 1),
+                      draft_decodes=3 + 5)
     # at p_min 0 the tail's confidences do not matter: the draft always fills k
     assert replay(trace(top), draft_max=8).drafted == 6 + 5
 
@@ -88,7 +98,9 @@ def test_n_min_drops_a_short_draft() -> None:
     # g=1: only pos 1 passes p_min -> 1 token < n_min 2 -> dropped: a plain step
     c = replay(trace(list(T), conf), draft_max=4, p_min=0.5, n_min=2)
     # g=2: pos 2 is 0.1 -> nothing drafted: a plain step; g=3: pos 3..6 (room 8-3-1=4) -> g=8
-    assert c == Counts(tokens=8, passes=4, drafted=4, accepted=4, verifications=1)
+    # the dropped draft still cost its decodes (2 at g=1, 1 at g=2)
+    assert c == Counts(tokens=8, passes=4, drafted=4, accepted=4, verifications=1, batches=(2, 0, 0, 0, 1),
+                      draft_decodes=2 + 1 + 4)
     # without n_min the single token at g=1 is drafted and accepted
     assert replay(trace(list(T), conf), draft_max=4, p_min=0.5).drafted == 5
 
@@ -100,7 +112,18 @@ def test_an_accepted_end_of_generation_ends_the_pass() -> None:
     # g=1: room 16-1-1=14 -> draft 8: 11, 12, 2 on the path then 5 more past the end;
     # 11 and 12 accepted, then the EOG matches but drafted tokens follow it: it ends the
     # pass as the target's own token (common_sampler_sample_and_accept_n), not as accepted.
-    assert c == Counts(tokens=4, passes=2, drafted=8, accepted=2, verifications=1)
+    assert c == Counts(tokens=4, passes=2, drafted=8, accepted=2, verifications=1,
+                      batches=(0, 0, 0, 0, 0, 0, 0, 0, 1), draft_decodes=8)
+
+
+def test_a_trailing_end_of_generation_is_accepted_and_the_pass_still_counts() -> None:
+    # common_sampler_sample_and_accept_n (pinned common/sampling.cpp): "a trailing EOG is still
+    # accepted" when it is the last drafted token; process_token then stops the generation
+    # before the pass's own sampled token. Passes: the prompt pass and this verification = 2,
+    # though tokens - accepted = 1.
+    c = replay(trace([0, 2], target=(10, 2), n_predict=16), draft_max=1)
+    assert (c.tokens, c.accepted, c.verifications, c.passes) == (2, 1, 1, 2)
+    assert c.batches == (0, 1) and c.draft_decodes == 1
 
 
 def test_the_context_limit_caps_drafting() -> None:
@@ -124,9 +147,11 @@ def test_expected_sampled_equals_the_greedy_replay_when_acceptance_is_certain() 
     tr = trace(top)
     probs = [1.0 if top[j] == T[j] else 0.0 for j in range(len(T))]
     for k in (1, 2, 3, 5, 8):
-        passes, drafted, accepted = expected_sampled(tr, probs, k)
         exact = replay(tr, k)
-        assert (passes, drafted, accepted) == pytest.approx((exact.passes, exact.drafted, exact.accepted))
+        passes, drafted, accepted, batches, decodes = expected_sampled(tr, probs, k)
+        assert (passes, drafted, accepted, decodes) == pytest.approx(
+            (exact.passes, exact.drafted, exact.accepted, exact.draft_decodes))
+        assert batches == pytest.approx(exact.batches)
 
 
 def test_expected_sampled_weighs_each_outcome_by_its_probability() -> None:
@@ -134,10 +159,12 @@ def test_expected_sampled_weighs_each_outcome_by_its_probability() -> None:
     # then (if rejected) a plain step... with p: accepted -> g=3 done (2 passes); rejected -> g=2, then
     # room 3-2-1=0 -> a plain step (3 passes).
     tr = trace([0, 11, 12], target=(10, 11, 12), n_predict=3)
-    passes, drafted, accepted = expected_sampled(tr, [0.0, 0.25, 1.0], 1)
+    passes, drafted, accepted, batches, decodes = expected_sampled(tr, [0.0, 0.25, 1.0], 1)
     assert drafted == pytest.approx(1.0)
     assert accepted == pytest.approx(0.25)
     assert passes == pytest.approx(0.25 * 2 + 0.75 * 3)
+    # always one batch of 2 (the verification); a plain batch of 1 only when rejected
+    assert batches == pytest.approx((0.75, 1.0)) and decodes == pytest.approx(1.0)
 
 
 def test_accept_probabilities_read_the_targets_candidates() -> None:
@@ -147,14 +174,30 @@ def test_accept_probabilities_read_the_targets_candidates() -> None:
     assert probs[1] == 0.7 and probs[2] == 0.0 and probs[3] == 1.0 and probs[4] == 0.0
 
 
-def test_summary_picks_the_draft_length_with_the_best_modelled_speedup() -> None:
+def test_summary_picks_the_draft_length_with_the_best_predicted_speed() -> None:
     top = list(T)
     top[3] = 99
-    s = summarize("d.gguf", [("p", "code")], [trace(top)], [0.0], cost_ratio=0.1)
-    # speedup(k) = tokens / (passes + 0.1 * drafted); check the chosen k by brute force
-    speeds = {r.draft_max: r.tokens / (r.passes + 0.1 * r.drafted) for r in s.rows}
+    costs = Costs(10.0, 2.0, ((1, 4.0), (17, 20.0)), ((1, 1.0), (17, 3.0)), 1.5, 0.25)
+    s = summarize("d.gguf", [("p", "code")], [trace(top)], [0.0], costs)
+    # every row priced by hand from its replayed work: the target alone (8 - 1) decodes, the pair
+    # each batch (target, draft re-evaluation, round costs) and each draft decode
+    def by_hand(r: Row) -> float:
+        pair = r.draft_decodes * 2.0 + sum(n * (10.0 + (4.0 + (b - 1) - 4.0) + (1.0 + (b - 1) / 8) + 1.5 + 0.25 * b)
+                                          for b, n in enumerate(r.batches, 1))
+        return 7 * 10.0 / pair
+    speeds = {r.draft_max: by_hand(r) for r in s.rows}
+    assert {r.draft_max: r.predicted_speedup for r in s.rows} == pytest.approx(speeds)
     assert s.best_draft_max == max(speeds, key=lambda k: (round(speeds[k], 6), -k))
-    assert s.modelled_speedup == pytest.approx(speeds[s.best_draft_max])
+    assert s.predicted_speedup == pytest.approx(speeds[s.best_draft_max])
+    assert s.rows[0].predicted_tokens_per_s == pytest.approx(8 * 1000 / (7 * 10.0 / speeds[1]))
     assert s.acceptance_rate == pytest.approx(6 / 7)
-    free = summarize("d.gguf", [("p", "code")], [trace(top)], [0.0], cost_ratio=None)
-    assert free.best_draft_max is None and free.modelled_speedup is None
+    free = summarize("d.gguf", [("p", "code")], [trace(top)], [0.0], None)
+    assert free.best_draft_max is None and free.predicted_speedup is None and free.recommended is None
+
+
+def test_a_draft_predicted_slower_is_never_recommended() -> None:
+    # a draft as dear as the target: no setting gains, so the summary recommends none
+    costs = Costs(10.0, 10.0, ((1, 10.0), (17, 30.0)), ((1, 10.0), (17, 30.0)))
+    s = summarize("d.gguf", [("p", "code")], [trace(list(T))], [0.0], costs)
+    assert s.best is not None and s.best.predicted_speedup is not None and s.best.predicted_speedup < 1.0
+    assert s.recommended is None

@@ -412,14 +412,14 @@ def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Ca
 def test_modelled_speedup_and_memory_where_tensor_infos_exist(
     tmp_path: Path, real_vocab: Callable[[str], Path]
 ) -> None:
-    """Files with tensor infos get the MODELLED speedup (bench.estimate's formula) and the pair's
+    """Files with tensor infos get the MODELLED speedup (speed.estimate's formula) and the pair's
     memory (fit's model); a vocab-only file gets neither, shown as "-" with the reason once."""
     sys.path.insert(0, str(REPO / "tests"))
     import fit_shapes
 
     from paircheck._format.interface import RenderOptions
     from paircheck._format.scan_render import render_scan_text, scan_to_dict
-    from paircheck.bench.estimate import best_draft_max, modelled_speedup
+    from paircheck.speed.estimate import best_draft_max, modelled_speedup
     from paircheck.fit import DraftOptions, FitOptions, fit
     from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE
 

@@ -26,6 +26,7 @@ from paircheck._source.tensors import model_tensors
 from paircheck.errors import InputError
 from paircheck.findings import Finding
 from paircheck.model import ModelDescription
+from paircheck.speed.model import assumed_speedup, best_assumed, expected_tokens_per_round
 from paircheck.weights import WeightBytes, expert_counts, weight_bytes
 
 # llama.cpp's default --spec-draft-n-max (common/common.h, common_params_speculative_draft::n_max = 3).
@@ -58,24 +59,26 @@ def read_weight_bytes(desc: ModelDescription) -> WeightBytes:
 
 
 # --------------------------------------------------------------------------- the formula
+# The formulas live in paircheck.speed.model, the one speed model; these are its assumed-cost
+# cases under the names estimate's callers and tests know.
 
 
 def expected_tokens_per_pass(acceptance: float, draft_max: int) -> float:
     """Leviathan et al. eq. (1): ``(1 - a^(k+1)) / (1 - a)``; ``k + 1`` at ``a = 1``."""
-    a, k = acceptance, draft_max
-    if a >= 1.0:
-        return float(k + 1)
-    return (1.0 - a ** (k + 1)) / (1.0 - a)
+    return expected_tokens_per_round(acceptance, draft_max)
 
 
-def modelled_speedup(acceptance: float, draft_max: int, cost_ratio: float) -> float:
-    """Leviathan et al. theorem 3.8: ``E / (k*c + 1)``."""
-    return expected_tokens_per_pass(acceptance, draft_max) / (draft_max * cost_ratio + 1.0)
+def modelled_speedup(acceptance: float, draft_max: int, cost_ratio: float, verify_growth: float = 0.0,
+                     round_cost: float = 0.0) -> float:
+    """Leviathan et al. theorem 3.8, ``E / (k*c + 1)``, when ``verify_growth`` and
+    ``round_cost`` are 0 (``speed.model.assumed_costs``)."""
+    return assumed_speedup(acceptance, draft_max, cost_ratio, verify_growth, round_cost)
 
 
-def best_draft_max(acceptance: float, cost_ratio: float, k_max: int = K_SEARCH_MAX) -> int:
+def best_draft_max(acceptance: float, cost_ratio: float, k_max: int = K_SEARCH_MAX, verify_growth: float = 0.0,
+                   round_cost: float = 0.0) -> int:
     """The ``k`` in 1..k_max with the highest modelled speedup (the smallest on ties)."""
-    return max(range(1, k_max + 1), key=lambda k: (modelled_speedup(acceptance, k, cost_ratio), -k))
+    return best_assumed(acceptance, cost_ratio, verify_growth, round_cost, k_max)[0]
 
 
 @dataclass(frozen=True)
@@ -87,26 +90,27 @@ class Point:
     best_speedup: float
 
 
-def _point(acceptance: float, draft_max: int, cost_ratio: float) -> Point:
-    best = best_draft_max(acceptance, cost_ratio)
+def _point(acceptance: float, draft_max: int, cost_ratio: float, growth: float, round_cost: float) -> Point:
+    best = best_draft_max(acceptance, cost_ratio, verify_growth=growth, round_cost=round_cost)
     return Point(
         acceptance=acceptance,
         expected_tokens_per_pass=expected_tokens_per_pass(acceptance, draft_max),
-        speedup=modelled_speedup(acceptance, draft_max, cost_ratio),
+        speedup=modelled_speedup(acceptance, draft_max, cost_ratio, growth, round_cost),
         best_draft_max=best,
-        best_speedup=modelled_speedup(acceptance, best, cost_ratio),
+        best_speedup=modelled_speedup(acceptance, best, cost_ratio, growth, round_cost),
     )
 
 
 @dataclass(frozen=True)
 class MeasuredPoint:
     """One draft length of a probe: tokens and drafted tokens per target pass as measured
-    (replayed from llama-server), and the speedup the cost model gives them."""
+    (replayed from llama-server), and the speed the speed model predicts for them."""
 
     draft_max: int
     tokens_per_pass: float
     drafted_per_pass: float
     speedup: float
+    tokens_per_s: float | None = None  # None when the costs were assumed (relative)
 
 
 @dataclass
@@ -119,10 +123,15 @@ class Estimate:
     ``documented`` (a registry entry's measured number: the note cites it), or ``assumed``
     (the band). With a probe, ``measured`` holds its counts for every draft length and the
     single-point fields come from them instead of from Leviathan's i.i.d. formula.
+
+    ``costs_basis`` says where the step costs come from: ``assumed`` (``cost_ratio``,
+    ``verify_growth`` and ``round_cost``, relative to one target decode) or ``measured`` (the
+    probe's calibration on its machine: then ``target_tokens_per_s`` and
+    ``pair_tokens_per_s`` are predicted too).
     """
 
     cost_ratio: float
-    cost_source: str  # "tensor-infos" or "given"
+    cost_source: str  # "tensor-infos", "given" or "calibration"
     draft_max: int
     acceptance: float | None
     acceptance_source: str | None  # "given", "bench:<file>", or None
@@ -140,6 +149,13 @@ class Estimate:
     measured: list[MeasuredPoint] = field(default_factory=list)
     # What the registry documents for this pair (speedups, acceptance), one cited line each.
     documented: list[str] = field(default_factory=list)
+    costs_basis: str = "assumed"
+    verify_growth: float = 0.0
+    round_cost: float = 0.0
+    costs_note: str | None = None
+    target_tokens_per_s: float | None = None
+    pair_tokens_per_s: float | None = None
+    best_p_min: float = 0.0
 
 
 def estimate(
@@ -148,6 +164,8 @@ def estimate(
     draft_max: int = DEFAULT_DRAFT_MAX,
     acceptance_source: str | None = None,
     cost_source: str = "given",
+    verify_growth: float = 0.0,
+    round_cost: float = 0.0,
 ) -> Estimate:
     """The model for one cost ratio: one point for a given acceptance, else the band."""
     if not cost_ratio > 0:
@@ -156,6 +174,8 @@ def estimate(
         raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
     if acceptance is not None and not 0.0 <= acceptance <= 1.0:
         raise InputError("--acceptance", f"must be between 0 and 1, got {acceptance}")
+    if verify_growth < 0 or round_cost < 0:
+        raise InputError("--verify-cost" if verify_growth < 0 else "--round-cost", "must be >= 0")
     if acceptance is None:
         return Estimate(
             cost_ratio,
@@ -167,9 +187,11 @@ def estimate(
             None,
             None,
             None,
-            band=[_point(a, draft_max, cost_ratio) for a in BAND],
+            band=[_point(a, draft_max, cost_ratio, verify_growth, round_cost) for a in BAND],
+            verify_growth=verify_growth,
+            round_cost=round_cost,
         )
-    p = _point(acceptance, draft_max, cost_ratio)
+    p = _point(acceptance, draft_max, cost_ratio, verify_growth, round_cost)
     return Estimate(
         cost_ratio,
         cost_source,
@@ -181,35 +203,8 @@ def estimate(
         p.best_draft_max,
         p.best_speedup,
         acceptance_basis="given" if acceptance_source in (None, "given") else "measured",
-    )
-
-
-def from_counts(
-    cost_ratio: float,
-    rows: list[tuple[int, float, float, float]],
-    draft_max: int | None,
-    acceptance: float | None,
-    note: str,
-    cost_source: str = "tensor-infos",
-) -> Estimate:
-    """The model on measured counts: ``rows`` are (draft_max, tokens, passes, drafted) for
-    each draft length, as a probe replayed them. Speedup = tokens / (passes + c * drafted)."""
-    points = [
-        MeasuredPoint(k, tokens / passes, drafted / passes, tokens / (passes + cost_ratio * drafted))
-        for k, tokens, passes, drafted in sorted(rows)
-        if passes > 0
-    ]
-    if not points:
-        raise InputError("--from", "the probe result has no counts for this draft")
-    best = max(points, key=lambda p: (round(p.speedup, 6), -p.draft_max))
-    k = draft_max or best.draft_max
-    at = next((p for p in points if p.draft_max == k), None)
-    if at is None:
-        lengths = f"{points[0].draft_max}..{points[-1].draft_max}"
-        raise InputError("--draft-max", f"the probe measured draft lengths {lengths}")
-    return Estimate(
-        cost_ratio, cost_source, k, acceptance, "probe", at.tokens_per_pass, at.speedup, best.draft_max,
-        best.speedup, acceptance_basis="measured", acceptance_note=note, measured=points,
+        verify_growth=verify_growth,
+        round_cost=round_cost,
     )
 
 
@@ -291,6 +286,8 @@ def estimate_pair(
     draft_max: int = DEFAULT_DRAFT_MAX,
     acceptance_source: str | None = None,
     cost_ratio: float | None = None,
+    verify_growth: float = 0.0,
+    round_cost: float = 0.0,
 ) -> Estimate:
     """Read both models' tensor infos for ``c`` (unless given), then apply the model.
 
@@ -305,7 +302,7 @@ def estimate_pair(
         acceptance, note, docs = documented(target, draft)
         if acceptance is not None:
             acceptance_source, basis = "registry", "documented"
-    result = estimate(c, acceptance, draft_max, acceptance_source, source)
+    result = estimate(c, acceptance, draft_max, acceptance_source, source, verify_growth, round_cost)
     if basis:
         result.acceptance_basis, result.acceptance_note = basis, note
     result.documented = docs

@@ -1,0 +1,241 @@
+"""Measure what each step of llama-server's speculative loop costs on this machine, with the
+servers the probe starts, so that ``paircheck.speed.model`` can predict tokens per second.
+
+What is measured, and how (every request through llama-server's native ``/completion``, every
+time as the server's own ``timings`` report it, so the client and HTTP are left out):
+
+* **a model's decode** (target and each draft): one greedy generation of a fixed number of
+  tokens (``ignore_eos``), ``predicted_ms / (predicted_n - 1)`` (the first token comes from
+  the prompt pass); for the target, the probe's own generations give it, per prompt;
+* **a model's batch of n tokens**, n = 1..17 (a verification of up to 16 drafted tokens): the
+  server holds a prefix in its cache (``cache_prompt``), and a request of that prefix plus n
+  new tokens makes it evaluate just those n (``prompt_n`` must say n, else the measurement is
+  refused); ``prompt_ms`` is the time. Every n is measured ``repeats`` times, in rounds over
+  all n, so that a drift of the machine's speed spreads over every size alike;
+* **what a round costs beyond those**: short real speculative runs of the pair (one server
+  with both models, ``--spec-type draft-simple``) at two draft lengths, on a prompt the probe
+  recorded; the replay of that prompt says exactly which batches and draft decodes the run
+  made, and what they do not explain is fitted (``speed.model.fit_round_costs``).
+
+Nothing here assumes a CPU: the flags after ``--`` (``-ngl``, ``-ngld``, threads) reach every
+server, the pair's too, so a GPU's costs are measured the same way.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from paircheck.errors import InputError
+from paircheck.llama_server.http import request_json
+from paircheck.speed.model import Costs, Points, RoundFit, Work, fit_round_costs
+
+# Verification batches of 1..17 tokens: the last sampled token and up to 16 drafted ones.
+BATCH_SIZES = tuple(range(1, 18))
+REPEATS = 3
+DECODE_TOKENS = 32  # tokens a model generates to measure its decode
+# The draft lengths of the speculative runs that fit the cost per round: far enough apart
+# that the cost per round and the cost per verified token can be told apart.
+ROUND_LENGTHS = (2, 8)
+METHOD = (
+    "llama-server timings: decode = predicted_ms / (predicted_n - 1) of greedy generations; batch of n = "
+    f"prompt_ms of n new tokens after a cached prefix, n = 1..{BATCH_SIZES[-1]}, {REPEATS} rounds, median; "
+    f"per round = fitted to real speculative runs of each pair at --spec-draft-n-max {ROUND_LENGTHS[0]} and "
+    f"{ROUND_LENGTHS[1]}"
+)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One quantity over its repeats (ms)."""
+
+    median: float
+    low: float
+    high: float
+
+    @staticmethod
+    def of(values: Sequence[float]) -> Measured:
+        return Measured(statistics.median(values), min(values), max(values))
+
+    @property
+    def spread(self) -> float:
+        """(max - min) / median: 0 for a perfectly steady machine."""
+        return (self.high - self.low) / self.median if self.median > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class ModelCosts:
+    """One model's decode and batch costs on its server."""
+
+    decode: Measured
+    batches: tuple[tuple[int, Measured], ...]
+
+    @property
+    def points(self) -> Points:
+        return tuple((n, m.median) for n, m in self.batches)
+
+    @property
+    def spread(self) -> float:
+        return max([self.decode.spread, *(m.spread for _, m in self.batches)])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"decode_ms": round(self.decode.median, 3),
+                "decode_ms_range": [round(self.decode.low, 3), round(self.decode.high, 3)],
+                "batch_ms": [[n, round(m.median, 3)] for n, m in self.batches],
+                "batch_ms_range": [[n, round(m.low, 3), round(m.high, 3)] for n, m in self.batches],
+                "spread": round(self.spread, 4)}
+
+
+@dataclass(frozen=True)
+class SpecRun:
+    """One real speculative run of the pair and what the replay says it did."""
+
+    draft_max: int
+    prompt_id: str
+    predicted_n: int
+    predicted_ms: float
+    draft_n: int
+    draft_n_accepted: int
+    replay_drafted: int
+    replay_accepted: int
+    same_tokens: bool
+    work: Work
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"draft_max": self.draft_max, "prompt_id": self.prompt_id, "predicted_n": self.predicted_n,
+                "predicted_ms": round(self.predicted_ms, 3), "draft_n": self.draft_n,
+                "draft_n_accepted": self.draft_n_accepted, "replay_drafted": self.replay_drafted,
+                "replay_accepted": self.replay_accepted, "same_tokens": self.same_tokens}
+
+
+def _timings(answer: Any, where: str) -> dict[str, Any]:
+    timings = answer.get("timings") if isinstance(answer, dict) else None
+    if not isinstance(timings, dict):
+        raise InputError(where, "the answer has no timings (not a llama-server?)")
+    return timings
+
+
+def _num(timings: dict[str, Any], key: str, where: str) -> float:
+    value = timings.get(key)
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise InputError(where, f"the answer's timings have no {key}")
+    return float(value)
+
+
+def decode_ms_of(timings: dict[str, Any], where: str) -> float | None:
+    """ms per decoded token of one generation (None when it decoded fewer than 2 tokens)."""
+    n = _num(timings, "predicted_n", where)
+    return _num(timings, "predicted_ms", where) / (n - 1) if n >= 2 else None
+
+
+def measure_decode(url: str, prompt: Sequence[int], timeout: float, tokens: int = DECODE_TOKENS,
+                   repeats: int = REPEATS) -> Measured:
+    """A model's decode: greedy generations of ``tokens`` tokens, no prefix reuse."""
+    where = url.rstrip("/") + "/completion"
+    body = {"prompt": list(prompt), "n_predict": tokens, "temperature": 0.0, "ignore_eos": True,
+            "cache_prompt": False, "stream": False}
+    values = []
+    for _ in range(repeats):
+        ms = decode_ms_of(_timings(request_json(url, "/completion", body, timeout), where), where)
+        if ms is None:
+            raise InputError(where, "the model generated fewer than 2 tokens (context full?)")
+        values.append(ms)
+    return Measured.of(values)
+
+
+def _extensions(tokens: Sequence[int], longest: int) -> tuple[list[int], list[int]]:
+    """Two runs of ``longest`` tokens whose first tokens differ: requests alternate between
+    them, so each finds only the shared prefix in the cache and evaluates all its new tokens."""
+    first = list(tokens[:longest])
+    for start in range(1, max(1, len(tokens) - longest) + 1):
+        other = list(tokens[start:start + longest])
+        if len(other) == longest and other[0] != first[0]:
+            return first, other
+    raise InputError("probe", f"the recorded generation is too short to measure batches of {longest} tokens")
+
+
+def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
+                    sizes: Sequence[int] = BATCH_SIZES, repeats: int = REPEATS) -> tuple[tuple[int, Measured], ...]:
+    """Evaluation time of n new tokens after a cached prefix, for each n in ``sizes``."""
+    where = url.rstrip("/") + "/completion"
+    runs = _extensions(filler, max(sizes))
+
+    def ask(tokens: list[int]) -> dict[str, Any]:
+        body = {"prompt": tokens, "n_predict": 1, "temperature": 0.0, "cache_prompt": True, "stream": False}
+        return _timings(request_json(url, "/completion", body, timeout), where)
+
+    ask(list(prefix))  # the prefix into the cache
+    values: dict[int, list[float]] = {n: [] for n in sizes}
+    turn = 0
+    for _ in range(repeats):
+        for n in sizes:
+            turn += 1
+            timings = ask(list(prefix) + runs[turn % 2][:n])
+            if int(_num(timings, "prompt_n", where)) != n:
+                raise InputError(where, f"evaluated {timings.get('prompt_n')} tokens for a batch of {n}: the "
+                                        "server did not reuse its cached prefix (cache_prompt), so batch costs "
+                                        "cannot be measured; give --no-calibrate")
+            values[n].append(_num(timings, "prompt_ms", where))
+    return tuple((n, Measured.of(values[n])) for n in sizes)
+
+
+def measure_model(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
+                  decode: Measured | None = None) -> ModelCosts:
+    """A model's costs on its server (``decode`` when the caller measured it already)."""
+    batches = measure_batches(url, prefix, filler, timeout)
+    return ModelCosts(decode or measure_decode(url, prefix, timeout), batches)
+
+
+def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence[int], n_predict: int,
+             draft_max: int, work: Work, replayed: tuple[int, int], timeout: float) -> SpecRun:
+    """One greedy generation on a pair's server, as the probe's target generation was made."""
+    where = url.rstrip("/") + "/completion"
+    body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": False,
+            "stream": False, "return_tokens": True}
+    answer = request_json(url, "/completion", body, timeout)
+    timings = _timings(answer, where)
+    tokens = answer.get("tokens") if isinstance(answer, dict) else None
+    return SpecRun(draft_max, prompt_id, int(_num(timings, "predicted_n", where)),
+                   _num(timings, "predicted_ms", where), int(timings.get("draft_n") or 0),
+                   int(timings.get("draft_n_accepted") or 0), replayed[0], replayed[1],
+                   isinstance(tokens, list) and list(tokens) == list(expected), work)
+
+
+def warm_up(url: str, prompt: Sequence[int], timeout: float) -> None:
+    """One short generation, so that the first measured one does not pay for the weights being
+    paged in."""
+    request_json(url, "/completion", {"prompt": list(prompt), "n_predict": 4, "temperature": 0.0,
+                                      "cache_prompt": False, "stream": False}, timeout)
+
+
+@dataclass(frozen=True)
+class PairCalibration:
+    """What a draft's costs are on this machine, with the target's, and how they were found."""
+
+    target: ModelCosts
+    draft: ModelCosts
+    runs: tuple[SpecRun, ...]
+    fit: RoundFit
+
+    @property
+    def costs(self) -> Costs:
+        return Costs(self.target.decode.median, self.draft.decode.median, self.target.points, self.draft.points,
+                     self.fit.round_ms, self.fit.round_token_ms, absolute=True, basis="measured")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.draft.to_dict(), "round_ms": round(self.fit.round_ms, 4),
+                "round_token_ms": round(self.fit.round_token_ms, 4),
+                "round_fit_residual_ms": [round(r, 3) for r in self.fit.residuals],
+                "spec_runs": [r.to_dict() for r in self.runs]}
+
+
+def calibrate_pair(target: ModelCosts, draft: ModelCosts, runs: Sequence[SpecRun]) -> PairCalibration:
+    base = Costs(target.decode.median, draft.decode.median, target.points, draft.points)
+    return PairCalibration(target, draft, tuple(runs), fit_round_costs(base, [(r.work, r.predicted_ms) for r in runs]))
+
+
+def elapsed_ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 1)

@@ -1,0 +1,1 @@
+"""Predicting speed: the cost model of llama-server's speculative loop (``model``)."""

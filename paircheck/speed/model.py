@@ -1,0 +1,249 @@
+"""The speed model: how long llama-server's draft-simple loop takes to generate some work,
+from what each of its steps costs. The one home of every predicted tokens/s and speedup
+paircheck prints (probe, estimate, scan, the check's ``--probe`` launch line, bench compare).
+
+**Work** is what a generation takes, counted (a probe replays it exactly for greedy
+decoding) or expected (from an acceptance rate, Leviathan et al.'s i.i.d. model):
+
+* ``tokens``: the tokens generated (llama-server's ``predicted_n``);
+* ``batches[b - 1]``: the target's batches of ``b`` tokens after the prompt pass (``b = 1``:
+  one token and nothing to verify; ``b = s + 1``: the last sampled token and ``s`` drafted);
+* ``draft_decodes``: the one-token decodes the draft makes while drafting;
+* ``generations``: how many generations the work sums (each one's first token comes from
+  its prompt pass, so it costs no decode).
+
+**Costs** are what each step takes, in milliseconds (measured on this machine by the probe's
+calibration, or computed for a GPU) or in units of one target decode (assumed from the
+weight bytes, when only a ratio can be known).
+
+The loop, as the pinned llama.cpp runs it (llama-cpp-python 0.3.36's vendored
+``tools/server/server-context.cpp`` ``update_slots`` and ``common/speculative.cpp``
+``common_speculative_impl_draft_simple``), and what each part costs:
+
+* the target decodes each batch of ``b`` tokens and samples ``b`` positions: ``T(b)``, the
+  target's decode time plus what ``b - 1`` more tokens add to one evaluation;
+* the draft re-evaluates the same batch ("for now, always re-evaluate for simplicity",
+  ``common_speculative_process`` after every target batch): ``D(b)``;
+* while drafting, the draft decodes the last sampled token and every drafted token it goes
+  on from (``draft_simple::draft``): ``draft_decode_ms`` each;
+* what a round costs beyond those (the server's bookkeeping, the target sampling ``b``
+  positions instead of one, checkpoints): ``round_ms + round_token_ms * b``, fitted to real
+  speculative runs by the calibration, 0 when assumed.
+
+So ``time(pair) = sum_b batches[b] * (T(b) + D(b) + round_ms + round_token_ms * b) +
+draft_decodes * draft_decode_ms``, and the target alone takes ``(tokens - 1) *
+target_decode_ms`` for the same tokens (the first one comes from the prompt pass, which is
+not counted on either side, as llama-server's ``predicted_ms`` does not count it). Tokens per
+second are ``tokens * 1000 / time``: ``predicted_n / predicted_ms``, as ``bench`` reads them.
+Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+# A draft is recommended only when it is predicted at least this much faster than the target
+# alone: the model is held to 10% of bench's measurement (tests/probe/test_speed_differential.py),
+# so a smaller predicted gain could be a loss.
+MIN_GAIN = 1.05
+
+Points = tuple[tuple[int, float], ...]
+
+
+@dataclass(frozen=True)
+class Work:
+    """What a generation takes (see the module docstring)."""
+
+    tokens: float
+    batches: tuple[float, ...]
+    draft_decodes: float
+    generations: float = 1.0  # how many generations (prompts) the work sums: each has a prompt pass
+
+    @property
+    def rounds(self) -> float:
+        return float(sum(self.batches))
+
+    @property
+    def batch_tokens(self) -> float:
+        return float(sum((b + 1) * n for b, n in enumerate(self.batches)))
+
+
+@dataclass(frozen=True)
+class Costs:
+    """What each step of the loop costs (see the module docstring).
+
+    ``target_batch_ms`` and ``draft_batch_ms`` are (n, ms) points: the time to evaluate n new
+    tokens (llama-server's ``prompt_ms`` for n tokens after a cached prefix); between points the
+    cost is interpolated, beyond the last one extended along the last segment. ``absolute``
+    False: the costs are in units of one target decode, so a speedup can be predicted but no
+    tokens per second. ``basis`` says where they come from: ``measured`` (calibrated on this
+    machine's llama-server), ``assumed`` (weight bytes) or a caller's own word (``roofline``).
+    """
+
+    target_decode_ms: float
+    draft_decode_ms: float
+    target_batch_ms: Points = ()
+    draft_batch_ms: Points = ()
+    round_ms: float = 0.0
+    round_token_ms: float = 0.0
+    absolute: bool = True
+    basis: str = "measured"
+
+    def target_batch(self, b: int) -> float:
+        """``T(b)``: one target batch of ``b`` tokens, its sampling included."""
+        if b <= 1 or not self.target_batch_ms:
+            return self.target_decode_ms
+        return self.target_decode_ms + max(0.0, interpolate(self.target_batch_ms, b)
+                                           - interpolate(self.target_batch_ms, 1))
+
+    def draft_batch(self, b: int) -> float:
+        """``D(b)``: the draft re-evaluating the target's batch of ``b`` tokens."""
+        return interpolate(self.draft_batch_ms, b) if self.draft_batch_ms else 0.0
+
+    def batch(self, b: int) -> float:
+        """One batch of ``b`` tokens with everything that comes with it but the draft's decodes."""
+        return self.target_batch(b) + self.draft_batch(b) + self.round_ms + self.round_token_ms * b
+
+
+def assumed_costs(cost_ratio: float, verify_growth: float = 0.0, round_cost: float = 0.0) -> Costs:
+    """Costs in units of one target decode when nothing was measured: the draft's decode costs
+    ``cost_ratio`` (its weight bytes over the target's), a batch of b tokens costs ``1 +
+    verify_growth * (b - 1)`` decodes, a round ``round_cost`` more, and the draft's re-evaluation
+    of the batch nothing. With both at 0 this is Leviathan et al.'s ``E / (k c + 1)``."""
+    batch: Points = ((1, 1.0), (2, 1.0 + verify_growth))
+    return Costs(1.0, cost_ratio, batch, (), round_cost, 0.0, absolute=False, basis="assumed")
+
+
+def interpolate(points: Points, n: int) -> float:
+    """Piecewise linear through ``points`` (sorted by n), extended along the end segments."""
+    if len(points) == 1:
+        return points[0][1]
+    for (n0, y0), (n1, y1) in zip(points, points[1:], strict=False):
+        if n <= n1 or (n1, y1) == points[-1]:
+            return y0 + (y1 - y0) * (n - n0) / (n1 - n0)
+    raise AssertionError("unreachable")
+
+
+def target_ms(work: Work, costs: Costs) -> float:
+    """The target alone generating the same tokens (decode phase: every token but each
+    generation's first, which its prompt pass gives)."""
+    return max(0.0, work.tokens - work.generations) * costs.target_decode_ms
+
+
+def pair_ms(work: Work, costs: Costs) -> float:
+    """The pair generating ``work`` (decode phase)."""
+    total = work.draft_decodes * costs.draft_decode_ms
+    for size, count in enumerate(work.batches, 1):
+        if count:
+            total += count * costs.batch(size)
+    return total
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """Target alone and pair, for one setting. Tokens per second are None when the costs are
+    relative (``Costs.absolute`` False): then only the speedup is known."""
+
+    speedup: float
+    target_tokens_per_s: float | None
+    pair_tokens_per_s: float | None
+
+    @property
+    def faster(self) -> bool:
+        return self.speedup >= MIN_GAIN
+
+
+def predict(work: Work, costs: Costs) -> Prediction | None:
+    """The prediction for ``work`` (None when nothing is generated after the first token)."""
+    alone, pair = target_ms(work, costs), pair_ms(work, costs)
+    if alone <= 0 or pair <= 0:
+        return None
+    if not costs.absolute:
+        return Prediction(alone / pair, None, None)
+    return Prediction(alone / pair, work.tokens * 1000.0 / alone, work.tokens * 1000.0 / pair)
+
+
+# --------------------------------------------------------------------------- without a probe
+
+
+def expected_tokens_per_round(acceptance: float, draft_max: int) -> float:
+    """Leviathan et al. eq. (1): ``(1 - a^(k+1)) / (1 - a)``; ``k + 1`` at ``a = 1``."""
+    a, k = acceptance, draft_max
+    if a >= 1.0:
+        return float(k + 1)
+    return (1.0 - a ** (k + 1)) / (1.0 - a)
+
+
+def expected_work(acceptance: float, draft_max: int, tokens: float = 1000.0) -> Work:
+    """The work of ``tokens`` tokens when each drafted token is accepted with probability
+    ``acceptance`` independently (Leviathan et al. section 3): every round drafts ``k`` tokens
+    (``k`` decodes) and verifies a batch of ``k + 1``, and yields eq. (1)'s tokens."""
+    rounds = (tokens - 1.0) / expected_tokens_per_round(acceptance, draft_max)
+    batches = [0.0] * (draft_max + 1)
+    batches[draft_max] = rounds
+    return Work(tokens, tuple(batches), rounds * draft_max)
+
+
+def assumed_speedup(acceptance: float, draft_max: int, cost_ratio: float, verify_growth: float = 0.0,
+                    round_cost: float = 0.0) -> float:
+    """The speedup at an assumed i.i.d. acceptance with assumed costs (``assumed_costs``)."""
+    pred = predict(expected_work(acceptance, draft_max), assumed_costs(cost_ratio, verify_growth, round_cost))
+    assert pred is not None
+    return pred.speedup
+
+
+def best_assumed(acceptance: float, cost_ratio: float, verify_growth: float = 0.0, round_cost: float = 0.0,
+                 k_max: int = 32) -> tuple[int, float]:
+    """The draft length in 1..k_max with the highest ``assumed_speedup`` (the shortest on ties)."""
+    speeds = {k: assumed_speedup(acceptance, k, cost_ratio, verify_growth, round_cost) for k in range(1, k_max + 1)}
+    k = max(speeds, key=lambda k: (round(speeds[k], 9), -k))
+    return k, speeds[k]
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+@dataclass(frozen=True)
+class RoundFit:
+    round_ms: float
+    round_token_ms: float
+    residuals: tuple[float, ...]  # measured minus modelled, ms, per run after the fit
+
+
+def fit_round_costs(costs: Costs, runs: Iterable[tuple[Work, float]]) -> RoundFit:
+    """``round_ms`` and ``round_token_ms`` (both >= 0) that best explain real speculative runs:
+    each run is the work replayed for it and the decode time llama-server measured. Least
+    squares on what the other costs leave unexplained."""
+    bare = Costs(costs.target_decode_ms, costs.draft_decode_ms, costs.target_batch_ms, costs.draft_batch_ms)
+    rows = [(w.rounds, w.batch_tokens, ms - pair_ms(w, bare)) for w, ms in runs]
+    if not rows:
+        return RoundFit(0.0, 0.0, ())
+    r0, r1 = _least_squares(rows)
+    if r1 < 0 or r0 < 0:
+        # the one-parameter fits, each kept only when non-negative; the better of them
+        options = [(max(0.0, _ratio(rows, 0)), 0.0), (0.0, max(0.0, _ratio(rows, 1)))]
+        r0, r1 = min(options, key=lambda p: _sse(rows, *p))
+    residuals = tuple(y - r0 * x0 - r1 * x1 for x0, x1, y in rows)
+    return RoundFit(r0, r1, residuals)
+
+
+def _ratio(rows: Sequence[tuple[float, float, float]], i: int) -> float:
+    den = sum(r[i] * r[i] for r in rows)
+    return sum(r[i] * r[2] for r in rows) / den if den else 0.0
+
+
+def _sse(rows: Sequence[tuple[float, float, float]], r0: float, r1: float) -> float:
+    return sum((y - r0 * x0 - r1 * x1) ** 2 for x0, x1, y in rows)
+
+
+def _least_squares(rows: Sequence[tuple[float, float, float]]) -> tuple[float, float]:
+    a = sum(x0 * x0 for x0, _, _ in rows)
+    b = sum(x0 * x1 for x0, x1, _ in rows)
+    c = sum(x1 * x1 for _, x1, _ in rows)
+    d = sum(x0 * y for x0, _, y in rows)
+    e = sum(x1 * y for _, x1, y in rows)
+    det = a * c - b * b
+    if abs(det) <= 1e-9 * max(1.0, a * c):
+        return _ratio(rows, 0), 0.0  # the runs cannot tell the two apart: a cost per round alone
+    return (d * c - b * e) / det, (a * e - b * d) / det

@@ -274,4 +274,4 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
 
 
 def _setting_short(row: Row) -> str:
-    return f"k={row.draft_max}" + (f" p{row.p_min:g}" if row.p_min else "")
+    return f"k={row.draft_max}" + (f",p{row.p_min:g}" if row.p_min else "")

@@ -90,6 +90,9 @@ def progress_bars(enabled: bool) -> Any:
               help="Seconds to wait for each server to load its model.")
 @click.option("--output", "-o", "output", default=None, type=click.Path(dir_okay=False),
               help="The result file (default: ./paircheck-probe-TIME.json).")
+@click.option("--no-calibrate", "no_calibrate", is_flag=True,
+              help="Do not measure what each step costs here: speeds are then MODELLED from assumed costs "
+                   "(weight bytes), speedups only.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result JSON instead of the summary.")
 @click.pass_context
 def probe(
@@ -110,6 +113,7 @@ def probe(
     timeout: float,
     ready_timeout: float,
     output: str | None,
+    no_calibrate: bool,
     as_json: bool,
 ) -> None:
     """MEASURE how many draft tokens TARGET accepts from each DRAFT, for every --spec-draft-n-max.
@@ -118,7 +122,10 @@ def probe(
     target's tokens on its own llama-server (one model in memory at a time), and
     llama-server's draft-simple loop is replayed on what was recorded: drafted and accepted
     tokens per target pass for draft lengths 1..16 and each --p-min, exact for greedy
-    decoding. Flags after `--` go to every server (e.g. `-- -ngl 99 -t 8`).
+    decoding. Then it times each step of the speculative loop here (the target's and each
+    draft's decode and batches of 1..17 tokens, and two short speculative runs per pair)
+    and PREDICTS tokens/s for every setting; where none beats the target alone it says to
+    run without a draft. Flags after `--` go to every server (e.g. `-- -ngl 99 -t 8`).
 
     \b
       paircheck probe target.gguf draft-a.gguf draft-b.gguf
@@ -132,7 +139,7 @@ def probe(
     settings = ProbeSettings(
         n_predict=n_predict, p_min=_p_mins(p_min), temperature=temperature, seed=seed, raw=raw,
         ctx_size=ctx_size, timeout=timeout, ready_timeout=ready_timeout,
-        server_args=tuple(ctx.meta.get("server_args", ())), port=port,
+        server_args=tuple(ctx.meta.get("server_args", ())), port=port, calibrate=not no_calibrate,
     )
     if len(draft_urls) > len(drafts):
         raise InputError("--draft-url", f"{len(draft_urls)} given for {len(drafts)} drafts")

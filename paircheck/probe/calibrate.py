@@ -15,7 +15,10 @@ time as the server's own ``timings`` report it, so the client and HTTP are left 
 * **what a round costs beyond those**: short real speculative runs of the pair (one server
   with both models, ``--spec-type draft-simple``) at two draft lengths, on a prompt the probe
   recorded; the replay of that prompt says exactly which batches and draft decodes the run
-  made, and what they do not explain is fitted (``speed.model.fit_round_costs``).
+  made, and what they do not explain is fitted (``speed.model.fit_round_costs``). Each run
+  follows one of the target alone generating the same prompt on its own server, and the
+  target's decode for the pair's prediction is timed there: a machine whose speed drifts
+  (measured here: +-15% over a minute on a shared VM) then shifts both sides alike.
 
 Nothing here assumes a CPU: the flags after ``--`` (``-ngl``, ``-ngld``, threads) reach every
 server, the pair's too, so a GPU's costs are measured the same way.
@@ -40,11 +43,13 @@ DECODE_TOKENS = 32  # tokens a model generates to measure its decode
 # The draft lengths of the speculative runs that fit the cost per round: far enough apart
 # that the cost per round and the cost per verified token can be told apart.
 ROUND_LENGTHS = (2, 8)
+SPEC_REPEATS = 2  # speculative runs at each length, each after a run of the target alone
 METHOD = (
     "llama-server timings: decode = predicted_ms / (predicted_n - 1) of greedy generations; batch of n = "
     f"prompt_ms of n new tokens after a cached prefix, n = 1..{BATCH_SIZES[-1]}, {REPEATS} rounds, median; "
     f"per round = fitted to real speculative runs of each pair at --spec-draft-n-max {ROUND_LENGTHS[0]} and "
-    f"{ROUND_LENGTHS[1]}"
+    f"{ROUND_LENGTHS[1]} ({SPEC_REPEATS} each), each after the target alone generating the same prompt, whose "
+    "decode then prices the pair's prediction"
 )
 
 
@@ -202,6 +207,17 @@ def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence
                    _num(timings, "predicted_ms", where), int(timings.get("draft_n") or 0),
                    int(timings.get("draft_n_accepted") or 0), replayed[0], replayed[1],
                    isinstance(tokens, list) and list(tokens) == list(expected), work)
+
+
+def alone_run(url: str, prompt: Sequence[int], n_predict: int, timeout: float) -> float:
+    """The target alone generating a recorded prompt again: ms per decoded token."""
+    where = url.rstrip("/") + "/completion"
+    body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": False,
+            "stream": False}
+    ms = decode_ms_of(_timings(request_json(url, "/completion", body, timeout), where), where)
+    if ms is None:
+        raise InputError(where, "the target generated fewer than 2 tokens")
+    return ms
 
 
 def warm_up(url: str, prompt: Sequence[int], timeout: float) -> None:

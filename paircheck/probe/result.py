@@ -129,7 +129,9 @@ def costs_in(data: dict[str, Any], index: int) -> Costs | None:
     draft = drafts[index]
     if not isinstance(draft, dict):
         return None
-    values = [target.get("decode_ms"), draft.get("decode_ms"), draft.get("round_ms"), draft.get("round_token_ms")]
+    # the target's decode as timed between the pair's runs, else its own generations'
+    decode = draft.get("target_decode_ms", target.get("decode_ms"))
+    values = [decode, draft.get("decode_ms"), draft.get("round_ms"), draft.get("round_token_ms")]
     t_batch, d_batch = _points(target.get("batch_ms")), _points(draft.get("batch_ms"))
     if not all(isinstance(v, (int, float)) for v in values) or t_batch is None or d_batch is None:
         return None

@@ -237,16 +237,22 @@ def probe_drafts(
     summaries: list[DraftSummary] = []
     with recording(result, save):
         save()
-        gens, target_costs = _generate(target_path, chosen, settings, endpoints, log_dir, result, save, tick)
-        forced = []
-        for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
-            forced.append(_force(i, pair, path, gens, settings, endpoints, log_dir, result, save, tick))
+        # The target's server stays up to the end: the pair's calibration times the target alone
+        # between its speculative runs, so that a machine whose speed drifts (a laptop's clock, a
+        # shared VM) shifts both alike, as bench run's interleaving does.
+        start = time.perf_counter()
         calibrations: list[calibrate.PairCalibration | None] = [None] * len(pairs)
-        if target_costs is not None:
-            for i, (pair, path, (traces, draft_costs)) in enumerate(zip(pairs, draft_paths, forced, strict=True)):
-                if draft_costs is not None:
-                    calibrations[i] = _calibrate_pair(i, target_path, path, pair, gens, traces, target_costs,
-                                                      draft_costs, settings, endpoints, log_dir, result, save, tick)
+        with _server(target_path, endpoints.target_url, settings, endpoints, log_dir) as target_url:
+            gens, target_costs = _generate(target_url, start, chosen, settings, result, save, tick)
+            forced = []
+            for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
+                forced.append(_force(i, pair, path, gens, settings, endpoints, log_dir, result, save, tick))
+            if target_costs is not None:
+                for i, (pair, path, (traces, draft_costs)) in enumerate(zip(pairs, draft_paths, forced, strict=True)):
+                    if draft_costs is not None:
+                        calibrations[i] = _calibrate_pair(i, target_path, target_url, path, pair, gens, traces,
+                                                          target_costs, draft_costs, settings, endpoints, log_dir,
+                                                          result, save, tick)
         for i, (pair, (traces, _)) in enumerate(zip(pairs, forced, strict=True)):
             summaries.append(_summarize(i, pair, gens, traces, chosen, settings, calibrations[i], result, save))
         result["recommendation"] = recommendation(
@@ -262,45 +268,45 @@ SAMPLING_RULE = (
 )
 
 
-def _generate(target: str, prompts: Sequence[Prompt], settings: ProbeSettings, endpoints: Endpoints,
-              log_dir: Path, result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
+def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: ProbeSettings,
+              result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
               ) -> tuple[list[record.Generation], calibrate.ModelCosts | None]:
+    """The target's generations on its server (at ``url``, ready since ``start``), then, when
+    calibrating, its batch costs."""
     gens = []
     costs = None
+    result["target"]["server"] = _props(url, settings)
+    result["target"]["server_ready_ms"] = calibrate.elapsed_ms(start)
     start = time.perf_counter()
-    with _server(target, endpoints.target_url, settings, endpoints, log_dir) as url:
-        result["target"]["server"] = _props(url, settings)
-        result["target"]["server_ready_ms"] = calibrate.elapsed_ms(start)
+    tick("target", 0, len(prompts))
+    texts = [prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
+             for prompt in prompts]
+    tokenized = [record.tokenize(url, text, settings.timeout) for text in texts]
+    if settings.calibrate:
+        calibrate.warm_up(url, tokenized[0], settings.timeout)  # weights paged in before anything is timed
+    for n, (prompt, tokens) in enumerate(zip(prompts, tokenized, strict=True), 1):
+        gen = record.generate(url, prompt.id, tokens, prompt.n_predict or settings.n_predict,
+                              settings.temperature, settings.seed, settings.timeout)
+        gens.append(gen)
+        entry = {"prompt_id": prompt.id, "prompt_tokens": list(gen.prompt_tokens), "tokens": list(gen.tokens),
+                 "n_predict": gen.n_predict, "stop_type": gen.stop_type, "timings": gen.timings,
+                 "client_ms": gen.client_ms}
+        if gen.candidates is not None:
+            entry["candidates"] = [{str(k): v for k, v in c.items()} for c in gen.candidates]
+        result["generations"].append(entry)
+        save()
+        tick("target", n, len(prompts))
+    result["target"]["generation_ms"] = calibrate.elapsed_ms(start)
+    if settings.calibrate:
         start = time.perf_counter()
-        tick("target", 0, len(prompts))
-        texts = [prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
-                 for prompt in prompts]
-        tokenized = [record.tokenize(url, text, settings.timeout) for text in texts]
-        if settings.calibrate:
-            calibrate.warm_up(url, tokenized[0], settings.timeout)  # weights paged in before anything is timed
-        for n, (prompt, tokens) in enumerate(zip(prompts, tokenized, strict=True), 1):
-            gen = record.generate(url, prompt.id, tokens, prompt.n_predict or settings.n_predict,
-                                  settings.temperature, settings.seed, settings.timeout)
-            gens.append(gen)
-            entry = {"prompt_id": prompt.id, "prompt_tokens": list(gen.prompt_tokens), "tokens": list(gen.tokens),
-                     "n_predict": gen.n_predict, "stop_type": gen.stop_type, "timings": gen.timings,
-                     "client_ms": gen.client_ms}
-            if gen.candidates is not None:
-                entry["candidates"] = [{str(k): v for k, v in c.items()} for c in gen.candidates]
-            result["generations"].append(entry)
-            save()
-            tick("target", n, len(prompts))
-        result["target"]["generation_ms"] = calibrate.elapsed_ms(start)
-        if settings.calibrate:
-            start = time.perf_counter()
-            prefix, filler = _calibration_tokens(gens)
-            costs = calibrate.measure_model(url, prefix, filler, settings.timeout, _decode_of(gens, url))
-            result["calibration"] = {
-                "method": calibrate.METHOD, "measured_at": now(), "server": result["target"]["server"],
-                "server_args": list(settings.server_args), "target": costs.to_dict(), "drafts": [],
-                "ms": calibrate.elapsed_ms(start), "spread": round(costs.spread, 4),
-            }
-            save()
+        prefix, filler = _calibration_tokens(gens)
+        costs = calibrate.measure_model(url, prefix, filler, settings.timeout, _decode_of(gens, url))
+        result["calibration"] = {
+            "method": calibrate.METHOD, "measured_at": now(), "server": result["target"]["server"],
+            "server_args": list(settings.server_args), "target": costs.to_dict(), "drafts": [],
+            "ms": calibrate.elapsed_ms(start), "spread": round(costs.spread, 4),
+        }
+        save()
     return gens, costs
 
 
@@ -367,7 +373,8 @@ def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation],
     return traces, costs
 
 
-def _calibrate_pair(index: int, target: str, draft: str, pair: Pair, gens: Sequence[record.Generation],
+def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: Pair,
+                    gens: Sequence[record.Generation],
                     traces: Sequence[PromptTrace], target_costs: calibrate.ModelCosts,
                     draft_costs: calibrate.ModelCosts, settings: ProbeSettings, endpoints: Endpoints, log_dir: Path,
                     result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
@@ -386,6 +393,7 @@ def _calibrate_pair(index: int, target: str, draft: str, pair: Pair, gens: Seque
     at = max(range(len(gens)), key=lambda j: len(gens[j].tokens))
     gen, trace = gens[at], traces[at]
     runs = []
+    alone: list[float] = []
     start = time.perf_counter()
     tick(f"{pair.path} (pair)", 0, len(calibrate.ROUND_LENGTHS))
     for n, k in enumerate(calibrate.ROUND_LENGTHS, 1):
@@ -395,11 +403,19 @@ def _calibrate_pair(index: int, target: str, draft: str, pair: Pair, gens: Seque
                 calibrate.warm_up(server.url, gen.prompt_tokens, settings.timeout)
                 counts = replay(trace, k, 0.0)
                 work = Work(counts.tokens, counts.batches, counts.draft_decodes)
-                runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, gen.tokens, gen.n_predict,
-                                               k, work, (counts.drafted, counts.accepted), settings.timeout))
+                for _ in range(calibrate.SPEC_REPEATS):
+                    # the target alone, then the pair, in turn: the same prompt, the same tokens
+                    alone.append(calibrate.alone_run(target_url, gen.prompt_tokens, gen.n_predict, settings.timeout))
+                    runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, gen.tokens,
+                                                   gen.n_predict, k, work, (counts.drafted, counts.accepted),
+                                                   settings.timeout))
         tick(f"{pair.path} (pair)", n, len(calibrate.ROUND_LENGTHS))
-    calib = calibrate.calibrate_pair(target_costs, draft_costs, runs)
-    record_.update({"round_ms": round(calib.fit.round_ms, 4), "round_token_ms": round(calib.fit.round_token_ms, 4),
+    # the target's decode as it was while the pair ran (its own generations came earlier)
+    interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches)
+    calib = calibrate.calibrate_pair(interleaved, draft_costs, runs)
+    record_.update({"target_decode_ms": round(calib.target.decode.median, 3),
+                    "target_decode_ms_range": [round(calib.target.decode.low, 3), round(calib.target.decode.high, 3)],
+                    "round_ms": round(calib.fit.round_ms, 4), "round_token_ms": round(calib.fit.round_token_ms, 4),
                     "round_fit_residual_ms": [round(r, 3) for r in calib.fit.residuals],
                     "spec_runs": [r.to_dict() for r in runs], "round_calibration_ms": calibrate.elapsed_ms(start)})
     save()

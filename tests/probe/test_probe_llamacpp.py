@@ -74,7 +74,8 @@ def probed(smol: dict[str, Path], tools: dict[str, Path], prompts_file: Path,
     drafts = [smol[name] for name in ("q8_0", "q2_k", "target", "random")]
     done = _probe_cli([str(smol["target"]), *map(str, drafts), "--raw", "--n-predict", str(N_PREDICT),
                        "--p-min", ",".join(map(str, P_MINS)), "--prompts", str(prompts_file),
-                       "--ctx-size", str(CTX), "--json", "-o", str(out), "--", *smollm.SERVER_FLAGS],
+                       "--ctx-size", str(CTX), "--json", "-o", str(out), "--no-calibrate", "--",
+                       *smollm.SERVER_FLAGS],
                       tools["llama-server"])
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -150,17 +151,22 @@ def test_the_drafts_acceptance_is_what_each_pair_must_give(probed: dict[str, Any
 
 
 def test_the_json_names_scripts_rely_on(probed: dict[str, Any]) -> None:
-    assert probed["schema_version"] == 1 and probed["complete"] is True and probed["error"] is None
+    assert probed["schema_version"] == 2 and probed["complete"] is True and probed["error"] is None
+    assert probed["calibration"] is None  # --no-calibrate: assumed costs
+    assert set(probed["recommendation"]) >= {"draft", "draft_max", "p_min"}
     assert probed["template"] == "raw" and probed["n_predict"] == N_PREDICT
     assert [p["id"] for p in probed["prompts"]] == [p.id for p in BUILTIN_PROMPTS]
     assert {"path", "server"} <= set(probed["target"])
     for draft in probed["drafts"]:
-        assert {"path", "acceptance_rate", "best_draft_max", "modelled_speedup", "by_draft_max",
-                "prompts_detail"} <= set(draft)
+        assert {"path", "acceptance_rate", "best_draft_max", "predicted_speedup", "predicted_best", "by_draft_max",
+                "prompts_detail", "costs_basis"} <= set(draft)
+        assert draft["costs_basis"] == "assumed"
         ks = sorted({r["draft_max"] for r in draft["by_draft_max"]})
         assert ks == list(range(1, 17))
         for row in draft["by_draft_max"]:
-            assert {"draft_max", "p_min", "passes", "drafted", "accepted", "accepted_per_pass"} <= set(row)
+            assert {"draft_max", "p_min", "passes", "drafted", "accepted", "accepted_per_pass", "batches",
+                    "draft_decodes", "predicted_tokens_per_s", "predicted_speedup"} <= set(row)
+            assert row["passes"] == 1 * len(draft["prompts_detail"]) + sum(row["batches"])
             assert row["accepted_per_pass"] == pytest.approx(row["accepted"] / row["passes"], abs=1e-4)
         # the overall counts are the sums of the per-prompt ones
         for row in draft["by_draft_max"]:
@@ -185,7 +191,7 @@ def test_estimate_models_the_speed_on_the_measured_counts(probe_file: Path, prob
     assert est["best_draft_max"] == entry["best_draft_max"]
     row = next(r for r in entry["by_draft_max"] if r["draft_max"] == est["draft_max"] and r["p_min"] == 0)
     assert est["expected_tokens_per_pass"] == pytest.approx(row["tokens"] / row["passes"])
-    assert est["speedup"] == pytest.approx(row["modelled_speedup"], rel=1e-3)
+    assert est["speedup"] == pytest.approx(row["predicted_speedup"], rel=1e-3)
     text = " ".join(_cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file)).stdout.split())
     assert text.startswith("MODELLED speed from MEASURED acceptance")
     assert f"acceptance MEASURED: {probe_file}: measured on llama-server (greedy" in text
@@ -196,11 +202,20 @@ def test_estimate_models_the_speed_on_the_measured_counts(probe_file: Path, prob
 
 def test_the_checks_launch_line_takes_the_measured_draft_length(probe_file: Path, probed: dict[str, Any],
                                                                smol: dict[str, Path]) -> None:
-    k = _entry(probed, smol["q8_0"])["best_draft_max"]
-    done = _cli(str(smol["target"]), str(smol["q8_0"]), "--probe", str(probe_file), "--json")
-    steps = json.loads(done.stdout)["next_steps"]
-    assert any(s.endswith(f"--spec-type draft-simple --spec-draft-n-max {k}") for s in steps), steps
-    assert any(f"The draft length {k} is the best one paircheck probe measured" in s for s in steps)
+    from paircheck.speed.model import MIN_GAIN
+
+    for name in ("q8_0", "q2_k"):
+        best = _entry(probed, smol[name])["predicted_best"]
+        done = _cli(str(smol["target"]), str(smol[name]), "--probe", str(probe_file), "--json")
+        steps = json.loads(done.stdout)["next_steps"]
+        if best["speedup"] >= MIN_GAIN:
+            setting = f"--spec-draft-n-max {best['draft_max']}" + (f" --spec-draft-p-min {best['p_min']:g}"
+                                                                    if best["p_min"] else "")
+            assert any(s.endswith(f"--spec-type draft-simple {setting}") for s in steps), steps
+            assert any(f"{setting} is the fastest setting paircheck probe found" in s for s in steps)
+        else:  # the probe predicts this draft slower: the launch line runs the target alone
+            assert not any("-md" in s.split() for s in steps if s.startswith("llama-server")), steps
+            assert any("predicts no setting of this draft faster than the target alone" in s for s in steps)
     # a draft the probe never measured: one clear line, exit 2
     other = _cli(str(smol["target"]), str(smol["random"]) + ".missing", "--probe", str(probe_file))
     assert other.returncode == 2
@@ -210,6 +225,7 @@ def _summaries(data: dict[str, Any]) -> list[Any]:
     """Each draft's summary recomputed from the recorded traces in the result file."""
     from paircheck.probe.replay import PromptTrace
     from paircheck.probe.summary import summarize
+    from paircheck.speed.model import assumed_costs
 
     gens = {g["prompt_id"]: g for g in data["generations"]}
     kinds = [(p["id"], p["kind"]) for p in data["prompts"]]
@@ -219,7 +235,8 @@ def _summaries(data: dict[str, Any]) -> list[Any]:
                               {int(k): tuple(v) for k, v in t["tails"].items()}, gens[t["prompt_id"]]["n_predict"],
                               len(gens[t["prompt_id"]]["prompt_tokens"]), data["settings"]["tail_limit"])
                   for t in d["traces"]]
-        out.append(summarize(d["path"], kinds, traces, data["settings"]["p_min"], d["cost_ratio"]))
+        costs = assumed_costs(d["cost_ratio"]) if d["cost_ratio"] is not None else None
+        out.append(summarize(d["path"], kinds, traces, data["settings"]["p_min"], costs))
     return out
 
 
@@ -241,8 +258,10 @@ def test_the_summary_ranks_the_drafts_and_labels_every_number(probed: dict[str, 
 
     text = render_probe(ProbeOutcome(probed, _summaries(probed)), RenderOptions(width=80))
     lines = text.splitlines()
-    assert lines[0].startswith("MEASURED") and "MODELLED" in text.split("\n\n")[0]
-    assert "acceptance measured, speed modelled" in " ".join(text.split())
+    head = " ".join(text.split("\n\n")[0].split())
+    assert lines[0].startswith("RUN WITHOUT A DRAFT") or "is the fastest draft: MODELLED" in lines[0]
+    assert "speeds MODELLED from assumed costs (--no-calibrate)" in head
+    assert "tok/s: not known without a calibration; speedup: MODELLED" in " ".join(text.split())
     for line in lines:
         assert len(line) <= 80 or line.startswith("  llama-server "), line  # commands are never wrapped
     # the ranking table: the random-weight draft comes last, the target itself (no gain
@@ -253,6 +272,6 @@ def test_the_summary_ranks_the_drafts_and_labels_every_number(probed: dict[str, 
     assert len(table) == 4
     # best first by the modelled speedup on the measured counts, and at 80 columns the
     # shortened names still tell the four drafts apart
-    speeds = [float(row.split()[5].rstrip("x")) for row in table]
+    speeds = [float(row.split()[6].rstrip("x")) for row in table]
     assert speeds == sorted(speeds, reverse=True)
     assert len({row.split()[1] for row in table}) == 4

@@ -51,11 +51,13 @@ class CommandLint:
 class FilesLintResult:
     files: list[tuple[str, str]] = field(default_factory=list)  # (path, kind) of every launch file read
     commands: list[CommandLint] = field(default_factory=list)
+    # No launch command at all is OK (a commit that touches no launch file), not NOT CHECKED.
+    allow_empty: bool = False
 
-    def status(self, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON, allow_empty: bool = False) -> str:
+    def status(self, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON) -> str:
         """The worst command's outcome; no command at all is NOT CHECKED unless ``allow_empty``."""
         if not self.commands:
-            return OK if allow_empty else UNCHECKED
+            return OK if self.allow_empty else UNCHECKED
         statuses = {c.result.status(pair_check, fail_on) for c in self.commands}
         return next(s for s in SEVERITY if s in statuses)
 

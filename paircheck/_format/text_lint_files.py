@@ -40,7 +40,7 @@ def render_lint_files(result: FilesLintResult, pair_check: bool, options: Render
     inner = replace(options, width=options.width - 2)
     for c in result.commands:
         file = shown_path(c.command.file)
-        at = f"{file}:{c.command.pos.line}: {c.command.where}"
+        at = f"{file}:{c.command.pos.line}" + (f": {c.command.where}" if c.command.where else "")
         status = c.result.status(pair_check, options.fail_on)
         lines.append("")
         if status == OK:

@@ -230,6 +230,10 @@ def locate(finding: LintFinding, command: FoundCommand) -> Pos:
         if matches:
             # A repeated option is reported at its second spelling: the one that wins.
             return (matches[-1] if finding.code == C.PF005.code else matches[0]).pos
+        # A model named by the environment (LLAMA_ARG_MODEL): where that variable is set.
+        named_by = [name for name, value in command.env.items() if value == wanted and name in command.env_at]
+        if key == "path" and named_by:
+            return command.env_at[named_by[0]]
     if finding.code in (C.PF010.code, C.PF012.code, C.PF013.code) or finding.code.startswith("VS"):
         return _draft_place(command)
     if finding.code == C.PF006.code:

@@ -73,7 +73,7 @@ class Paths:
 @dataclass
 class FoundCommand:
     file: str
-    where: str  # what holds it: "service 'llama' command", "ExecStart=", "line 12"
+    where: str  # what holds it: "service 'llama'", "ExecStart=" ("" in a script: its line says it)
     words: list[Word]
     pos: Pos  # where the command starts
     env: dict[str, str] = field(default_factory=dict)

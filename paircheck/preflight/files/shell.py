@@ -141,5 +141,5 @@ def find(path: str, text: str) -> list[FoundCommand]:
         from paircheck.errors import InputError
 
         raise InputError(path, f"cannot split it like a shell: {exc}") from None
-    return [FoundCommand(path, f"line {launch.words[0].pos.line}", launch.words, launch.words[0].pos, launch.env,
+    return [FoundCommand(path, "", launch.words, launch.words[0].pos, launch.env,
                          launch.env_at, paths, launch.notes) for launch in launches]

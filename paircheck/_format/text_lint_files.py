@@ -46,7 +46,7 @@ def render_lint_files(result: FilesLintResult, pair_check: bool, options: Render
         if status == OK:
             lines += wrap(f"{at}: {headline(c.result, pair_check, options.fail_on)}", options.width)
             continue
-        lines.append(f"{at}:")
+        lines += wrap(f"{at}:", options.width)
         places = [f"{p.line}:{p.column}" for p in c.places]
         body = render_lint(c.result, pair_check, inner, places)
         lines += [f"  {line}" if line else "" for line in body.split("\n")]

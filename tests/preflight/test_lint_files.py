@@ -215,3 +215,27 @@ def test_aliases_are_walked_once_not_expanded(tmp_path: Path) -> None:
     result = lint_paths([str(tmp_path / "laughs.yaml")], check=False)
     assert len(result.commands) == 1  # the one container, once
     assert time.perf_counter() - start < 30  # bounded (expanded, this would not finish at all)
+
+
+def test_docker_run_in_a_script_is_read_as_the_container_it_starts(  # type: ignore[no-untyped-def]
+        tmp_path: Path, real_vocab) -> None:
+    """llama.cpp docs/docker.md's ``docker run -v ...:/models IMAGE -m /models/...`` lines."""
+    (tmp_path / "models").mkdir()
+    for name in ("target.gguf", "draft.gguf"):
+        (tmp_path / "models" / name).write_bytes(real_vocab("qwen2").read_bytes())
+    script = tmp_path / "run.sh"
+    script.write_text(
+        "#!/bin/sh\n# llama.cpp docs/docker.md, with a draft\n"
+        "docker run -d --rm -p 8080:8080 -v ./models:/models -e LLAMA_ARG_CTX_SIZE=4096 \\\n"
+        "  ghcr.io/ggml-org/llama.cpp:server -m /models/target.gguf -md /models/draft.gguf --draft 8\n"
+        "docker run -v /path/to/models:/models ghcr.io/ggml-org/llama.cpp:full --run -m /models/7B/m.gguf\n"
+        "docker run --entrypoint /bin/ls -v x:/y ghcr.io/ggml-org/llama.cpp:server -la\n"
+        "docker run --gpus all -v llms:/llms local/llama.cpp:server-cuda -m /llms/gemma.gguf\n")
+    server, cli_run = lint_paths([str(script)]).commands  # not ls, not an image paircheck does not know
+    assert server.command.argv[:3] == ["/app/llama-server", "-m", "/models/target.gguf"]
+    assert server.command.env == {"LLAMA_ARG_CTX_SIZE": "4096", "LLAMA_ARG_HOST": "0.0.0.0"}
+    assert at(server, "PF002") == [place(script, "--draft 8")]
+    assert [r.compatible for r in server.result.reports] == [True]  # read through -v ./models:/models
+    # the full image's tools.sh --run is llama-cli; the bind mount's host folder has no such file
+    assert cli_run.command.argv[:2] == ["./llama-cli", "-m"]
+    assert at(cli_run, "PF021") == [place(script, "/models/7B/m.gguf")]

@@ -2,7 +2,8 @@
 command. Lines are read as a POSIX shell reads them (continuations, quotes, ``;``/``&&``/``|``,
 redirections, here-documents skipped); ``VAR=value`` and ``export VAR=value`` lines set the
 variables later lines expand, and exported ones (or ``VAR=x cmd``) are the program's
-environment (``LLAMA_ARG_*``). A variable the script does not set is only known at run time
+environment (``LLAMA_ARG_*``); ``docker run IMAGE ARGS`` is read as the container it starts
+(docker_run.py). A variable the script does not set is only known at run time
 (LF003): its words are checked as written, and an unquoted one, which may be any number of
 words, is left out.
 """
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from paircheck.preflight.codes import LintFinding
+from paircheck.preflight.files.docker_run import container_of
 from paircheck.preflight.files.found import FoundCommand, Paths, Word, expansion_note, is_launch
 from paircheck.preflight.files.words import NAME, LineIndex, Pos, SpanPlaces, Token, Tokenizer
 from paircheck.preflight.launchers import program_name
@@ -27,6 +29,7 @@ class Launch:
     env: dict[str, str] = field(default_factory=dict)
     env_at: dict[str, Pos] = field(default_factory=dict)
     notes: list[tuple[LintFinding, Pos]] = field(default_factory=list)
+    paths: Paths | None = None  # a container's (docker run); None: this machine's, from the script's folder
 
 
 def _assignment(text: str) -> tuple[str, str] | None:
@@ -55,10 +58,11 @@ class _Piece:
 
 def scan(text: str, places: SpanPlaces, variables: dict[str, str] | None = None,
          exported: dict[str, str] | None = None, style: str = "runtime",
-         lookup_outside: Callable[[str], str | None] | None = None) -> list[Launch]:
+         lookup_outside: Callable[[str], str | None] | None = None, base: str = "/") -> list[Launch]:
     """Every launch command of shell ``text``; ``places`` says where its pieces were written.
     ``variables``/``exported``: what is set before the text runs (a container's environment);
-    ``lookup_outside``: variables of the file around it (Compose's interpolation)."""
+    ``lookup_outside``: variables of the file around it (Compose's interpolation); ``base``:
+    the folder a ``docker run -v ./models:...`` is relative to."""
     variables = dict(variables or {})
     exported = dict(exported or {})
     exported_at: dict[str, Pos] = {}
@@ -98,8 +102,11 @@ def scan(text: str, places: SpanPlaces, variables: dict[str, str] | None = None,
             inner = pieces[index].inner or SpanPlaces(places.source, places.index, 0, 0)
             if pieces[index].inner is None:
                 inner.fallback = script.pos
-            found.extend(scan(script.text, inner, variables, exported, style, lookup_outside))
+            found.extend(scan(script.text, inner, variables, exported, style, lookup_outside, base))
             return
+        container = container_of(words, base)
+        if container is not None:
+            words = container.words
         if not is_launch([w.text for w in words]):
             return
         notes: list[tuple[LintFinding, Pos]] = []
@@ -110,7 +117,10 @@ def scan(text: str, places: SpanPlaces, variables: dict[str, str] | None = None,
                 if note is not None and exp.written not in seen:
                     seen.add(exp.written)
                     notes.append((note, piece.pos))
-        found.append(Launch(words, dict(exported), dict(exported_at), notes))
+        if container is not None:
+            found.append(Launch(words, container.env, container.env_at, notes, container.paths))
+        else:
+            found.append(Launch(words, dict(exported), dict(exported_at), notes))
 
     compose = style == "compose"
     tokenizer = Tokenizer(text, lookup, "$" if compose else None, unset_value="" if compose else None)
@@ -136,10 +146,10 @@ def find(path: str, text: str) -> list[FoundCommand]:
     index = LineIndex(text)
     paths = Paths(os.path.dirname(os.path.abspath(path)))
     try:
-        launches = scan(text, SpanPlaces(text, index, 0, len(text)))
+        launches = scan(text, SpanPlaces(text, index, 0, len(text)), base=paths.base)
     except ValueError as exc:
         from paircheck.errors import InputError
 
         raise InputError(path, f"cannot split it like a shell: {exc}") from None
-    return [FoundCommand(path, "", launch.words, launch.words[0].pos, launch.env,
-                         launch.env_at, paths, launch.notes) for launch in launches]
+    return [FoundCommand(path, "docker run" if launch.paths else "", launch.words, launch.words[0].pos, launch.env,
+                         launch.env_at, launch.paths or paths, launch.notes) for launch in launches]

@@ -239,3 +239,31 @@ def test_docker_run_in_a_script_is_read_as_the_container_it_starts(  # type: ign
     # the full image's tools.sh --run is llama-cli; the bind mount's host folder has no such file
     assert cli_run.command.argv[:2] == ["./llama-cli", "-m"]
     assert at(cli_run, "PF021") == [place(script, "/models/7B/m.gguf")]
+
+
+def test_modelfiles_and_python_files_keep_their_own_lines(tmp_path: Path) -> None:
+    (tmp_path / "Modelfile").write_text("FROM ./t.gguf\n# a guide's spelling\nPARAMETER draft_model ./d.gguf\n")
+    (tmp_path / "serve.py").write_text('from vllm import LLM\n\nllm = LLM(model="a/b", draft_model="c/d")\n')
+    (tmp_path / "util.py").write_text("print('no launcher here')\n")
+    modelfile, python = lint_paths([str(tmp_path / "Modelfile"), str(tmp_path / "serve.py"),
+                                    str(tmp_path / "util.py")], check=False).commands
+    assert modelfile.kind == "modelfile" and at(modelfile, "OM003") == [(3, 1)]
+    assert python.kind == "python" and at(python, "VS020") == [(3, 1)]
+    # a folder's Python files are not launch files (a project's code is not walked)
+    assert [c.kind for c in lint_paths([str(tmp_path)], check=False).commands] == ["modelfile"]
+
+
+@pytest.mark.parametrize("text, env, argv", [
+    # Compose: $$ is a literal $, ${VAR:+alt}, ${VAR-default} (set but empty: empty, so no word once
+    # the interpolated string is split)
+    ("llama-server -m $$HOME/m.gguf --alias ${NAME:+named} --port ${PORT-1}", {"NAME": "x", "PORT": ""},
+     ["llama-server", "-m", "$HOME/m.gguf", "--alias", "named", "--port"]),
+    # quotes keep spaces; an unquoted expansion is split; redirections are not arguments
+    ("llama-server -p 'a b' $ARGS 2>&1 >log", {"ARGS": "-c 4096"}, ["llama-server", "-p", "a b", "-c", "4096"]),
+])
+def test_compose_command_strings_are_split_as_compose_does(text: str, env: dict[str, str], argv: list[str],
+                                                          tmp_path: Path) -> None:
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(f"services:\n  llm:\n    command: {json.dumps(text)}\n")
+    (command,) = lint_paths([str(compose)], check=False, environ=env).commands
+    assert command.command.argv == argv

@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -147,10 +146,13 @@ def test_shell_script_variables_continuations_and_here_documents(  # type: ignor
     assert [r.compatible for r in command.result.reports] == [True]  # read from the script's folder
     other = tmp_path / "other.sh"
     other.write_text("#!/bin/bash\ncat > /tmp/x <<'EOF'\nllama-server -m a.gguf --draft 3\nEOF\n"
-                     "main() { echo; }\nmain \"$@\"\nllama-cli -m x.gguf | tee log; ./server -m y.gguf\n")
+                     "main() { echo; }\nmain \"$@\"\n# llama-cli -m x.gguf --draft 3, then ./server\n"
+                     "llama-cli -m x.gguf --draft 3 | tee log; ./server -m y.gguf\n")
     commands = lint_paths([str(other)], check=False).commands
     assert [c.command.argv[0] for c in commands] == ["llama-cli", "./server"]  # not the here-document, not main
-    assert at(commands[1], "PF040") == [place(other, "./server")]
+    # placed where the words are, not where the same text appears first (the comment)
+    assert at(commands[0], "PF002") == [place(other, "--draft 3", nth=2)]
+    assert at(commands[1], "PF040") == [place(other, "./server", nth=1)]
 
 
 def test_dockerfile_cmd_after_the_base_images_entrypoint(  # type: ignore[no-untyped-def]
@@ -211,10 +213,8 @@ def test_aliases_are_walked_once_not_expanded(tmp_path: Path) -> None:
     lines = ["apiVersion: v1", "kind: List", 'a0: &a0 {containers: [{name: x, command: ["llama-server", "-x"]}]}']
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
     (tmp_path / "laughs.yaml").write_text("\n".join(lines) + "\n")
-    start = time.perf_counter()
     result = lint_paths([str(tmp_path / "laughs.yaml")], check=False)
-    assert len(result.commands) == 1  # the one container, once
-    assert time.perf_counter() - start < 30  # bounded (expanded, this would not finish at all)
+    assert len(result.commands) == 1  # the one container, once (expanded, the walk would not finish)
 
 
 def test_docker_run_in_a_script_is_read_as_the_container_it_starts(  # type: ignore[no-untyped-def]

@@ -98,7 +98,7 @@ class _Service:
         except ValueError:
             tokens = []
         for token in tokens:
-            pos = places.find(text[token.start:token.end])
+            pos = places.at(token.start, text[token.start:token.end])
             for exp in token.expansions:
                 finding = expansion_note(exp, "compose")
                 if finding is not None:

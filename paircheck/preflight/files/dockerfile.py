@@ -58,7 +58,7 @@ def find(path: str, text: str) -> list[FoundCommand]:
         elif instruction in ("ENTRYPOINT", "CMD"):
             exec_words = _exec_form(text, index, rest_start, end)
             if exec_words is None:  # shell form: /bin/sh -c "..."; CMD is then ignored after an ENTRYPOINT
-                places = SpanPlaces(text, index, rest_start, end)
+                places = SpanPlaces(text, index, rest_start, end, exact=True)
                 shell_form = (text[rest_start:end], places)
                 exec_words = []
             if instruction == "ENTRYPOINT":

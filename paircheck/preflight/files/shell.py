@@ -132,11 +132,11 @@ def scan(text: str, places: SpanPlaces, variables: dict[str, str] | None = None,
             continue
         raw = text[token.start:token.end]
         if token.quoted and any(c.isspace() for c in token.text):
-            inner = places.within(raw)
+            inner = places.within(raw, token.start)
             current.append(_Piece(token, inner.fallback if inner.end == inner.cursor else
                                   inner.index.pos(inner.cursor), inner))
         else:
-            current.append(_Piece(token, places.find(raw), None))
+            current.append(_Piece(token, places.at(token.start, raw), None))
     run(current)
     return found
 
@@ -146,7 +146,7 @@ def find(path: str, text: str) -> list[FoundCommand]:
     index = LineIndex(text)
     paths = Paths(os.path.dirname(os.path.abspath(path)))
     try:
-        launches = scan(text, SpanPlaces(text, index, 0, len(text)), base=paths.base)
+        launches = scan(text, SpanPlaces(text, index, 0, len(text), exact=True), base=paths.base)
     except ValueError as exc:
         from paircheck.errors import InputError
 

@@ -81,13 +81,13 @@ def find(path: str, text: str) -> list[FoundCommand]:
         at_sign = "@" in span[lead:prefix_end]
         body_start = value_start + prefix_end
         body = text[body_start:end]
-        places = SpanPlaces(text, index, body_start, end)
+        places = SpanPlaces(text, index, body_start, end, exact=True)
         tokens = Tokenizer(body, env.get, "$", comments=False).tokens()
         for group in commands(tokens):
             words = []
             notes: list[tuple[LintFinding, Pos]] = []
             for token in group:
-                pos = places.find(body[token.start:token.end])
+                pos = places.at(token.start, body[token.start:token.end])
                 for exp in token.expansions:
                     note = expansion_note(exp, "runtime", token.only_unknown)
                     if note is not None:

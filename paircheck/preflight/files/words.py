@@ -40,31 +40,46 @@ class LineIndex:
 
 
 class SpanPlaces:
-    """Where pieces of a value were written in the source: each piece is looked for in the
-    value's span of the source, in order, from where the last one was found (a YAML scalar
-    may be folded or quoted, a shell word continued); not found (an escape), the span's start."""
+    """Where pieces of a value were written in the source. ``exact``: the value is the source's
+    text from ``start`` (a script, a unit's line, a plain YAML scalar), so a piece's offset in
+    the value is its place. Otherwise (a folded or quoted YAML scalar, a ``sh -c`` string) each
+    piece is looked for in order, near where the last one was found; not found (an escape), the
+    span's start."""
 
-    def __init__(self, source: str, index: LineIndex, start: int, end: int) -> None:
+    WINDOW = 1024  # how far past the last piece the next is looked for: linear time, whatever the file
+
+    def __init__(self, source: str, index: LineIndex, start: int, end: int, exact: bool = False) -> None:
         self.source = source
         self.index = index
+        self.start = start
         self.cursor = start
         self.end = end
+        self.exact = exact
         self.fallback = index.pos(start)
 
-    def find(self, piece: str) -> Pos:
-        found = self.find_offset(piece)
+    def at(self, offset: int, piece: str) -> Pos:
+        """The place of ``piece``, which starts at ``offset`` of the value."""
+        found = self.offset_of(offset, piece)
         return self.fallback if found is None else self.index.pos(found)
 
-    def find_offset(self, piece: str) -> int | None:
-        found = self.source.find(piece, self.cursor, self.end) if piece else -1
+    def find(self, piece: str) -> Pos:
+        found = self.offset_of(None, piece)
+        return self.fallback if found is None else self.index.pos(found)
+
+    def offset_of(self, offset: int | None, piece: str) -> int | None:
+        if self.exact and offset is not None:
+            self.cursor = self.start + offset + len(piece)
+            return self.start + offset
+        limit = min(self.end, self.cursor + len(piece) + self.WINDOW)
+        found = self.source.find(piece, self.cursor, limit) if piece else -1
         if found < 0:
             return None
         self.cursor = found + len(piece)
         return found
 
-    def within(self, piece: str) -> SpanPlaces:
-        """The places of a piece's own text (a ``sh -c`` script), found as ``find`` finds it."""
-        found = self.find_offset(piece)
+    def within(self, piece: str, offset: int | None = None) -> SpanPlaces:
+        """The places of a piece's own text (a ``sh -c`` script), found as ``at`` finds it."""
+        found = self.offset_of(offset, piece)
         if found is None:
             inner = SpanPlaces(self.source, self.index, self.cursor, self.cursor)
             inner.fallback = self.fallback

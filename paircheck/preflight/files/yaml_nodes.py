@@ -91,5 +91,7 @@ def pos(node: object) -> Pos:
 
 
 def places(source: str, index: LineIndex, node: object) -> SpanPlaces:
-    """Where the words of a scalar's value were written (see words.SpanPlaces)."""
-    return SpanPlaces(source, index, node.start_mark.index, node.end_mark.index)  # type: ignore[attr-defined]
+    """Where the words of a scalar's value were written (see words.SpanPlaces): exactly, for a
+    scalar written as its value (plain, on one line)."""
+    start, end = node.start_mark.index, node.end_mark.index  # type: ignore[attr-defined]
+    return SpanPlaces(source, index, start, end, exact=source[start:end] == scalar(node))

@@ -267,3 +267,17 @@ def test_compose_command_strings_are_split_as_compose_does(text: str, env: dict[
     compose.write_text(f"services:\n  llm:\n    command: {json.dumps(text)}\n")
     (command,) = lint_paths([str(compose)], check=False, environ=env).commands
     assert command.command.argv == argv
+
+
+def test_launchers_without_flag_rules_are_found_and_not_checked(tmp_path: Path) -> None:
+    """SGLang and KoboldCpp lines are launch commands too: never skipped, never a silent pass."""
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  sglang:\n    image: lmsysorg/sglang:latest\n"
+                       "    command: python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+                       " --speculative-algorithm EAGLE\n"
+                       "  kobold:\n    image: koboldai/koboldcpp\n    entrypoint: [koboldcpp, --model, m.gguf]\n")
+    result = lint_paths([str(compose)], check=False)
+    assert [c.command.where for c in result.commands] == ["service 'sglang'", "service 'kobold'"]
+    assert all(at(c, "PF030") == [(c.command.pos.line, c.command.pos.column)]
+               for c in result.commands)
+    assert result.status(False) == UNCHECKED

@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 SEVERITY = (FAIL, ABORTS, UNCHECKED, WARNED, OK)
 MAX_BYTES = 4 << 20  # a launch file is small; a bigger one is not read (exit 2), never slurped
 SKIPPED_DIRS = (".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache")
-KINDS = ("compose", "kubernetes", "systemd", "shell", "dockerfile", "modelfile", "python")
 
 
 @dataclass
@@ -91,7 +90,8 @@ def launch_files(paths: list[str]) -> list[tuple[str, str | None]]:
     for path in paths:
         if os.path.isdir(path):
             for root, dirs, names in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and not d.startswith("."))
+                # hidden folders are not walked, but for .github (its workflows run launch commands too)
+                dirs[:] = sorted(d for d in dirs if d not in SKIPPED_DIRS and (not d.startswith(".") or d == ".github"))
                 for name in sorted(names):
                     full = os.path.join(root, name)
                     kind = kind_of(full)
@@ -126,7 +126,7 @@ def find_commands(path: str, kind: str | None, text: str, environ: Mapping[str, 
     if kind is None:
         kind = kind_of(path, text.split("\n", 1)[0])
     if kind == "yaml":
-        from paircheck.preflight.files import compose, kubernetes
+        from paircheck.preflight.files import compose, kubernetes, workflow
         from paircheck.preflight.files.yaml_nodes import load_documents
 
         documents = load_documents(text, path)
@@ -134,6 +134,8 @@ def find_commands(path: str, kind: str | None, text: str, environ: Mapping[str, 
             return "compose", compose.find(path, text, documents, environ)
         if kubernetes.claims(documents):
             return "kubernetes", kubernetes.find(path, text, documents)
+        if workflow.claims(documents):
+            return "workflow", workflow.find(path, text, documents)
         return None, []
     if kind == "systemd":
         from paircheck.preflight.files import systemd

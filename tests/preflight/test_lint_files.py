@@ -281,3 +281,25 @@ def test_launchers_without_flag_rules_are_found_and_not_checked(tmp_path: Path) 
     assert all(at(c, "PF030") == [(c.command.pos.line, c.command.pos.column)]
                for c in result.commands)
     assert result.status(False) == UNCHECKED
+
+
+def test_github_workflow_run_steps(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
+    """A smoke-test job that starts llama-server (the runner runs ``run:`` with bash, from the
+    repository's root): found by walking the repository, .github included."""
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (tmp_path / "models").mkdir()
+    for name in ("t.gguf", "d.gguf"):
+        (tmp_path / "models" / name).write_bytes(real_vocab("qwen2").read_bytes())
+    workflow = workflows / "smoke.yml"
+    workflow.write_text(
+        "name: smoke\non: [push]\njobs:\n  serve:\n    runs-on: ubuntu-latest\n    env:\n"
+        "      LLAMA_ARG_CTX_SIZE: 2048\n      TOKEN: ${{ secrets.HF_TOKEN }}\n    steps:\n"
+        "      - uses: actions/checkout@v4\n      - name: start the server\n        run: |\n"
+        "          echo starting\n          llama-server -m models/t.gguf -md models/d.gguf \\\n"
+        "            --spec-type draft-simple --draft-max 8 &\n          sleep 5\n")
+    (command,) = lint_paths([str(tmp_path)]).commands
+    assert command.kind == "workflow" and command.command.where == "job 'serve' step 'start the server'"
+    assert command.command.env == {"LLAMA_ARG_CTX_SIZE": "2048"}  # not the ${{ }} expression
+    assert at(command, "PF002") == [place(workflow, "--draft-max")]
+    assert [r.compatible for r in command.result.reports] == [True]  # models/ read from the repository's root

@@ -303,3 +303,16 @@ def test_github_workflow_run_steps(tmp_path: Path, real_vocab) -> None:  # type:
     assert command.command.env == {"LLAMA_ARG_CTX_SIZE": "2048"}  # not the ${{ }} expression
     assert at(command, "PF002") == [place(workflow, "--draft-max")]
     assert [r.compatible for r in command.result.reports] == [True]  # models/ read from the repository's root
+
+
+@pytest.mark.parametrize("command", [
+    'sh -c "exec llama-server -m /m/t.gguf --draft 3"',
+    '["/bin/sh", "-c", "exec llama-server -m /m/t.gguf --draft 3"]',
+    '>\n      sh -c "exec llama-server\n      -m /m/t.gguf --draft 3"',
+])
+def test_sh_c_in_compose_is_read_as_its_script(command: str, tmp_path: Path) -> None:
+    compose = tmp_path / "compose.yaml"
+    compose.write_text(f"services:\n  llm:\n    image: x\n    command: {command}\n")
+    (found_command,) = lint_paths([str(compose)], check=False, environ={}).commands
+    assert found_command.command.argv == ["exec", "llama-server", "-m", "/m/t.gguf", "--draft", "3"]
+    assert at(found_command, "PF002") == [place(compose, "--draft")]

@@ -21,7 +21,7 @@ from paircheck.preflight.files import images
 from paircheck.preflight.files import yaml_nodes as Y
 from paircheck.preflight.files.found import FoundCommand, Mount, Paths, Word, expansion_note, is_launch
 from paircheck.preflight.files.shell import scan, shell_script
-from paircheck.preflight.files.words import Expansion, LineIndex, Lookup, Pos, Tokenizer, interpolate
+from paircheck.preflight.files.words import Expansion, LineIndex, Lookup, Pos, SpanPlaces, Tokenizer, interpolate
 
 COMPOSE_NAMES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-compose.yml")
 
@@ -76,36 +76,36 @@ class _Service:
         self.note(expansions, Y.pos(node))
         return value
 
-    def words(self, node: object) -> tuple[list[Word], list[tuple[Word, object]]] | None:
-        """The argv of ``command``/``entrypoint`` (None: not given), with each list item's node."""
+    def words(self, node: object, written: dict[int, SpanPlaces]) -> list[Word] | None:
+        """The argv of ``command``/``entrypoint`` (None: not given); ``written`` gets where each
+        word's own text is (a list item, a word of the string), for a ``sh -c`` script's words."""
         if node is None or (Y.scalar(node) is None and not Y.is_sequence(node)):
             return None
+        out: list[Word] = []
         if Y.is_sequence(node):
-            out: list[Word] = []
-            nodes: list[tuple[Word, object]] = []
             for item in Y.items(node):
                 text = self.value(item)
                 if text is not None:
-                    word = Word(text, Y.pos(item))
-                    out.append(word)
-                    nodes.append((word, item))
-            return out, nodes
+                    out.append(Word(text, Y.pos(item)))
+                    written[id(out[-1])] = Y.places(self.source, self.index, item)
+            return out
         text = Y.scalar(node) or ""
         places = Y.places(self.source, self.index, node)
-        words = []
         try:
             tokens = Tokenizer(text, self.lookup, "$", comments=False, unset_value="").tokens()
         except ValueError:
             tokens = []
         for token in tokens:
-            pos = places.at(token.start, text[token.start:token.end])
+            inner = places.within(text[token.start:token.end], token.start)
+            pos = inner.fallback
             for exp in token.expansions:
                 finding = expansion_note(exp, "compose")
                 if finding is not None:
                     self.notes.append((finding, pos))
             if token.kind == "word":
-                words.append(Word(token.text, pos))
-        return words, []
+                out.append(Word(token.text, pos))
+                written[id(out[-1])] = inner
+        return out
 
     def environment(self, svc: object) -> tuple[dict[str, str], dict[str, Pos]]:
         env: dict[str, str] = {}
@@ -175,9 +175,11 @@ def find(path: str, text: str, documents: list[object], environ: Mapping[str, st
         reader = _Service(path, text, index, lookup)
         image_node = Y.get(svc, "image")
         image = reader.value(image_node) or ""
-        entry = reader.words(Y.get(svc, "entrypoint"))
-        command = reader.words(Y.get(svc, "command"))
-        env, env_at = {}, {}
+        written: dict[int, SpanPlaces] = {}
+        entry = reader.words(Y.get(svc, "entrypoint"), written)
+        command = reader.words(Y.get(svc, "command"), written)
+        env: dict[str, str] = {}
+        env_at: dict[str, Pos] = {}
         image_entry = images.entrypoint(image) if entry is None else None
         if image_entry is not None:
             at = Y.pos(image_node)
@@ -185,8 +187,8 @@ def find(path: str, text: str, documents: list[object], environ: Mapping[str, st
             env.update(image_entry[1])
             env_at.update({k: at for k in image_entry[1]})
         else:
-            prefix = entry[0] if entry is not None else []
-        argv = prefix + (command[0] if command is not None else [])
+            prefix = entry or []
+        argv = prefix + (command or [])
         argv = images.through_tools_sh_words(argv)
         service_env, service_at = reader.environment(svc)
         env.update(service_env)
@@ -196,16 +198,10 @@ def find(path: str, text: str, documents: list[object], environ: Mapping[str, st
         where = f"service '{name}'"
         nested = shell_script(argv)
         if nested is not None:
-            i, script = nested
-            item_nodes = dict((id(w), n) for w, n in ((command or ([], []))[1] + (entry or ([], []))[1]))
-            node = item_nodes.get(id(script))
-            places = Y.places(text, index, node) if node is not None else None
-            if places is None:
-                from paircheck.preflight.files.words import SpanPlaces
-
-                places = SpanPlaces(text, index, 0, 0)
-                places.fallback = script.pos
-            for launch in scan(script.text, places, env, env, "runtime"):
+            places = written.get(id(nested[1]))
+            if places is None:  # not written in this file (an image's entrypoint)
+                continue
+            for launch in scan(nested[1].text, places, env, env, "runtime"):
                 found.append(FoundCommand(path, where, launch.words, launch.words[0].pos, {**env, **launch.env},
                                           {**env_at, **launch.env_at}, paths, reader.notes + launch.notes))
             continue

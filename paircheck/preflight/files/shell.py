@@ -99,8 +99,9 @@ def scan(text: str, places: SpanPlaces, variables: dict[str, str] | None = None,
         nested = shell_script(words)
         if nested is not None:
             index, script = nested
-            inner = pieces[index].inner or SpanPlaces(places.source, places.index, 0, 0)
-            if pieces[index].inner is None:
+            inner = pieces[index].inner
+            if inner is None:  # a script without spaces: its own place
+                inner = SpanPlaces(places.source, places.index, 0, 0)
                 inner.fallback = script.pos
             found.extend(scan(script.text, inner, variables, exported, style, lookup_outside, base))
             return
@@ -133,8 +134,7 @@ def scan(text: str, places: SpanPlaces, variables: dict[str, str] | None = None,
         raw = text[token.start:token.end]
         if token.quoted and any(c.isspace() for c in token.text):
             inner = places.within(raw, token.start)
-            current.append(_Piece(token, inner.fallback if inner.end == inner.cursor else
-                                  inner.index.pos(inner.cursor), inner))
+            current.append(_Piece(token, inner.fallback, inner))
         else:
             current.append(_Piece(token, places.at(token.start, raw), None))
     run(current)

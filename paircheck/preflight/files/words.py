@@ -80,10 +80,8 @@ class SpanPlaces:
     def within(self, piece: str, offset: int | None = None) -> SpanPlaces:
         """The places of a piece's own text (a ``sh -c`` script), found as ``at`` finds it."""
         found = self.offset_of(offset, piece)
-        if found is None:
-            inner = SpanPlaces(self.source, self.index, self.cursor, self.cursor)
-            inner.fallback = self.fallback
-            return inner
+        if found is None:  # written otherwise (folded over lines): its words are looked for in the rest
+            return SpanPlaces(self.source, self.index, self.cursor, self.end)
         return SpanPlaces(self.source, self.index, found, found + len(piece))
 
 

@@ -234,6 +234,15 @@ class Tokenizer:
             else:
                 chars.extend((c, not in_quotes) for c in exp.value)
 
+        def take_dollar(at: int, in_quotes: bool) -> int:
+            """The ``$...`` at ``at`` into the word; the offset after it."""
+            exp, after = self._dollar(at)
+            if exp is None:
+                chars.append(("$", False))
+            else:
+                add_expansion(exp, in_quotes)
+            return after
+
         while i < n:
             if out:
                 yield from out
@@ -316,20 +325,12 @@ class Tokenizer:
                             chars.append((text[i + 1], False))
                         i += 2
                     elif ch == "$":
-                        exp, i = self._dollar(i)
-                        if exp is None:
-                            chars.append(("$", False))
-                        else:
-                            add_expansion(exp, True)
+                        i = take_dollar(i, True)
                     else:
                         chars.append((ch, False))
                         i += 1
             elif c == "$":
-                exp, i = self._dollar(i)
-                if exp is None:
-                    chars.append(("$", False))
-                else:
-                    add_expansion(exp, False)
+                i = take_dollar(i, False)
             elif c == "`":
                 end = text.find("`", i + 1)
                 end = n if end < 0 else end + 1

@@ -49,7 +49,7 @@ SUMMARIES = {
     "lint-cmd": "Lint a launch command (llama-server, llama-cli, vllm serve)",
     "lint-py": "Lint a Python file's vLLM/transformers calls (never runs it)",
     "lint-modelfile": "Lint an Ollama Modelfile's DRAFT lines",
-    "lint": "Lint the launch commands in compose files, units, manifests, scripts",
+    "lint": "Find and lint launch commands in compose, units, manifests",
     "bench": "Measure a pair on a real llama-server (bench run, compare)",
     "estimate": "Model the speedup of a pair (labelled as a model)",
     "probe": "Measure how many draft tokens the target accepts, per draft length",

@@ -316,3 +316,19 @@ def test_sh_c_in_compose_is_read_as_its_script(command: str, tmp_path: Path) -> 
     (found_command,) = lint_paths([str(compose)], check=False, environ={}).commands
     assert found_command.command.argv == ["exec", "llama-server", "-m", "/m/t.gguf", "--draft", "3"]
     assert at(found_command, "PF002") == [place(compose, "--draft")]
+
+
+def test_vllm_image_runs_its_openai_server_entrypoint(tmp_path: Path) -> None:
+    """vLLM's docs/deployment/docker.md: ``docker run ... vllm/vllm-openai:latest --model ...``,
+    with the V0 speculative flags older guides add."""
+    script = tmp_path / "vllm.sh"
+    script.write_text(
+        "#!/bin/sh\ndocker run --runtime nvidia --gpus all -v ~/.cache/huggingface:/root/.cache/huggingface \\\n"
+        '    --env "HUGGING_FACE_HUB_TOKEN=secret" -p 8000:8000 --ipc=host vllm/vllm-openai:latest \\\n'
+        "    --model Qwen/Qwen3-8B --speculative-model Qwen/Qwen3-0.6B --num-speculative-tokens 5\n")
+    (command,) = lint_paths([str(script)], check=False).commands
+    assert command.command.argv[:5] == ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                                        "Qwen/Qwen3-8B"]
+    assert command.command.env == {"HUGGING_FACE_HUB_TOKEN": "secret"}
+    assert at(command, "VS001") == [place(script, "--speculative-model"), place(script, "--num-speculative-tokens")]
+    assert command.result.corrected is not None and "--speculative-config" in command.result.corrected

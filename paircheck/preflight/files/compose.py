@@ -180,12 +180,12 @@ def find(path: str, text: str, documents: list[object], environ: Mapping[str, st
         command = reader.words(Y.get(svc, "command"), written)
         env: dict[str, str] = {}
         env_at: dict[str, Pos] = {}
-        image_entry = images.entrypoint(image) if entry is None else None
-        if image_entry is not None:
+        known = images.known_image(image) if entry is None else None
+        if known is not None:
             at = Y.pos(image_node)
-            prefix = [Word(w, at) for w in image_entry[0]]
-            env.update(image_entry[1])
-            env_at.update({k: at for k in image_entry[1]})
+            prefix = [Word(w, at) for w in known.entrypoint]
+            env.update(known.env)
+            env_at.update({k: at for k in known.env})
         else:
             prefix = entry or []
         argv = prefix + (command or [])
@@ -193,7 +193,7 @@ def find(path: str, text: str, documents: list[object], environ: Mapping[str, st
         service_env, service_at = reader.environment(svc)
         env.update(service_env)
         env_at.update(service_at)
-        workdir = reader.value(Y.get(svc, "working_dir")) or ("/app" if image_entry is not None else None)
+        workdir = reader.value(Y.get(svc, "working_dir")) or (known.workdir if known is not None else None)
         paths = Paths(os.path.dirname(os.path.abspath(path)), True, workdir, reader.mounts(svc))
         where = f"service '{name}'"
         nested = shell_script(argv)

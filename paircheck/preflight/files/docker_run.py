@@ -85,12 +85,12 @@ def container_of(words: list[Word], base: str) -> Container | None:
         return None
     image = words[i]
     args = words[i + 1:]
-    known = images.entrypoint(image.text)
+    known = images.known_image(image.text)
     if entrypoint is None and known is not None:
-        entrypoint = [Word(w, image.pos) for w in known[0]]
-        for key, val in known[1].items():
+        entrypoint = [Word(w, image.pos) for w in known.entrypoint]
+        for key, val in known.env.items():
             env.setdefault(key, val)
             env_at.setdefault(key, image.pos)
-        workdir = workdir or "/app"
+        workdir = workdir or known.workdir
     argv = images.through_tools_sh_words((entrypoint or []) + args)
     return Container(argv, env, env_at, Paths(base, True, workdir, mounts))

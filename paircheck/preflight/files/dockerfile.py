@@ -25,7 +25,7 @@ def find(path: str, text: str) -> list[FoundCommand]:
     env: dict[str, str] = {}
     env_at: dict[str, Pos] = {}
     workdir: str | None = None
-    inherited: tuple[list[str], dict[str, str]] | None = None
+    inherited: images.Image | None = None
     from_pos = Pos(1, 1)
     for start, end in _logical_lines(text):
         line = text[start:end].strip()
@@ -37,12 +37,12 @@ def find(path: str, text: str) -> list[FoundCommand]:
         body = text[rest_start:end]
         if instruction == "FROM":
             image = [w for w in rest.split() if not w.startswith("--")]
-            inherited = images.entrypoint(image[0]) if image else None
+            inherited = images.known_image(image[0]) if image else None
             entry = cmd = shell_form = None
             env, env_at, workdir, from_pos = {}, {}, None, index.pos(start)
             if inherited is not None:
-                env.update(inherited[1])
-                workdir = "/app"
+                env.update(inherited.env)
+                workdir = inherited.workdir
         elif instruction == "ENV":
             tokens = Tokenizer(body, env.get, None, comments=False).tokens()
             given = [t for t in tokens if t.kind == "word"]
@@ -73,7 +73,7 @@ def find(path: str, text: str) -> list[FoundCommand]:
                                       {**env, **launch.env}, {**env_at, **launch.env_at}, paths, launch.notes))
         return found
     if entry is None and inherited is not None:
-        entry = [Word(w, from_pos) for w in inherited[0]]
+        entry = [Word(w, from_pos) for w in inherited.entrypoint]
     argv = images.through_tools_sh_words((entry or []) + (cmd or []))
     notes: list[tuple[LintFinding, Pos]] = []
     if argv and is_launch([w.text for w in argv]):

@@ -88,16 +88,16 @@ def find(path: str, text: str, documents: list[object]) -> list[FoundCommand]:
             command, args = words("command"), words("args")
             image_node = Y.get(container, "image")
             image = Y.scalar(image_node) or ""
-            entry = images.entrypoint(image) if command is None else None
+            entry = images.known_image(image) if command is None else None
             if entry is not None:
-                command = [Word(w, Y.pos(image_node)) for w in entry[0]]
-                for k, v in entry[1].items():
+                command = [Word(w, Y.pos(image_node)) for w in entry.entrypoint]
+                for k, v in entry.env.items():
                     env.setdefault(k, v)
             argv = images.through_tools_sh_words((command or []) + (args or []))
             mounts = [Mount(Y.scalar(Y.get(m, "mountPath")) or "", None,
                             f"the volume '{Y.scalar(Y.get(m, 'name')) or '?'}' (the node's, not this machine's)")
                       for m in Y.items(Y.get(container, "volumeMounts"))]
-            workdir = Y.scalar(Y.get(container, "workingDir")) or ("/app" if entry is not None else None)
+            workdir = Y.scalar(Y.get(container, "workingDir")) or (entry.workdir if entry is not None else None)
             paths = Paths(os.path.dirname(os.path.abspath(path)), True, workdir, mounts)
             where = f"{kind} '{name}' container '{Y.scalar(Y.get(container, 'name')) or '?'}'"
             nested = shell_script(argv)

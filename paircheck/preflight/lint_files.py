@@ -122,7 +122,18 @@ def read_launch_file(path: str) -> str:
 
 def find_commands(path: str, kind: str | None, text: str, environ: Mapping[str, str]) -> tuple[str | None,
                                                                                                 list[FoundCommand]]:
-    """(the file's kind, its launch commands): the finder of that kind of file."""
+    """(the file's kind, its launch commands): the finder of that kind of file. A command that
+    cannot be split like a shell (an unclosed quote) is bad input, as for lint-cmd."""
+    from paircheck.preflight.files.words import ShellSyntaxError
+
+    try:
+        return _find(path, kind, text, environ)
+    except ShellSyntaxError as exc:
+        raise InputError(path, f"cannot split a command like a shell: {exc}") from None
+
+
+def _find(path: str, kind: str | None, text: str, environ: Mapping[str, str]) -> tuple[str | None,
+                                                                                       list[FoundCommand]]:
     if kind is None:
         kind = kind_of(path, text.split("\n", 1)[0])
     if kind == "yaml":

@@ -195,7 +195,9 @@ def test_no_launch_command_is_not_checked_unless_allowed(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("name, content, said", [
     ("compose.yaml", "services:\n  a: [\n", "not valid YAML (line 3, column 1)"),
-    ("run.sh", "llama-server -m 'x.gguf\n", "cannot split it like a shell"),
+    ("run.sh", "llama-server -m 'x.gguf\n", "cannot split a command like a shell"),
+    ("compose.yaml", "services:\n  a:\n    command: \"-m 'x\"\n", "cannot split a command like a shell"),
+    ("u.service", "[Service]\nExecStart=llama-server \"unclosed\n", "cannot split a command like a shell"),
     ("Dockerfile", "FROM x\0\n", "NUL byte"),
     ("app.service", "\xff\xfe", "not UTF-8"),
 ])

@@ -91,10 +91,7 @@ class _Service:
             return out
         text = Y.scalar(node) or ""
         places = Y.places(self.source, self.index, node)
-        try:
-            tokens = Tokenizer(text, self.lookup, "$", comments=False, unset_value="").tokens()
-        except ValueError:
-            tokens = []
+        tokens = Tokenizer(text, self.lookup, "$", comments=False, unset_value="").tokens()
         for token in tokens:
             inner = places.within(text[token.start:token.end], token.start)
             pos = inner.fallback

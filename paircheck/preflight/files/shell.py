@@ -145,11 +145,6 @@ def find(path: str, text: str) -> list[FoundCommand]:
     """The launch commands of a shell script; relative model paths are read from its folder."""
     index = LineIndex(text)
     paths = Paths(os.path.dirname(os.path.abspath(path)))
-    try:
-        launches = scan(text, SpanPlaces(text, index, 0, len(text), exact=True), base=paths.base)
-    except ValueError as exc:
-        from paircheck.errors import InputError
-
-        raise InputError(path, f"cannot split it like a shell: {exc}") from None
+    launches = scan(text, SpanPlaces(text, index, 0, len(text), exact=True), base=paths.base)
     return [FoundCommand(path, "docker run" if launch.paths else "", launch.words, launch.words[0].pos, launch.env,
                          launch.env_at, launch.paths or paths, launch.notes) for launch in launches]

@@ -22,6 +22,10 @@ NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 BRACED = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=?+])([^}]*))?\}")
 
 
+class ShellSyntaxError(ValueError):
+    """Text that cannot be split like a shell (an unclosed quote): bad input, exit 2."""
+
+
 @dataclass(frozen=True)
 class Pos:
     line: int  # 1-based
@@ -307,7 +311,7 @@ class Tokenizer:
                 quoted = True
                 end = text.find("'", i + 1)
                 if end < 0:
-                    raise ValueError("no closing quotation")
+                    raise ShellSyntaxError("no closing quotation")
                 chars.extend((ch, False) for ch in text[i + 1:end])
                 i = end + 1
             elif c == '"':
@@ -315,7 +319,7 @@ class Tokenizer:
                 i += 1
                 while True:
                     if i >= n:
-                        raise ValueError("no closing quotation")
+                        raise ShellSyntaxError("no closing quotation")
                     ch = text[i]
                     if ch == '"':
                         i += 1

@@ -269,6 +269,29 @@ def modelfile(data: bytes) -> None:
         _one_line(exc)
 
 
+_launch_dir: Path | None = None
+# The first byte of a launch_files input picks the kind of file the rest is written as.
+LAUNCH_NAMES = ("docker-compose.yml", "deploy.yaml", "llama.service", "serve.sh", "Dockerfile")
+
+
+def launch_files(data: bytes) -> None:
+    """`paircheck lint` without reading models: the finders of compose files, manifests,
+    units, scripts and Dockerfiles (YAML nodes, the shell tokenizer, word places)."""
+    global _launch_dir
+    if _launch_dir is None:
+        _launch_dir = Path(tempfile.mkdtemp(prefix="paircheck-fuzz-launch-"))
+    from paircheck.preflight.lint_files import lint_paths
+
+    path = _launch_dir / LAUNCH_NAMES[data[0] % len(LAUNCH_NAMES) if data else 0]
+    path.write_bytes(data[1:])
+    try:
+        lint_paths([str(path)], check=False, environ={})
+    except InputError as exc:
+        _one_line(exc)
+    finally:
+        path.unlink()
+
+
 _toml_dir: Path | None = None
 
 
@@ -299,6 +322,7 @@ TARGETS: dict[str, Callable[[bytes], None]] = {
     "tokenizer_model": hf_tokenizer_model,
     "launch_cmd": launch_cmd,
     "modelfile": modelfile,
+    "launch_files": launch_files,
     "registry_toml": registry_toml,
 }
 GGUF_TARGETS = ("gguf_mem", "gguf_split", "gguf_remote")
@@ -373,6 +397,11 @@ def seeds(name: str) -> list[bytes]:
             b"vllm serve Qwen/Qwen2.5-7B --speculative-config '{\"model\": \"x\", \"num_speculative_tokens\": 5}'",
             b"LLAMA_ARG_MODEL=t.gguf llama-server -hf org/x:Q4_K_M -hfd org/y:Q8_0",
         ]
+    if name == "launch_files":
+        launch = ROOT / "fixtures" / "launch"
+        kinds = {"docker-compose.yml": 0, "llama-server.yaml": 1, "vllm.yaml": 1, "llama-server.service": 2,
+                 "serve.sh": 3, "Dockerfile": 4}
+        return [bytes([kinds[p.name]]) + p.read_bytes() for p in sorted(launch.rglob("*")) if p.name in kinds]
     if name == "modelfile":
         return [
             b'FROM ./t.gguf\nPARAMETER num_ctx 4096\nTEMPLATE """{{ .Prompt }}\n"""\nSYSTEM hi\n',

@@ -17,6 +17,8 @@ FORMATS: dict[str, tuple[str, str]] = {
     "markdown": ("paircheck._format.markdown", "MarkdownFormat"),
     "csv": ("paircheck._format.csv_format", "CSVFormat"),
     "html": ("paircheck._format.html", "HTMLFormat"),
+    "sarif": ("paircheck._format.sarif", "SarifFormat"),
+    "github": ("paircheck._format.github", "GithubFormat"),
 }
 
 

@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # types only: what a format refuses is never imported for it
     from paircheck.findings import Report
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
+    from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.scan import ScanResult
     from paircheck.speed.estimate import Estimate
 
@@ -49,6 +50,9 @@ class PartialFormat:
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         raise unsupported(self.name, "lint results")
+
+    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
+        raise unsupported(self.name, "paircheck lint")
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         raise unsupported(self.name, "fit")

@@ -1,7 +1,8 @@
 """What an output format is: one module per format, each rendering the same results.
 
 ``text`` is for people (a verdict line, a compact table, reasons and the fix), ``json`` for
-machines (a documented, versioned shape), ``markdown`` and ``csv`` for the registry's pairs
+machines (a documented, versioned shape), ``sarif`` and ``github`` for the review tools that
+show ``paircheck lint``'s findings on their line, ``markdown`` and ``csv`` for the registry's pairs
 (a format that cannot render a kind of result says so with an InputError). Formats know
 nothing of files or sources: they render the reports and results they are given, to a string.
 """
@@ -19,6 +20,7 @@ if TYPE_CHECKING:  # types only: a command imports the results it renders, not e
     from paircheck.findings import Report
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
+    from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
     from paircheck.scan import ScanResult
     from paircheck.speed.estimate import Estimate
@@ -70,6 +72,10 @@ class Format(Protocol):
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         """A linted launch line, Python file or Modelfile (``run``, ``lint-*``)."""
+        ...
+
+    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
+        """Every launch command found in files and folders, each at its place (``paircheck lint``)."""
         ...
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:

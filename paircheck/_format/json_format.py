@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from paircheck.bench.compare import Comparison
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
+    from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
     from paircheck.scan import ScanResult
     from paircheck.speed.estimate import Estimate
@@ -181,6 +182,36 @@ def lint_to_dict(result: LintResult, pair_check: bool = True, fail_on: str = DEF
     }
 
 
+def lint_files_to_dict(result: FilesLintResult, pair_check: bool = True,
+                       fail_on: str = DEFAULT_FAIL_ON) -> dict[str, object]:
+    """``paircheck lint --json``: schema_version 1. Each command is lint-cmd's shape (status,
+    findings, pairs, corrected_command, ...) plus where it was found; each finding has a
+    ``location`` (file, line, column: 1-based)."""
+    from paircheck._format.lint_places import shown_path
+    from paircheck.preflight.lint import EXIT_FOR, OK
+
+    status = result.status(pair_check, fail_on)
+    commands = []
+    for c in result.commands:
+        data = lint_to_dict(c.result, pair_check, fail_on)
+        file = shown_path(c.command.file)
+        for finding, pos in zip(data["findings"], c.places, strict=True):  # type: ignore[call-overload]
+            finding["location"] = {"file": file, "line": pos.line, "column": pos.column}
+        commands.append({"file": file, "line": c.command.pos.line, "column": c.command.pos.column,
+                         "kind": c.kind, "where": c.command.where, "argv": c.command.argv,
+                         "pair_location": {"file": file, "line": c.pair_place.line, "column": c.pair_place.column},
+                         **data})
+    return {
+        "schema_version": 1,
+        "status": status,  # "ok", "not-ok", "not-checked", "aborts", "warned": the worst command's
+        "ok": status == OK,
+        "fail_on": fail_on,
+        "exit_code": EXIT_FOR[status],
+        "files": [{"file": shown_path(path), "kind": kind} for path, kind in result.files],
+        "commands": commands,
+    }
+
+
 def dumps(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -205,6 +236,9 @@ class JSONFormat:
 
     def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
         return dumps(lint_to_dict(result, pair_check, options.fail_on))
+
+    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
+        return dumps(lint_files_to_dict(result, pair_check, options.fail_on))
 
     def fit(self, result: FitResult, options: RenderOptions) -> str:
         return dumps(result.to_json())

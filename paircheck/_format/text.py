@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from paircheck.findings import Report
     from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
+    from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
     from paircheck.scan import ScanResult
     from paircheck.speed.estimate import Estimate
@@ -46,6 +47,11 @@ class TextFormat:
         from paircheck._format.text_lint import render_lint
 
         return render_lint(result, pair_check, options)
+
+    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
+        from paircheck._format.text_lint_files import render_lint_files
+
+        return render_lint_files(result, pair_check, options)
 
     def comparison(self, comp: Comparison, options: RenderOptions) -> str:
         from paircheck._format.text_bench import render_comparison

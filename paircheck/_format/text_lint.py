@@ -95,7 +95,10 @@ def _corrected_heading(result: LintResult) -> str:
     return "Corrected command (the pair check above passes):"
 
 
-def render_lint(result: LintResult, pair_check: bool, options: RenderOptions) -> str:
+def render_lint(result: LintResult, pair_check: bool, options: RenderOptions,
+                places: list[str] | None = None) -> str:
+    """``places[i]``: where ``result.findings[i]`` was written ("compose.yml:12:9"), for a
+    command found in a file (``paircheck lint``)."""
     lines = wrap(headline(result, pair_check, options.fail_on), options.width)
     if result.reports:
         rows = []
@@ -109,9 +112,10 @@ def render_lint(result: LintResult, pair_check: bool, options: RenderOptions) ->
         lines += ["", tabulate(rows, headers=("pair check", "ok", "reason"), tablefmt="simple", disable_numparse=True)]
     if result.findings:
         lines += ["", "Findings:"]
-        for f in result.findings:
+        for i, f in enumerate(result.findings):
             word = SEVERITY_WORD.get(f.status, f.status)
-            lines += wrap(f"{word} {f.code} {f.name}: {f.message}", options.width, "  ", "  ")
+            at = f"{places[i]}: " if places is not None else ""
+            lines += wrap(f"{at}{word} {f.code} {f.name}: {f.message}", options.width, "  ", "  ")
             if f.fix:
                 lines += wrap(f"fix: {f.fix}", options.width, "    ", "  ")
     if result.corrected:

@@ -1,4 +1,4 @@
-"""Pre-flight commands for launch scripts (run, lint-cmd, lint-modelfile).
+"""Pre-flight commands for launch scripts (run, lint-cmd, lint-py, lint-modelfile, lint).
 
 ``paircheck run -- llama-server ...`` parses the command as that launcher would, checks the
 pair, lints the flags, and on success replaces itself with the command (os.execvp: same
@@ -129,4 +129,36 @@ def lint_modelfile_cmd(as_json: bool, quiet: bool, fail_on: str | None, strict: 
     sys.exit(EXIT_FOR[result.status(fail_on=level)])
 
 
-COMMANDS: list[click.Command] = [run, lint_cmd, lint_py, lint_modelfile_cmd]
+LINT_FORMATS = ("text", "json", "sarif", "github")
+
+
+@click.command("lint", epilog=EXIT_HELP + " A run is as bad as its worst command; no launch command found at all "
+               "is NOT CHECKED (3) unless --allow-empty.")
+@click.option("--format", "fmt", type=click.Choice(LINT_FORMATS), default="text", show_default=True,
+              help="text for people, json, sarif (SARIF 2.1.0, for code scanning), github (Actions annotations).")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("-q", "--quiet", is_flag=True, help="Print nothing; the exit code is the answer.")
+@click.option("--no-check", is_flag=True, help="Lint the flags only; do not read the model files.")
+@click.option("--allow-empty", is_flag=True,
+              help="Exit 0 when no file holds a launch command (the pre-commit hooks pass it).")
+@click.option("--no-cache", "no_cache", is_flag=True, help="Read the model files even when unchanged since "
+              "paircheck last read them, and keep nothing.")
+@fail_on_options
+@click.argument("paths", nargs=-1, required=True)
+def lint_files_cmd(fmt: str, as_json: bool, quiet: bool, no_check: bool, allow_empty: bool, no_cache: bool,
+                   fail_on: str | None, strict: bool, paths: tuple[str, ...]) -> None:
+    """Find and lint the launch commands in compose files, systemd units, Kubernetes manifests, shell
+    scripts, Dockerfiles, Modelfiles and Python files (PATH: files or folders)."""
+    from paircheck.api import read_cache
+    from paircheck.preflight.lint_files import lint_paths
+
+    level = resolve_fail_on(fail_on, strict)
+    result = lint_paths(list(paths), check=not no_check, cache=None if no_cache else read_cache(os.environ))
+    result.allow_empty = allow_empty
+    if not quiet:
+        click.echo(format_named("json" if as_json else fmt).lint_files(result, not no_check,
+                                                                        render_options(fail_on=level)))
+    sys.exit(EXIT_FOR[result.status(not no_check, level)])
+
+
+COMMANDS: list[click.Command] = [run, lint_cmd, lint_py, lint_modelfile_cmd, lint_files_cmd]

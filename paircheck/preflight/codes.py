@@ -1,7 +1,8 @@
 """Every code pre-flight can print, declared once (``paircheck explain PF010`` reads them here).
 
 PF: llama.cpp launch lines (common/arg.cpp of the pinned llama.cpp), VS: vLLM (``vllm serve``
-and its Python API), OM: Ollama Modelfiles, PY: Python files read by ``lint-py``.
+and its Python API), OM: Ollama Modelfiles, PY: Python files read by ``lint-py``, LF: the
+launch files ``paircheck lint`` reads (compose files, systemd units, manifests, scripts).
 
 A finding is always made from its Rule (``emit``), never from a string literal, so a code
 cannot be printed that ``explain`` does not know. The severity belongs to the finding, not
@@ -36,6 +37,9 @@ _SOURCES = {
     "OM": "ollama/ollama: parser/parser.go and docs/modelfile.mdx at fb30760",
     "PY": "huggingface/transformers src/transformers/generation/utils.py at "
           "1097d4b3f8dd6440add50f87a2784b03cc0b4c85; vLLM as for VS codes",
+    "LF": "the Compose Specification (compose-spec/compose-spec, spec.md: Interpolation, command, "
+          "entrypoint, volumes), systemd.service(5) and systemd.exec(5) (ExecStart=, Environment=), "
+          "Kubernetes' Container API (command, args, env, $(VAR) expansion)",
 }
 
 
@@ -126,6 +130,14 @@ PF021 = _rule(
     "A model file that paircheck cannot read (missing, truncated, not a GGUF): the llama.cpp "
     "program the line starts (llama-server, llama-cli, ...) would fail to load it.",
     "Fix the path or the file.")
+PF022 = _rule(
+    "PF022", "model_unreachable", "The model files can be reached from here",
+    "A launch file names its model by a path inside a container that no volume maps to this "
+    "machine (a named volume, a path baked into the image, a Kubernetes volume), or by a "
+    "variable whose value is only known when it runs. That is not an error: the flags are "
+    "still checked, but the pair was not, so the outcome is NOT CHECKED (exit 3; not with "
+    "--no-check).",
+    "Mount the models with a bind volume (./models:/models) or check the pair itself: paircheck TARGET DRAFT.")
 PF030 = _rule(
     "PF030", "unknown_launcher", "The launcher is one paircheck knows",
     "paircheck reads llama.cpp programs (llama-server, llama-cli, ...; legacy names too), "
@@ -288,6 +300,26 @@ OM010 = _rule(
     "is no pair to check, so the outcome is NOT CHECKED (exit 3).",
     "Add DRAFT ./drafter.gguf.")
 
+# --- launch files (paircheck lint) ------------------------------------------------------
+LF001 = _rule(
+    "LF001", "unset_variable", "Every variable a compose file uses is set",
+    "Compose replaces ${VAR} and $VAR from the shell's environment and the .env file next to "
+    "the compose file; a variable set in neither becomes an empty string (Compose only warns "
+    "'The \"VAR\" variable is not set. Defaulting to a blank string.'), so the launcher sees "
+    "an empty argument or none.",
+    "Set the variable in .env, or give a default: ${VAR:-value}.", kind="warning")
+LF002 = _rule(
+    "LF002", "required_variable", "Every required variable is set",
+    "${VAR:?message} and ${VAR?message} make Compose stop with the message when VAR is unset "
+    "(or empty, for :?): the service is never created.",
+    "Set the variable in .env or in the environment.")
+LF003 = _rule(
+    "LF003", "runtime_variable", "Variables known only at run time",
+    "A systemd unit or a shell script uses a variable it does not set itself (Environment=, "
+    "an assignment in the script): its value is only known when the command runs, so the "
+    "words it gives were checked as written and a model named by it was not read.",
+    "Set the variable in the file (Environment=, VAR=value) to have it checked.", kind="note")
+
 # --- Python files (lint-py) ---------------------------------------------------------------
 PY001 = _rule(
     "PY001", "nothing_found", "The file launches something paircheck reads",
@@ -312,18 +344,19 @@ PY011 = _rule(
 
 RULES: tuple[Rule, ...] = (
     PF001, PF002, PF003, PF004, PF005, PF006, PF007, PF008, PF010, PF011, PF012, PF013, PF014, PF015, PF020,
-    PF021, PF030, PF040, PF041, PF042,
+    PF021, PF022, PF030, PF040, PF041, PF042,
     VS001, VS002, VS003, VS004, VS005, VS006, VS007, VS008, VS009, VS010, VS011, VS012, VS020, VS021, VS022,
     VS023,
     OM001, OM002, OM003, OM004, OM005, OM006, OM007, OM008, OM009, OM010,
     PY001, PY010, PY011,
+    LF001, LF002, LF003,
 )
 
 # Rules whose finding means "something was not checked": the outcome is NOT CHECKED.
 UNCHECKED: frozenset[str] = frozenset(
-    r.code for r in (PF008, PF020, PF030, PF042, VS002, VS011, VS023, OM007, OM008, OM010, PY001, PY011))
+    r.code for r in (PF008, PF020, PF022, PF030, PF042, VS002, VS011, VS023, OM007, OM008, OM010, PY001, PY011))
 # Of those, the ones that only come from not reading the models (what --no-check asks for).
-PAIR_UNCHECKED: frozenset[str] = frozenset(r.code for r in (PF020, VS011, OM007, OM008, PY011))
+PAIR_UNCHECKED: frozenset[str] = frozenset(r.code for r in (PF020, PF022, VS011, OM007, OM008, PY011))
 
 
 def emit(rule: Rule, status: str, message: str, fix: str | None = None, **details: Any) -> Finding:

@@ -39,11 +39,18 @@ __all__ = [
     "WARNING",
     "Describe",
     "LintFinding",
+    "UnreachablePath",
     "LintResult",
     "lint_llama",
 ]
 
 Describe = Callable[[str], ModelDescription]
+
+
+class UnreachablePath(InputError):
+    """A model named by a path this machine cannot open (inside a container, set at run time):
+    raised by the describer of a launch file; the pair is not checked, which is not an error."""
+
 OK, FAIL, UNCHECKED, ABORTS, WARNED = "ok", "not-ok", "not-checked", "aborts", "warned"
 # Exit codes of the lint commands (README "Pre-flight for launch scripts"), the same table as
 # the check's (paircheck.outcome): 0 and 1 as for a check, 2 bad input, 3 nothing (or not
@@ -219,6 +226,9 @@ def _read(describe: Describe, path: str | None, side: str, add: Callable[[LintFi
         return None
     try:
         return describe(path)
+    except UnreachablePath as exc:
+        add(emit(C.PF022, INFO, f"{side} {exc}: the pair was not checked", side=side, path=path))
+        return None
     except InputError as exc:
-        add(emit(C.PF021, ERROR, f"{side} {exc}: {program} would fail to load it", side=side))
+        add(emit(C.PF021, ERROR, f"{side} {exc}: {program} would fail to load it", side=side, path=path))
         return None

@@ -160,22 +160,27 @@ def enabled(env: Mapping[str, str]) -> bool:
     return env.get(SWITCH, "").strip().lower() not in ("off", "0", "no", "false")
 
 
-_FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
+_FLAG = re.compile(r"--?[A-Za-z][\w.-]*")
+_METAVAR = re.compile(r"[A-Z0-9_<>\[\]{}|.:/+-]+")
 
 
 def help_flags(path: str, timeout: float = TIMEOUT_S) -> frozenset[str] | None:
-    """Every flag spelling ``path --help`` lists (llama.cpp's print_usage writes each option's
-    names, comma-separated, at the start of its line), or None when it cannot be read."""
+    """Every flag spelling ``path --help`` lists, or None when it cannot be read.
+
+    llama.cpp's usage prints each option at the start of a line: its names comma-separated,
+    then a metavar (N, FNAME, <...>), then the explanation after spaces; continuation lines
+    are indented."""
     text = run_capped([path, "--help"], timeout)
     if not text:
         return None
     flags: set[str] = set()
     for line in text.splitlines():
-        head = line.strip().split("  ")[0]  # the names column; the explanation follows after spaces
-        if not head.startswith("-"):
+        if not line.startswith("-"):
             continue
-        for name in head.replace(",", " ").split():
-            match = _FLAG.fullmatch(name.split("=")[0].split("[")[0])
-            if match:
-                flags.add(match.group(1))
+        for token in line.split():
+            name = token.rstrip(",")
+            if _FLAG.fullmatch(name):
+                flags.add(name)
+            elif not _METAVAR.fullmatch(name):
+                break  # the explanation
     return frozenset(flags) if flags else None

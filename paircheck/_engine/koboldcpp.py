@@ -47,7 +47,7 @@ VENDORED_CONTEXT = "LostRuins/koboldcpp src/llama-context.cpp at 2e04e6509d3ccf4
 ISSUE_2325 = ("LostRuins/koboldcpp issue #2325, 'Drafting does not work since v1.115 - \"draft model vocab type "
               "must match target model to use speculation (speculative implementation 'draft-simple')\"'")
 V_STRICT = VersionRange("KoboldCpp", "1.115", None, f"{ADAPTER}; {VENDORED}",
-                        cite="koboldcpp gpttype_adapter.cpp at 26fe21b, common/speculative.cpp at ad1eee0")
+                        cite="koboldcpp gpttype_adapter.cpp (stored, no commit), common/speculative.cpp at ad1eee0")
 # Not read at a release: no source of a release before v1.115 is stored. The boundary is
 # the one users reported (issue #2325); llama.cpp's own change is PR #22787 ("No longer
 # support incompatible draft/target vocabs via replacements").

@@ -177,10 +177,18 @@ def help_flags(path: str, timeout: float = TIMEOUT_S) -> frozenset[str] | None:
     for line in text.splitlines():
         if not line.startswith("-"):
             continue
-        for token in line.split():
+        names: list[str] = []
+        tokens = line.split()
+        for index, token in enumerate(tokens):
             name = token.rstrip(",")
             if _FLAG.fullmatch(name):
-                flags.add(name)
+                names.append(name)
             elif not _METAVAR.fullmatch(name):
-                break  # the explanation
+                # The explanation. A removed option stays in the usage as a stub whose text is
+                # 'the argument has been removed. use ...' (the pinned common/arg.cpp): not a flag
+                # the build accepts.
+                if " ".join(tokens[index:]).lower().startswith("the argument has been removed"):
+                    names = []
+                break
+        flags.update(names)
     return frozenset(flags) if flags else None

@@ -24,7 +24,7 @@ from paircheck.installed import help_flags, llama_server, run_capped
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, emit
 from paircheck.preflight.lint import LintResult
-from paircheck.preflight.llama_server import LlamaCommand, options_for
+from paircheck.preflight.llama_server import LlamaCommand, Option, options_for
 
 _NUMBER = re.compile(r"-?\d")
 _ERROR_LINE = re.compile(r"^(?:error\b|.*invalid argument|.*has been removed|.*is deprecated).*$",
@@ -94,14 +94,26 @@ def _flags_used(cmd: LlamaCommand) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _build_spellings(flag: str, table: dict[str, tuple[Option, bool]], build: BuildHelp) -> list[str]:
+    """The build's names for ``flag``: the pinned options removed in its favour ('the argument
+    has been removed. use --spec-draft-n-max ...') that the build still has, then the
+    closest names of its --help."""
+    renamed = [name for name, (opt, _) in table.items()
+               if opt.removed and re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", opt.removed)
+               and name in build.flags]
+    close = difflib.get_close_matches(flag, sorted(build.flags), n=3, cutoff=0.75)
+    return list(dict.fromkeys(sorted(renamed, key=len, reverse=True) + close))[:3]  # long names first
+
+
 def lint_against_build(cmd: LlamaCommand, result: LintResult, build: BuildHelp) -> None:
     """Add PF050 for flags the build lacks; turn the pinned table's refusal of a flag the build
     has into PF051 (info). The corrected line is dropped when it uses a flag the build lacks."""
     table = options_for(cmd.example)
     where = f"{build.path}" + (f", {build.version}" if build.version else "")
     for flag, words in dict(_flags_used(cmd)).items():  # each flag once, with its last words
+        pinned_refuses = flag not in table or table[flag][0].removed is not None
         if flag in build.flags or flag in ("-h", "--help"):
-            if flag not in table:  # the pinned table refused it: this build does not
+            if pinned_refuses:  # the pinned table refused it: this build does not
                 refused = [f for f in result.findings if f.details.get("argument") == flag and f.status == ERROR]
                 for finding in refused:
                     result.findings.remove(finding)
@@ -110,10 +122,10 @@ def lint_against_build(cmd: LlamaCommand, result: LintResult, build: BuildHelp) 
                                                 f"llama-server that will run ({where}) lists it in --help",
                                                 argument=flag, binary=build.path))
             continue
-        if flag not in table:
+        if pinned_refuses:
             continue  # refused by both: PF001/PF002 already says so
         said = build.says(words)
-        near = difflib.get_close_matches(flag, sorted(build.flags), n=3, cutoff=0.6)
+        near = _build_spellings(flag, table, build)
         message = (f"{flag}: the llama-server that will run ({where}) has no such flag in its --help"
                    + (f"; it says: '{said}'" if said else ""))
         fix = f"use its spelling: {', '.join(near)}" if near else "see its --help, or update llama.cpp"

@@ -51,13 +51,17 @@ def _codes(result) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 
 def test_the_pinned_build_lists_every_option_of_the_pinned_table(pinned: str) -> None:
     """The --help reader against the binary built from the source the table was generated
-    from: every llama-server option of llama_args.py is in that binary's usage, and nothing
-    the usage lists is missing from the table."""
+    from: every llama-server option of llama_args.py that it accepts is in that binary's usage,
+    the removed stubs ('the argument has been removed. use --spec-draft-n-max ...', still
+    printed) are not read as flags, and nothing the usage lists is missing from the table."""
     flags = help_flags(pinned)
     assert flags is not None
-    table = set(options_for("SERVER"))
-    assert table - flags == set()
-    assert flags - table == set()
+    table = options_for("SERVER")
+    accepted = {name for name, (opt, _) in table.items() if opt.removed is None}
+    assert accepted - flags == set()
+    assert flags & {name for name in table if name not in accepted} == set()
+    assert "--draft-max" in table and "--draft-max" not in flags
+    assert flags - set(table) == set()
 
 
 def test_a_line_the_pinned_build_accepts_has_no_build_finding(pinned: str) -> None:
@@ -81,12 +85,16 @@ def test_something_else_named_llama_server_is_not_read_as_a_build(tmp_path: Path
 def test_the_other_build_says_which_flags_it_lacks_in_its_own_words(other: str) -> None:
     build = read_build(other)
     assert build is not None and "--draft-max" in build.flags and "--spec-draft-n-max" not in build.flags
+    assert build.version == "b0 (commit unknown)"  # its sdist has no git either: 'version: 0 (unknown)'
     new = lint_argv([other, "-m", SPM, "-md", SPM, "--spec-type", "draft-simple", "--spec-draft-n-max", "8"],
                     check=False, installed_build=True)
-    finding = next(f for f in new.findings if f.code == "PF050")
-    assert finding.status == "fail" and finding.details["argument"] == "--spec-draft-n-max"
-    assert "error: invalid argument: --spec-draft-n-max" in finding.message  # that build's own line
-    assert new.status(pair_check=False) == "not-ok"
+    lacking = {f.details["argument"]: f for f in new.findings if f.code == "PF050"}
+    assert set(lacking) == {"--spec-type", "--spec-draft-n-max"}  # that release had neither
+    finding = lacking["--spec-draft-n-max"]
+    assert finding.status == "fail" and "error: invalid argument: --spec-draft-n-max" in finding.message
+    # The pinned table's removal hint for --draft-max names --spec-draft-n-max: the build's spelling.
+    assert finding.details["did_you_mean"][0] == "--draft-max"
+    assert new.status(pair_check=False) == "not-ok" and new.corrected is None
     # The pinned spelling's predecessor: refused by the pinned table, accepted by this build.
     old = lint_argv([other, "-m", SPM, "-md", SPM, "--spec-type", "draft-simple", "--draft-max", "8"],
                     check=False, installed_build=True)

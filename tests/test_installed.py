@@ -70,6 +70,24 @@ def test_the_verdict_names_the_llama_server_that_would_run(llama_server_bin: str
     assert json.loads(runner.invoke(cli, ["--json", "--no-registry", str(SPM), str(SPM)]).output)["installed"] is None
 
 
+def test_another_llama_cpp_build_is_named_as_not_the_pinned_one(detecting: None) -> None:
+    """The second real build (llama-cpp-python 0.3.16's llama.cpp, tests/llamacpp_build.py --other)
+    prints the older 'version: %d (%s)' (build 0, commit unknown: its sdist has no git either).
+    The verdict names it and says the pinned rules are applied to a build they were not read from."""
+    other = llamacpp_build.other_server_path()
+    if not os.access(other, os.X_OK):
+        why = "the second llama.cpp build is not cached: python tests/llamacpp_build.py --other"
+        if os.environ.get(llamacpp_build.REQUIRE_OTHER) == "1":
+            pytest.fail(f"{llamacpp_build.REQUIRE_OTHER}=1 but {why}", pytrace=False)
+        pytest.skip(why)
+    found = installed.llama_server(str(other))
+    assert found is not None and (found.version, found.shown) == ("b0", "b0 (commit unknown)")
+    out = CliRunner().invoke(cli, ["--no-registry", "--llama-server", str(other), str(SPM), str(SPM)])
+    text = " ".join(out.output.split())
+    assert out.exit_code == 0 and "llama-server b0 (commit unknown) installed" in text
+    assert f"not the pinned reference ({T.REFERENCE_LLAMA_VERSION}); the pinned rules apply as they are" in text
+
+
 def _sglang_site() -> Path:
     """SGLang 0.5.14 installed by pip into the test cache (52 MB, no dependencies)."""
     target = corpus.cache_root() / f"installed-sglang-{SGLANG_RELEASE}"

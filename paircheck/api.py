@@ -17,7 +17,7 @@ from paircheck._engine import ENGINES, engine_named, engines, resolve_method
 from paircheck._engine.chat_template import template_warning
 from paircheck._engine.interface import Engine
 from paircheck._engine.pair_size import size_warning
-from paircheck._engine.versions import pick
+from paircheck._engine.versions import installed_release, pick
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.read_cache import ReadCache
 from paircheck._source.resolve import describe as _describe
@@ -25,6 +25,7 @@ from paircheck.cache_home import cache_home
 from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
 from paircheck.findings import Finding, Report
+from paircheck.installed import Installed
 from paircheck.model import ModelDescription, Override
 
 if TYPE_CHECKING:
@@ -125,12 +126,27 @@ def annotate(
 
 
 def _evaluate(
-    target: ModelDescription, draft: ModelDescription, engine: Engine, method: str | None, version: str | None = None
+    target: ModelDescription, draft: ModelDescription, engine: Engine, method: str | None, version: str | None = None,
+    installed: Installed | None = None,
 ) -> Report:
     resolved = resolve_method(engine, method)
     if resolved is None:
         raise InputError("--method", f"{engine.name} has no method {method!r} (known: {', '.join(engine.methods)})")
-    return engine.evaluate(target, draft, resolved, version)
+    if version is not None or installed is None:  # NAME@VERSION wins over what is installed
+        return engine.evaluate(target, draft, resolved, version)
+    release = installed_release(engine.versions, installed.version)
+    report = engine.evaluate(target, draft, resolved, release)
+    report.installed = installed
+    if engine.name == LLAMACPP:
+        from paircheck._engine.llamacpp import installed_note
+
+        report.engine_version = f"{installed_note(installed.version, installed.summary)}; {report.engine_version}"
+    elif release is None:
+        report.engine_version = (f"{installed.summary}: no rules read for that version, the newest apply; "
+                                 f"{report.engine_version}")
+    else:
+        report.engine_version = f"{installed.summary}: {report.engine_version}"
+    return report
 
 
 def check_descriptions(
@@ -140,9 +156,13 @@ def check_descriptions(
     method: str | None = None,
     registry: bool = True,
     fingerprint: bool = True,
+    installed: Installed | None = None,
 ) -> Report:
-    """One engine's report, with fingerprints and what the registry documents."""
-    report = _evaluate(target, draft, *_engine_and_method(engine, method))
+    """One engine's report, with fingerprints and what the registry documents.
+
+    ``installed``: the engine found on this machine (``paircheck.installed.detect``); its
+    version picks the rules unless ``engine`` names one (``vllm@0.17.0``)."""
+    report = _evaluate(target, draft, *_engine_and_method(engine, method), installed=installed)
     annotate([report], target, draft, registry, fingerprint)
     return report
 
@@ -153,10 +173,12 @@ def check_all_engines(
     method: str | None = None,
     registry: bool = True,
     fingerprint: bool = True,
+    installed: Mapping[str, Installed] | None = None,
 ) -> list[Report]:
-    """One report per engine that has ``method`` (each in its own terms); llama.cpp first."""
+    """One report per engine that has ``method`` (each in its own terms); llama.cpp first.
+    ``installed`` maps engine names to what was found of them on this machine."""
     reports = [
-        _evaluate(target, draft, engine, method)
+        _evaluate(target, draft, engine, method, installed=(installed or {}).get(engine.name))
         for engine in engines().values()
         if resolve_method(engine, method) is not None
     ]
@@ -185,6 +207,7 @@ def check_pair(
     fingerprint: bool = True,
     progress: ProgressFactory | None = None,
     cache: ReadCache | None = None,
+    installed: Installed | None = None,
 ) -> Report:
     """Check TARGET and DRAFT for one engine and speculative method.
 
@@ -197,7 +220,7 @@ def check_pair(
     find_engine(engine)  # an unknown engine or version fails before anything is read
     target_desc = describe(target, overrides, progress, cache)
     draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
-    return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint)
+    return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint, installed)
 
 
 __all__ = [

@@ -84,6 +84,9 @@ class Report:
     # Memory of the pair at a context (a paircheck.fit.FitResult) when --ctx/--vram were
     # given; never part of the verdict.
     memory: Any = None
+    # The engine found on this machine whose version picked the rules (a
+    # paircheck.installed.Installed), when the api was given one.
+    installed: Any = None
 
     @property
     def compatible(self) -> bool:

@@ -8,6 +8,9 @@ together makes the version they describe obvious.
 from __future__ import annotations
 
 REFERENCE_VERSION = "llama.cpp as vendored in llama-cpp-python 0.3.36 (2026-10-01)"
+# What that source's llama-server prints for --version: LLAMA_VERSION of its CMakeLists.txt
+# (0.5.0, LLAMA_BUILD_IS_DEV on) with build 0 and commit "unknown" (the sdist has no git).
+REFERENCE_LLAMA_VERSION = "0.5.0-dev"
 
 # enum llama_vocab_type (include/llama.h)
 VOCAB_NONE, VOCAB_SPM, VOCAB_BPE, VOCAB_WPM, VOCAB_UGM, VOCAB_RWKV, VOCAB_PLAMO2, VOCAB_TEST = range(8)

@@ -54,6 +54,14 @@ def _private_cache_home(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["PAIRCHECK_CACHE_HOME"] = str(tmp_path_factory.mktemp("paircheck-cache"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _no_installed_engines() -> None:
+    """Verdicts in the tests are judged by the rules they name, not by whichever vLLM,
+    transformers or llama-server this machine has (CI installs transformers): detection is
+    off (PAIRCHECK_INSTALLED=off) except where tests/test_installed.py turns it on."""
+    os.environ["PAIRCHECK_INSTALLED"] = "off"
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     """Folder with the 19 verified real vocab files; raises (not skips) if unobtainable."""

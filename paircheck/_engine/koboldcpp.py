@@ -8,8 +8,9 @@ decoding state: %s'), frees the draft and returns false. The model then runs wit
 draft: the verdict is "runs, without speculation".
 
 Read from LostRuins/koboldcpp: gpttype_adapter.cpp (``speculative_decoding_setup`` and
-``speculative_draft_type_from_model``; the stored version that has them, the index gives no
-commit for it) and the vendored common/speculative.cpp at ad1eee0, which defines
+``speculative_draft_type_from_model``; the stored version that has them, with ``draft_is_mtp``:
+the code index gives no commit for it, and the one it lists for that path, 26fe21b of
+2024-01-28, has no speculative code at all) and the vendored common/speculative.cpp at ad1eee0, which defines
 ``SPEC_VOCAB_MAX_SIZE_DIFFERENCE 256`` where upstream llama.cpp (and the pinned reference)
 has 128. So token counts 129..256 apart with equal shared texts run in KoboldCpp (with a
 warning) although llama-server refuses them. The MTP/DFlash/DSpark setup checks of that copy
@@ -36,14 +37,17 @@ from paircheck.model import ModelDescription
 from paircheck.vocab import LlamaVocab
 
 ENGINE = "koboldcpp"
-ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp at 26fe21b9625e19043c8a28249fbc4adc2df5584c, "
-           "speculative_decoding_setup, speculative_state_setup and speculative_draft_type_from_model")
+# Not "at 26fe21b": that 2024-01-28 commit's gpttype_adapter.cpp has no speculative code. The
+# version read (with draft_is_mtp and the DFlash case) is stored without its commit.
+ADAPTER = ("LostRuins/koboldcpp gpttype_adapter.cpp as stored in the code index with draft_is_mtp and the DFlash "
+           "draft type (no commit recorded), speculative_decoding_setup, speculative_state_setup and "
+           "speculative_draft_type_from_model")
 VENDORED = "LostRuins/koboldcpp common/speculative.cpp at ad1eee0c5f36355d10020e37cf2946cf88dc6979"
 VENDORED_CONTEXT = "LostRuins/koboldcpp src/llama-context.cpp at 2e04e6509d3ccf41c7b329c1b6cea5c18bd74c63"
 ISSUE_2325 = ("LostRuins/koboldcpp issue #2325, 'Drafting does not work since v1.115 - \"draft model vocab type "
               "must match target model to use speculation (speculative implementation 'draft-simple')\"'")
 V_STRICT = VersionRange("KoboldCpp", "1.115", None, f"{ADAPTER}; {VENDORED}",
-                        cite="koboldcpp gpttype_adapter.cpp at 26fe21b, common/speculative.cpp at ad1eee0")
+                        cite="koboldcpp gpttype_adapter.cpp (stored, no commit), common/speculative.cpp at ad1eee0")
 # Not read at a release: no source of a release before v1.115 is stored. The boundary is
 # the one users reported (issue #2325); llama.cpp's own change is PR #22787 ("No longer
 # support incompatible draft/target vocabs via replacements").
@@ -79,9 +83,12 @@ R_KIND = Rule(
 )
 R_COUNT = Rule(
     "KC002", "koboldcpp_vocab_count", "Token counts within 256",
-    "KoboldCpp compares llama_vocab_n_tokens of draft and main model before anything else: more than 256 "
-    "apart is refused ('" + TOO_DIFFERENT.format(d="N", t="M") + "') unless --debugmode; up to 256 apart "
-    "only warns ('" + MAY_MALFUNCTION.format(d="N", t="M") + "'). Source: " + ADAPTER + ".",
+    "Once the draft context is created, speculative_decoding_setup runs one if/else chain: 'if(!draft_is_mtp && "
+    "(llama_model_is_recurrent(draftmodel) || llama_model_is_hybrid(draftmodel)))' refuses a recurrent draft "
+    "first (KC001), and only 'else if(draftvocab!=base_n_vocab)' compares llama_vocab_n_tokens of draft and "
+    "main model: more than 256 apart is refused ('" + TOO_DIFFERENT.format(d="N", t="M") + "') unless "
+    "--debugmode; up to 256 apart only warns ('" + MAY_MALFUNCTION.format(d="N", t="M") + "'). A recurrent "
+    "draft never reaches the count check. Source: " + ADAPTER + ".",
     "Use a draft from the same tokenizer family.",
     effect=RUNS_WITHOUT_SPECULATION,
 )
@@ -183,7 +190,9 @@ def draft(target: ModelDescription, d: ModelDescription, method: str, version: V
     n_t, n_d = target.vocab.n_tokens, d.vocab.n_tokens
     warnings: list[Finding] = []
     verdict = count_verdict(n_t, n_d)
-    if verdict == "refuse":
+    if says == RECURRENT:  # 'else if(draftvocab!=base_n_vocab)': the count is never compared
+        pass
+    elif verdict == "refuse":
         checks.append(result(R_COUNT, FAIL, f"token counts {n_t} vs {n_d} (difference {abs(n_t - n_d)} > 256)",
                              target=n_t, draft=n_d))
         says = says or TOO_DIFFERENT.format(d=n_d, t=n_t)

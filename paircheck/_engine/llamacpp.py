@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
 from paircheck._engine.common import finding, result, shell_path
-from paircheck._engine.versions import VersionRange
+from paircheck._engine.versions import VersionRange, parse_version
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription, TensorSectionError
 from paircheck.textshow import show
@@ -597,6 +597,22 @@ def _assertion(error: str) -> str:
         if start >= 0:
             return error[start:].removesuffix(" aborts the process") + (" failed" if marker == "GGML_ASSERT(" else "")
     return "GGML_ASSERT"
+
+
+def installed_note(version: str, summary: str) -> str:
+    """What the installed llama-server means for the pinned rules, in one line's words."""
+    reference = T.REFERENCE_LLAMA_VERSION
+    if version == reference:
+        return (f"{summary}: llama.cpp {version}, the version of the pinned reference (a build of it may differ "
+                "from the vendored source)")
+    try:
+        newer = parse_version(version) > parse_version(reference)
+    except ValueError:
+        newer = False
+    if newer:
+        return (f"{summary}: newer than the pinned reference ({reference}), and no later llama.cpp source was "
+                "read, so the pinned rules apply as they are (common_speculative_are_compatible may have changed)")
+    return f"{summary}: not the pinned reference ({reference}); the pinned rules apply as they are"
 
 
 def evaluate(target: ModelDescription, draft: ModelDescription, method: str = METHOD) -> Report:

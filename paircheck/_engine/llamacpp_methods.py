@@ -120,7 +120,10 @@ R_M_LAYERS = Rule(
     "draft-mtp builds its context on the draft file (-md) or, without one, on the target. "
     "That model needs <arch>.nextn_predict_layers > 0, else llama.cpp logs 'context type MTP "
     "requested but model doesn't contain MTP layers' and llama-server exits with 'failed to "
-    "create MTP context'. Only some architectures have MTP-loading code at all.",
+    "create MTP context'. The same check refuses a model whose router_layer >= 0 ('router_layer >= 0 "
+    "means n_layer_nextn is repurposed for a router layer, not real MTP', src/llama-context.cpp): "
+    "graniteswitch sets router_layer and n_layer_nextn = 1 at load (src/models/granite-switch.cpp), "
+    "whatever its nextn_predict_layers key says. Only some architectures have MTP-loading code at all.",
     "Use a GGUF converted with its MTP layers (not --no-mtp), or the model's MTP sidecar "
     "with -md; otherwise use another method.",
 )
@@ -175,6 +178,9 @@ MTP_ARCHITECTURES = frozenset({
     "glm5-next", "glm4moe", "glm4-moe", "glm-dsa", "bailingmoe3", "cohere2moe", "nemotron-h",
     "hy-v3", "mimo2", "gemma4-assistant",
 })
+# Architectures whose loader sets hparams.router_layer (so llama_init_from_model refuses an MTP
+# context on them): src/models/granite-switch.cpp 'hparams.router_layer = (int32_t) n_real;'.
+ROUTER_LAYER_ARCHITECTURES = frozenset({"graniteswitch"})
 ACTIVATIONS = ("silu", "gelu", "gelu_pytorch_tanh")
 
 
@@ -379,6 +385,10 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
     who = "the draft" if separate else "the target"
     if arch == "gemma4-assistant":
         checks.append(result(R_M_LAYERS, PASS, f"{who} is a Gemma 4 assistant (an MTP drafter)"))
+    elif arch in ROUTER_LAYER_ARCHITECTURES:
+        checks.append(result(R_M_LAYERS, FAIL, f"{who} ({arch}) uses its one nextn layer as a router layer, "
+                             "not MTP (router_layer >= 0): llama-server exits with 'failed to create MTP "
+                             "context'", architecture=arch))
     elif nextn <= 0:
         checks.append(result(R_M_LAYERS, FAIL, f"{who} ({arch or '?'}) has no MTP layers "
                              f"({arch}.nextn_predict_layers is {nextn or 'absent'}): llama-server exits with "

@@ -194,6 +194,15 @@ R_REWRITE = Rule(
 RULES = (R_KIND, R_SIZE, R_MAPPING, W_UNCHECKED, R_REWRITE)
 
 
+# standalone_worker_v2.py 'if target_vocab_size != draft_vocab_size:' (0.5.15 line 223; not in 0.5.14).
+SIZE_CHECK_SINCE = "0.5.15"
+
+
+def checks_vocab_size(version: VersionRange) -> bool:
+    """Whether STANDALONE compares the configs' vocab_size at ``version`` (PR #23838)."""
+    return version.reaches(SIZE_CHECK_SINCE)
+
+
 def validate_vocab_compatibility(
     target_vocab_size: int, draft_vocab_size: int,
     target_vocab: Sequence[bytes] | None, draft_vocab: Sequence[bytes] | None,
@@ -306,7 +315,7 @@ def standalone(target: ModelDescription, draft: ModelDescription, method: str, v
     rewrite = _rewrite_check(draft, version)
     if rewrite is not None:
         checks.append(rewrite)
-    if version.reaches("0.5.15"):
+    if checks_vocab_size(version):
         checks.append(_size_check(target, draft))
         # SGLang raises at the first failure; the mapping only matters when the sizes agree.
         if checks[-1].status != FAIL:

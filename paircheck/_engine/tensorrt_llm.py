@@ -43,7 +43,11 @@ R_KIND = Rule(
     "an EAGLE-3 head (EAGLE v1/v2 checkpoints are incompatible); MTPDecodingConfig MTP layers. For "
     "DraftTarget the config checks only 'max_draft_len must be > 0 for DraftTarget' and 'speculative_model "
     "must be specified for DraftTarget', and supports_backend returns 'backend == \"pytorch\" or backend == "
-    "\"_autodeploy\"'. Source: " + SOURCE + ".",
+    "\"_autodeploy\"'. The union is discriminated by decoding_type, whose only DraftTarget spelling is "
+    "Literal[\"Draft_Target\"]; DecodingBaseConfig declares '_decoding_type_alias' ('record decoding_type alias "
+    "used during parsing (for warnings)'), but no alias table was found in llm_args.py, so paircheck writes "
+    "Draft_Target and does not claim that the older 'DraftTarget' (fcd3f31's from_dict key) is still accepted. "
+    "Source: " + SOURCE + ".",
     "Choose the decoding_type matching the drafter.",
 )
 R_TOKENS = Rule(

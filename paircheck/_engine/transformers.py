@@ -154,9 +154,19 @@ def model_class(desc: ModelDescription) -> str:
 
 def gemma4_assistant(desc: ModelDescription, version: VersionRange) -> bool:
     """The assistant takes the Gemma 4 path at ``version`` (its class name prefix)."""
-    cls = model_class(desc)
+    return gemma4_assistant_class(model_class(desc), version)
+
+
+def gemma4_assistant_class(cls: str, version: VersionRange) -> bool:
+    """generation/utils.py: 'assistant_model.__class__.__name__.startswith("Gemma4Assistant")' (5.8.0), the
+    tuple ("Gemma4Assistant", "Gemma4UnifiedAssistant") from 5.10.1."""
     return (version.reaches(GEMMA4_SINCE) and cls.startswith("Gemma4Assistant")) or (
         version.reaches(GEMMA4_UNIFIED_SINCE) and cls.startswith("Gemma4UnifiedAssistant"))
+
+
+def has_dflash(version: VersionRange) -> bool:
+    """generation/utils.py 'elif generation_config.speculation_type == "dflash":' exists (5.15.0 on)."""
+    return version.reaches(DFLASH_SINCE)
 
 
 def assistant_path(target_vocab_size: int, assistant_vocab_size: int, uad_available: bool = True) -> str:
@@ -236,7 +246,7 @@ def assisted(target: ModelDescription, draft: ModelDescription, method: str, ver
 
 
 def dflash(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
-    if not version.reaches(DFLASH_SINCE):
+    if not has_dflash(version):
         checks = [result(R_DFLASH, FAIL, "this transformers has no speculation_type='dflash' (added in 5.15.0)")]
         return Report(ENGINE, method, target, draft, checks)
     checks = [kind_check(R_DFLASH, draft, (DFLASH,), "speculation_type='dflash' needs a DFlash drafter;",

@@ -160,3 +160,15 @@ class VersionedEngine:
         report.engine_version = (f"{chosen.label}, rules read from {chosen.cite or chosen.source}"
                                  f"{read_note(self.versions, version)}")
         return report
+
+
+def installed_release(all_ranges: tuple[VersionRange, ...], version: str) -> str | None:
+    """``version`` of an installed engine when a range can be picked for it, else None (a
+    version string these ranges cannot compare, such as a local build tag)."""
+    if not all_ranges:
+        return None
+    try:
+        pick(all_ranges, version)
+    except ValueError:
+        return None
+    return version

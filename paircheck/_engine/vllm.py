@@ -63,7 +63,8 @@ VERSIONS = ranges("vLLM", (
      ("0.17.0", "0.17.1", "0.18.0", "0.18.1")),
     ("0.19.0", _wheels("0.19.0", "0.19.1") + ": nemotron_h_puzzle", "vllm 0.19.0 and 0.19.1 wheels",
      ("0.19.0", "0.19.1")),
-    ("0.20.0", _wheels("0.20.0", "0.20.2") + ": 'dflash' name detection; deepseek_v4, exaone4_5, hy_v3",
+    ("0.20.0", _wheels("0.20.0", "0.20.2") + ": 'dflash' name detection; deepseek_v4, exaone4_5, hy_v3; "
+     "NemotronH_Super_Omni_Reasoning_V3's text_config promoted",
      "vllm 0.20.0 and 0.20.2 wheels", ("0.20.0", "0.20.2")),
     ("0.21.0", _wheels("0.21.0") + ": gemma4_assistant, the MiMoV2 family", "vllm 0.21.0 wheel", ("0.21.0",)),
     ("0.22.0", _wheels("0.22.0", "0.22.1") + ": intern_s2_preview", "vllm 0.22.0 and 0.22.1 wheels",
@@ -76,9 +77,11 @@ VERSIONS = ranges("vLLM", (
     ("0.27.0", _wheels("0.27.0", "0.27.1") + ": kimi_k3", "vllm 0.27.0 and 0.27.1 wheels", ("0.27.0", "0.27.1")),
     ("0.28.0", _wheels("0.28.0") + ": the qwen3_5 _text types, interns2_mobius, dots3_note, BailingMoeV3, "
      "MuseGlimmerAssistantModel", "vllm 0.28.0 wheel", ("0.28.0",)),
-    ("0.29.0", _wheels("0.29.0") + ": qwen4_exp, hy_v4, Qwen3 DSpark architectures", "vllm 0.29.0 wheel",
+    ("0.29.0", _wheels("0.29.0") + ": qwen4_exp, hy_v4, Qwen3 DSpark architectures, "
+     "NemotronH_Omni_Reasoning_V3's text_config promoted", "vllm 0.29.0 wheel",
      ("0.29.0",)),
-    ("0.30.0", _wheels("0.30.0", "0.31.0") + ": glm5_next, deepseek_v41 (method mtp refused)",
+    ("0.30.0", _wheels("0.30.0", "0.31.0") + ": glm5_next, deepseek_v41 (method mtp refused), Qwen3.5's "
+     "mtp_num_hidden_layers read from text_config",
      "vllm 0.30.0 and 0.31.0 wheels", ("0.30.0", "0.31.0")),
     ("0.32.0", _wheels("0.32.0") + ": longcat_flash_ngram no longer rewritten", "vllm 0.32.0 wheel", ("0.32.0",)),
     ("0.33.0", SOURCE + ": step5, MuseSparkDSparkModel; medusa/mlp_speculator no longer detected",
@@ -92,9 +95,14 @@ SAME_VOCAB_ERROR = ("Target and draft model should have the same vocabulary size
 UNSUPPORTED_ERROR = "Unsupported speculative method: '{method}'"
 NO_DRAFT_MODEL_ERROR = ("Speculative decoding with draft model is not supported yet. Please consider using other "
                         "speculative decoding methods such as ngram, medusa, eagle, or mtp.")
-# n_predict = 0 (a config declaring no MTP layers): 'self.num_speculative_tokens > n_predict and
-# self.num_speculative_tokens % n_predict != 0' divides by zero, in every release read.
+# n_predict = 0 (a config declaring no MTP layers), in every release read (0.33.0 speculative.py
+# lines 1602-1606): with num_speculative_tokens given, 'self.num_speculative_tokens > n_predict and
+# self.num_speculative_tokens % n_predict != 0' divides by zero; without it, 'self.num_speculative_tokens
+# = n_predict' makes it 0 and _verify_args (line 1969) raises ValueError instead.
 ZERO_LAYERS_ERROR = "ZeroDivisionError: integer modulo by zero"
+ZERO_TOKENS_ERROR = "Expected num_speculative_tokens to be greater than zero (0)."
+# hf_config_override of an Inkling config whose mtp_config declares no depth (0.26.0 on).
+INKLING_NO_MTP_ERROR = "The Inkling checkpoint does not contain MTP weights"
 DEEPSEEK_V41_ERROR = ("DeepSeek V4.1 has no classic-MTP draft: its checkpoints ship DSpark stages under mtp.* "
                       "(main_proj/markov_head/confidence_head) and carry no e_proj/h_proj/enorm/hnorm/hc_head "
                       "weights. Use speculative method 'dspark' instead of 'mtp'.")
@@ -126,12 +134,20 @@ class Rewrite:
     needs_nextn: bool = False  # and num_nextn_predict_layers > 0 (nemotron_h)
     layers_key: str | None = "num_nextn_predict_layers"  # n_predict; None: vLLM defaults it to 1
     until: str | None = None  # first release read without it
+    # First release that also reads layers_key from text_config when config.json lacks it (None:
+    # every release); Qwen3.5's 'if n_predict is None: text_config = get_hf_text_config(hf_config)'
+    # first appears in 0.30.0.
+    text_since: str | None = None
+    # The raise when layers_key reads below 1 (Inkling: mtp_config's depth, default 0).
+    missing_error: str | None = None
 
 
 def _r(to: str, since: str | None, *, types: tuple[str, ...] = (), archs: tuple[str, ...] = (),
        any_arch: tuple[str, ...] = (), contains: str = "", nextn: bool = False,
-       key: str | None = "num_nextn_predict_layers", until: str | None = None) -> Rewrite:
-    return Rewrite(to, since, frozenset(types), frozenset(archs), frozenset(any_arch), contains, nextn, key, until)
+       key: str | None = "num_nextn_predict_layers", until: str | None = None, text_since: str | None = None,
+       missing_error: str | None = None) -> Rewrite:
+    return Rewrite(to, since, frozenset(types), frozenset(archs), frozenset(any_arch), contains, nextn, key, until,
+                   text_since, missing_error)
 
 
 # In hf_config_override's order; a later entry with the same match narrows or widens an
@@ -159,8 +175,10 @@ REWRITES: tuple[Rewrite, ...] = (
     _r("bailing_hybrid_mtp", "0.25.0", types=("bailing_hybrid",), any_arch=("BailingMoeV2_5ForCausalLM",)),
     _r("exaone_moe_mtp", None, types=("exaone_moe",)),
     _r("exaone4_5_mtp", "0.20.0", contains="exaone4_5"),
-    _r("qwen3_5_mtp", "0.17.0", types=("qwen3_5", "qwen3_5_moe"), key="mtp_num_hidden_layers"),
-    _r("qwen3_5_mtp", "0.28.0", types=("qwen3_5_text", "qwen3_5_moe_text"), key="mtp_num_hidden_layers"),
+    _r("qwen3_5_mtp", "0.17.0", types=("qwen3_5", "qwen3_5_moe"), key="mtp_num_hidden_layers",
+       text_since="0.30.0"),
+    _r("qwen3_5_mtp", "0.28.0", types=("qwen3_5_text", "qwen3_5_moe_text"), key="mtp_num_hidden_layers",
+       text_since="0.30.0"),
     _r("qwen3_5_mtp", "0.22.0", types=("intern_s2_preview",), key="mtp_num_hidden_layers"),
     _r("qwen3_5_mtp", "0.28.0", types=("interns2_mobius",), key="mtp_num_hidden_layers"),
     _r("longcat_flash_mtp", None, types=("longcat_flash",), key=None),
@@ -172,7 +190,8 @@ REWRITES: tuple[Rewrite, ...] = (
                                                                      "Step5ForConditionalGeneration"), key=None),
     _r("hy_v3_mtp", "0.20.0", types=("hy_v3",)),
     _r("hy_v4_mtp", "0.29.0", types=("hy_v4",)),
-    _r("inkling_mtp", "0.26.0", types=("inkling_mm_model", "inkling_model"), key=None),
+    _r("inkling_mtp", "0.26.0", types=("inkling_mm_model", "inkling_model"),
+       key="mtp_config.num_nextn_predict_layers", missing_error=INKLING_NO_MTP_ERROR),
     _r("gemma4_mtp", "0.21.0", types=("gemma4_assistant",), key=None),
     _r("gemma4_mtp", "0.23.0", types=("gemma4_unified_assistant",), key=None),
     _r("minimax_m3_mtp", "0.24.0", types=("minimax_m3_vl",), archs=("MiniMaxM3SparseForConditionalGeneration",),
@@ -186,6 +205,16 @@ DSPARK_SINCE: Mapping[str, str] = {  # "dspark" in the name, or one of these arc
     "name": "0.25.0", "Qwen3DSparkModel": "0.25.0", "Gemma4DSparkModel": "0.26.0",
     "Qwen3OmniDSparkModel": "0.29.0", "DSparkDraftModel+qwen3": "0.29.0", "MuseSparkDSparkModel": "0.33.0",
 }
+# hf_config_override: 'if hf_config.architectures[0] in ("NemotronH_Super_Omni_Reasoning_V3",
+# "NemotronH_Omni_Reasoning_V3"): hf_config = hf_config.text_config' ("Promote VLM's text_config so
+# MTP detection below fires correctly"); 0.20.0 has the Super one alone (a '==' test).
+PROMOTE_TEXT_CONFIG_SINCE: Mapping[str, str] = {
+    "NemotronH_Super_Omni_Reasoning_V3": "0.20.0", "NemotronH_Omni_Reasoning_V3": "0.29.0",
+}
+# 'if self.method is None: if self.model in ("ngram", "[ngram]"): ... else: self.method = "draft_model"'
+# (0.17.0 speculative.py lines 339-343); 0.16.0 leaves it None, and an undetected draft ends in
+# NotImplementedError("Unsupported speculative method: 'None'").
+DEFAULT_DRAFT_MODEL_SINCE = "0.17.0"
 MEDUSA_DETECTION_UNTIL = "0.33.0"  # model_type medusa/mlp_speculator detected up to 0.32.0
 DEEPSEEK_V41_SINCE = "0.30.0"
 HETEROGENEOUS_SINCE = "0.25.0"
@@ -205,7 +234,8 @@ R_KIND = Rule(
     "v41 from 0.30.0, glm_moe_dsa from 0.16.0), pangu_ultra_moe, MiMo, ERNIE 4.5 MoE, qwen3_next, exaone_moe, "
     "longcat_flash, Glm4Moe (Lite from 0.15.0, GlmOcr from 0.16.0), step3p5 (0.15.1; step3p7 0.23.0; step5 "
     "0.33.0), qwen3_5/qwen3_5_moe (0.17.0; the _text types and interns2_mobius 0.28.0; intern_s2_preview "
-    "0.22.0), nemotron_h with num_nextn_predict_layers > 0 (0.17.0; nemotron_h_puzzle 0.19.0), exaone4_5 and "
+    "0.22.0), nemotron_h with num_nextn_predict_layers > 0 (0.17.0; nemotron_h_puzzle 0.19.0; the text_config of a "
+    "NemotronH_Super_Omni_Reasoning_V3 VLM from 0.20.0, of NemotronH_Omni_Reasoning_V3 from 0.29.0), exaone4_5 and "
     "hy_v3 (0.20.0), the MiMoV2 family and gemma4_assistant (0.21.0; gemma4_unified_assistant 0.23.0), "
     "minimax_m3_vl (0.24.0), bailing_hybrid (0.25.0), inkling (0.26.0), kimi_k3 (0.27.0), dots3_note and "
     "BailingMoeV3 (0.28.0), qwen4_exp and hy_v4 (0.29.0), glm5_next (0.30.0). So a Qwen3.5 draft given as "
@@ -239,9 +269,14 @@ R_MTP = Rule(
     "method mtp without a model uses the target itself: its config goes through hf_config_override and "
     "its model_type must then be in MTPModelTypes, otherwise NotImplementedError: '"
     + UNSUPPORTED_ERROR.format(method="mtp") + "'. The MTP layer count is the config's "
-    "num_nextn_predict_layers (mtp_num_hidden_layers for Qwen3.5, in text_config too); with 0, 'self."
+    "num_nextn_predict_layers (mtp_num_hidden_layers for Qwen3.5; its text_config fallback, 'if n_predict is "
+    "None: text_config = get_hf_text_config(hf_config)', first appears in 0.30.0, so earlier releases leave "
+    "n_predict unset for a config that has it only there). With 0 and num_speculative_tokens given, 'self."
     "num_speculative_tokens % n_predict != 0' raises " + ZERO_LAYERS_ERROR + " (seen by paircheck's vLLM "
-    "differential test). For a GGUF, {arch}.nextn_predict_layers. From 0.30.0 a "
+    "differential test, which gives num_speculative_tokens); with num_speculative_tokens omitted it becomes "
+    "n_predict (0) and _verify_args raises ValueError: '" + ZERO_TOKENS_ERROR + "'. An Inkling config whose "
+    "mtp_config has no num_nextn_predict_layers >= 1 raises ValueError: '" + INKLING_NO_MTP_ERROR + "' (from "
+    "0.26.0, when Inkling was added). For a GGUF, {arch}.nextn_predict_layers. From 0.30.0 a "
     "deepseek_v41 target raises ValueError: '" + DEEPSEEK_V41_ERROR + "'. Source: " + SOURCE + ".",
     "Use a target whose family vLLM runs MTP for, with MTP weights, or another method.",
 )
@@ -267,9 +302,11 @@ W_VERIFIER = Rule(
 )
 W_NAME = Rule(
     "VL102", "vllm_method_by_name", "vLLM would not detect this head from its name",
-    "Without an explicit method, 0.33.0 defaults to draft_model and detects eagle/eagle3/dflash/dspark "
-    "only from the name or a DFlash/DSpark architecture; this head's name lacks the word, so vLLM would "
-    "treat it as a draft model. Source: " + SOURCE + ".",
+    "Without an explicit method vLLM detects eagle/eagle3/dflash/dspark only from the name or a DFlash/DSpark "
+    "architecture; this head's name lacks the word, so from 0.17.0 (which defaults \"method\" to draft_model: "
+    "'self.method = \"draft_model\"') vLLM would treat it as a draft model, and up to 0.16.0 it raises "
+    "NotImplementedError: '" + UNSUPPORTED_ERROR.format(method="None") + "'. Source: " + _wheels("0.16.0", "0.17.0")
+    + "; " + SOURCE + ".",
     "Pass \"method\" explicitly.",
     kind="warning",
 )
@@ -290,9 +327,27 @@ def _matches(rule: Rewrite, model_type: str, architectures: Sequence[str], confi
     return hit
 
 
+def promoted(architectures: Sequence[str], version: VersionRange, config: Mapping[str, Any] | None) -> (
+        Mapping[str, Any] | None):
+    """The text_config hf_config_override continues with for a Nemotron Omni VLM (``hf_config =
+    hf_config.text_config``), or None when it keeps the config as it is."""
+    first = architectures[0] if architectures else ""
+    text = (config or {}).get("text_config")
+    if first in PROMOTE_TEXT_CONFIG_SINCE and version.reaches(PROMOTE_TEXT_CONFIG_SINCE[first]) and isinstance(
+            text, Mapping):
+        return text
+    return None
+
+
 def rewrite_for(model_type: str, architectures: Sequence[str], version: VersionRange = NEWEST,
                 config: Mapping[str, Any] | None = None) -> Rewrite | None:
     """The hf_config_override entry that rewrites this config at ``version``, or None."""
+    text = promoted(architectures, version, config)
+    if text is not None:  # every check after the promotion reads the text config
+        promoted_type = text.get("model_type")
+        model_type = promoted_type if isinstance(promoted_type, str) else ""
+        architectures = tuple(a for a in text.get("architectures") or () if isinstance(a, str))
+        config = text
     for rule in REWRITES:
         if _holds(version, rule.since, rule.until) and _matches(rule, model_type, architectures, config or {}):
             return rule
@@ -344,6 +399,13 @@ def detect_method(requested: str, model_name: str, model_type: str, architecture
     return None
 
 
+def method_unset(model_name: str, model_type: str, architectures: Sequence[str],
+                 version: VersionRange = NEWEST) -> str | None:
+    """What vLLM runs when the speculative config gives no "method" (None: NotImplementedError)."""
+    requested = "draft_model" if version.reaches(DEFAULT_DRAFT_MODEL_SINCE) else ""
+    return detect_method(requested, model_name, model_type, architectures, version)
+
+
 # --- reading the descriptions ------------------------------------------------------------
 
 def hf_config(desc: ModelDescription) -> dict[str, Any] | None:
@@ -379,19 +441,75 @@ def mtp_layers(desc: ModelDescription, version: VersionRange = NEWEST) -> tuple[
             return 1, "an MTP head"
         return None, "no nextn_predict_layers key"
     model_type, archs = _config_type(desc)
+    return config_layers(model_type, archs, config, version)
+
+
+def config_layers(model_type: str, archs: Sequence[str], config: Mapping[str, Any],
+                  version: VersionRange = NEWEST) -> tuple[int | None, str]:
+    """n_predict as hf_config_override sets it from config.json at ``version``, and where it came from."""
     rule = rewrite_for(model_type, archs, version, config)
     if rule is not None and rule.layers_key is None:
         return 1, f"vLLM's default for {model_type or archs[0]} (1)"
+    if rule is not None and rule.layers_key and "." in rule.layers_key:  # Inkling: mtp_config's depth
+        outer, inner = rule.layers_key.split(".", 1)
+        holder = config.get(outer)
+        value = holder.get(inner) if isinstance(holder, Mapping) else None
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value, f"config.json {rule.layers_key}"
+        return 0, f"config.json has no {rule.layers_key} (vLLM reads 0)"
     keys = [rule.layers_key] if rule is not None and rule.layers_key else ["num_nextn_predict_layers",
                                                                            "mtp_num_hidden_layers"]
     nested = config.get("text_config")
-    text: dict[str, Any] = nested if isinstance(nested, dict) else {}
+    text: Mapping[str, Any] = nested if isinstance(nested, Mapping) else {}
+    reads_text = rule is None or rule.text_since is None or version.reaches(rule.text_since)
     for key in keys:
-        for where, holder in (("config.json", config), ("config.json text_config", text)):
+        for where, holder in (("config.json", config), ("config.json text_config", text if reads_text else {})):
             value = holder.get(key)
             if isinstance(value, int) and not isinstance(value, bool):
                 return value, f"{where} {key}"
+    if not reads_text and rule is not None and any(key in text for key in keys):
+        return None, (f"config.json has no {' or '.join(keys)}; this vLLM does not read text_config's "
+                      f"(from {rule.text_since} it does), so n_predict stays unset")
     return None, f"config.json has no {' or '.join(keys)}"
+
+
+def unread_text_layers(desc: ModelDescription, version: VersionRange = NEWEST) -> int | None:
+    """The MTP layer count in text_config that this release does not read into n_predict (Qwen3.5
+    before 0.30.0): the model still has those layers, but num_speculative_tokens must then be given."""
+    config = hf_config(desc)
+    if config is None:
+        return None
+    model_type, archs = _config_type(desc)
+    rule = rewrite_for(model_type, archs, version, config)
+    if rule is None or rule.text_since is None or version.reaches(rule.text_since) or not rule.layers_key:
+        return None
+    text = config.get("text_config")
+    value = text.get(rule.layers_key) if isinstance(text, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def config_raises(model_type: str, archs: Sequence[str], config: Mapping[str, Any],
+                  version: VersionRange = NEWEST) -> str | None:
+    """The ValueError hf_config_override itself raises for this config (an Inkling without MTP depth)."""
+    rule = rewrite_for(model_type, archs, version, config)
+    if rule is None or rule.missing_error is None:
+        return None
+    count = config_layers(model_type, archs, config, version)[0]
+    return rule.missing_error if count is None or count < 1 else None
+
+
+def config_error(desc: ModelDescription, version: VersionRange = NEWEST) -> Finding | None:
+    """config_raises for a description, as VL004's failure."""
+    config = hf_config(desc)
+    if config is None:
+        return None
+    model_type, archs = _config_type(desc)
+    error = config_raises(model_type, archs, config, version)
+    if error is None:
+        return None
+    where = config_layers(model_type, archs, config, version)[1]
+    return result(R_MTP, FAIL, f"{where}: hf_config_override raises ValueError: '{error}'", layers=0,
+                  engine_says=error)
 
 
 def runs_as(desc: ModelDescription, requested: str, version: VersionRange = NEWEST) -> str | None:
@@ -446,8 +564,10 @@ def _report(method: str, target: ModelDescription, draft: ModelDescription, chec
 
 
 def _zero_layers(who: str, where: str) -> Finding:
-    return result(R_MTP, FAIL, f"{who} has no MTP layers ({where} = 0): vLLM divides num_speculative_tokens by "
-                  "n_predict = 0", layers=0, engine_says=ZERO_LAYERS_ERROR)
+    # engine_says is the crash of the command paircheck suggests (num_speculative_tokens given).
+    return result(R_MTP, FAIL, f"{who} has no MTP layers ({where} = 0): with num_speculative_tokens set vLLM "
+                  f"divides it by n_predict = 0 ({ZERO_LAYERS_ERROR}); without it, it becomes 0 and vLLM raises "
+                  f"'{ZERO_TOKENS_ERROR}'", layers=0, engine_says=ZERO_LAYERS_ERROR)
 
 
 def _v41_refusal(target: ModelDescription, version: VersionRange) -> Finding | None:
@@ -459,6 +579,9 @@ def _v41_refusal(target: ModelDescription, version: VersionRange) -> Finding | N
 
 
 def draft_model(target: ModelDescription, draft: ModelDescription, method: str, version: VersionRange) -> Report:
+    raised = config_error(draft, version)
+    if raised is not None:  # the draft's ModelConfig is built (hf_overrides) before the method is detected
+        return _report(method, target, draft, [raised])
     detected = runs_as(draft, "draft_model", version)
     if not version.reaches("0.15.0") and detected == "draft_model":
         check = result(R_NO_DRAFT_MODEL, FAIL, "this vLLM has no draft_model method: 'Speculative decoding with "
@@ -505,8 +628,12 @@ def head(target: ModelDescription, draft: ModelDescription, method: str, version
     if checks[0].status == PASS:
         warnings.append(finding(W_VERIFIER, "vLLM will not check that this head was trained for the target"))
         if not _name_detects(draft, method, version):
+            unset = runs_as(draft, "draft_model" if version.reaches(DEFAULT_DRAFT_MODEL_SINCE) else "", version)
+            does = ("runs it as a draft_model" if unset == "draft_model" else
+                    f"runs it as {unset}" if unset else
+                    "raises '" + UNSUPPORTED_ERROR.format(method="None") + "' (no default before 0.17.0)")
             warnings.append(finding(W_NAME, f"the name {draft.location!r} lacks {method!r}: without "
-                                    f"\"method\": \"{method}\" vLLM runs it as a draft_model"))
+                                    f"\"method\": \"{method}\" vLLM {does}"))
     return _report(method, target, draft, checks, warnings)
 
 
@@ -515,6 +642,9 @@ def mtp(target: ModelDescription, draft: ModelDescription, method: str, version:
     base = target if same else draft
     who = "the target" if same else "the draft"
     checks: list[Finding] = []
+    raised = config_error(base, version)
+    if raised is not None:
+        return _report(method, target, draft, [raised])
     detected = runs_as(base, "mtp", version) if hf_config(base) is not None else None
     count, where = mtp_layers(base, version)
     if hf_config(base) is not None and detected != "mtp":
@@ -525,7 +655,14 @@ def mtp(target: ModelDescription, draft: ModelDescription, method: str, version:
     v41 = _v41_refusal(target, version)
     if v41 is not None:
         return _report(method, target, draft, [v41])
-    if count is None:
+    unread = unread_text_layers(base, version) if count is None else None
+    if unread is not None and unread > 0:
+        checks.append(result(R_MTP, PASS, f"{who} has {unread} MTP layer{'s' if unread != 1 else ''} in text_config, "
+                             "which this vLLM does not read into n_predict (from 0.30.0 it does): give "
+                             "num_speculative_tokens, else 'num_speculative_tokens must be provided with "
+                             "speculative model unless the draft model config contains an n_predict parameter.'",
+                             layers=unread))
+    elif count is None:
         status = SKIP if hf_config(base) is not None else FAIL
         checks.append(result(R_MTP, status, f"{who} declares no MTP layers ({where})"))
     elif count > 0:

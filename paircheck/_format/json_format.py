@@ -72,6 +72,11 @@ def report_to_dict(report: Report, fail_on: str = DEFAULT_FAIL_ON) -> dict[str, 
         "paircheck_version": __version__,
         "engine": report.engine,
         "engine_version": report.engine_version,
+        # The engine found on this machine whose version picked the rules; null when none was
+        # looked for or found (an addition within schema 3: readers that ignore it lose nothing).
+        "installed": None if report.installed is None else {
+            "engine": report.installed.engine, "version": report.installed.version, "shown": report.installed.shown,
+            "how": report.installed.how, "where": report.installed.where},
         "method": report.method,
         # accepted / refused / aborts (accepted at load, predicted to abort at run time) /
         # unknown (no check failed, but a deciding one could not be made).

@@ -8,7 +8,15 @@ import sys
 import click
 
 from paircheck._format import format_named
-from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_pair, describe, needs_draft, read_cache
+from paircheck.api import (
+    DEFAULT_ENGINE,
+    check_all_engines,
+    check_pair,
+    describe,
+    find_engine,
+    needs_draft,
+    read_cache,
+)
 from paircheck.cli.options import (
     ENGINE,
     METHOD,
@@ -18,6 +26,8 @@ from paircheck.cli.options import (
     resolve_fail_on,
 )
 from paircheck.cli.progress import terminal_progress
+from paircheck.constants import LLAMACPP, RULE_ENGINES
+from paircheck.installed import Installed, detect, enabled
 from paircheck.outcome import matrix_exit, report_exit
 from paircheck.vocab import parse_override
 
@@ -62,6 +72,9 @@ but predicted to abort at run time (ABORTS AT RUN TIME), 5 a warning
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Read both files even when unchanged since paircheck last read them, and keep "
               "nothing (the read cache: PAIRCHECK_CACHE_HOME, XDG_CACHE_HOME/paircheck or ~/.cache/paircheck).")
+@click.option("--llama-server", "llama_server", default=None, metavar="PATH",
+              help="The llama-server whose version the verdict names (default: llama-server on PATH, "
+              "the one `run`, `bench` and `probe` start).")
 @fail_on_options
 def check(
     target: str,
@@ -77,6 +90,7 @@ def check(
     vram: str | None,
     probe_file: str | None,
     no_cache: bool,
+    llama_server: str | None,
     fail_on: str | None,
     strict: bool,
 ) -> None:
@@ -108,12 +122,16 @@ def check(
     if engine == "all":
         target_desc = describe(target, overrides, progress, cache)
         draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
-        reports = check_all_engines(target_desc, draft_desc, method, **extras)
+        on_machine = {name: hit for name in RULE_ENGINES
+                      if (hit := _installed(name, shown, llama_server)) is not None}
+        reports = check_all_engines(target_desc, draft_desc, method, installed=on_machine, **extras)
         if not quiet:
             click.echo(format_named("json" if as_json else "text").matrix(reports, options))
         sys.exit(matrix_exit(reports, level))
+    chosen, asked = find_engine(engine)
+    installed = None if asked else _installed(chosen.name, shown, llama_server)
     report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress,
-                        cache=cache, **extras)
+                        cache=cache, installed=installed, **extras)
     if (ctx is not None or vram is not None) and shown:
         from paircheck.fit import pair_memory
 
@@ -130,6 +148,14 @@ def check(
     if not quiet:  # -q prints nothing: no format is loaded
         click.echo(format_named("json" if as_json else "text").report(report, options))
     sys.exit(report_exit(report, level))
+
+
+def _installed(engine: str, shown: bool, llama_server: str | None) -> Installed | None:
+    """The engine on this machine, unless PAIRCHECK_INSTALLED=off. llama.cpp's one rule set
+    does not depend on it, so it is only asked when something is printed."""
+    if not enabled(os.environ) or (engine == LLAMACPP and not shown):
+        return None
+    return detect(engine, llama_server)
 
 
 def _candidates(target: str, drafts: list[str], engine: str, method: str | None, as_json: bool, quiet: bool) -> None:

@@ -167,6 +167,21 @@ PF042 = _rule(
     "models) and llama-lookup (n-grams) speculate. llama-simple parses its own few options "
     "(-m, -n, -ngl) and llama-completion has no speculative options.",
     "Use llama-server or llama-cli with -md DRAFT --spec-type draft-simple.")
+PF050 = _rule(
+    "PF050", "flag_not_in_build", "The llama-server that will run has every flag",
+    "The option table paircheck parses with is the pinned llama.cpp's. When the program of the "
+    "line is on this machine (its path, or its name on PATH, as run would start it), its own "
+    "--help lists the flags that build has: a flag the pinned llama.cpp knows but the installed "
+    "build lacks (older builds: --spec-draft-n-max was --draft-max) makes that build stop with "
+    "its own error, which paircheck quotes from running the binary with that flag and --help "
+    "(nothing is loaded: llama.cpp parses every argument before it starts).",
+    "Use the build's spelling (its --help; paircheck names the nearest), or update llama.cpp.")
+PF051 = _rule(
+    "PF051", "flag_only_in_build", "A flag the pinned llama.cpp lacks is in the installed build",
+    "The pinned llama.cpp refuses this flag (PF001/PF002), but the --help of the build that will "
+    "run lists it: that build accepts it, so it is not an error for this machine. paircheck's "
+    "own reading of the line still uses the pinned table.",
+    "Nothing to do for this build; the pinned llama.cpp (and newer builds) spell it otherwise.")
 
 # --- vLLM ---------------------------------------------------------------------------------
 VS001 = _rule(
@@ -344,7 +359,7 @@ PY011 = _rule(
 
 RULES: tuple[Rule, ...] = (
     PF001, PF002, PF003, PF004, PF005, PF006, PF007, PF008, PF010, PF011, PF012, PF013, PF014, PF015, PF020,
-    PF021, PF022, PF030, PF040, PF041, PF042,
+    PF021, PF022, PF030, PF040, PF041, PF042, PF050, PF051,
     VS001, VS002, VS003, VS004, VS005, VS006, VS007, VS008, VS009, VS010, VS011, VS012, VS020, VS021, VS022,
     VS023,
     OM001, OM002, OM003, OM004, OM005, OM006, OM007, OM008, OM009, OM010,

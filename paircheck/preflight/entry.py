@@ -6,10 +6,12 @@ renders it with a format and turns its status into the exit code.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from paircheck.errors import InputError
+from paircheck.installed import enabled
 from paircheck.model import ModelDescription
 from paircheck.preflight.launchers import lint_argv as lint_launch
 from paircheck.preflight.lint import Describe, LintResult
@@ -32,14 +34,23 @@ def describer(overrides: list[str], cache: ReadCache | None = None) -> Describe:
 
 
 def lint_argv(argv: list[str], env: dict[str, str] | None = None, check: bool = True,
-              cache: ReadCache | None = None) -> LintResult:
+              cache: ReadCache | None = None, installed_build: bool | None = None) -> LintResult:
     """Pick the launcher from argv[0] (after env/wrappers and legacy names) and lint its command line.
 
     With a ``cache`` (``api.read_cache(os.environ)``), model files read before and unchanged
-    since are not read again: a launch script checks the same files at every launch."""
+    since are not read again: a launch script checks the same files at every launch.
+    ``installed_build`` (default: unless PAIRCHECK_INSTALLED=off): a llama.cpp program found on
+    this machine is asked for its --help, and the flags are checked against that build too."""
     if not argv:
         raise InputError("command", "empty command")
-    return lint_launch(argv, env, (lambda overrides: describer(overrides, cache)) if check else None)
+    if installed_build is None:
+        installed_build = enabled(os.environ)
+    build_for = None
+    if installed_build:
+        from paircheck.preflight.build_help import read_build
+
+        build_for = read_build
+    return lint_launch(argv, env, (lambda overrides: describer(overrides, cache)) if check else None, build_for)
 
 
 

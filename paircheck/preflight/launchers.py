@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, emit
@@ -20,6 +21,9 @@ from paircheck.preflight.lint import Describe, LintResult, lint_llama
 from paircheck.preflight.llama_server import PROGRAM_EXAMPLES, SPECULATING
 from paircheck.preflight.llama_server import parse as parse_llama
 from paircheck.preflight.vllm import lint_vllm
+
+if TYPE_CHECKING:
+    from paircheck.preflight.build_help import BuildHelp
 
 # The table of examples/deprecation-warning/README.md (old name -> new name). None: the new
 # program does not exist in the pinned llama.cpp (no CMake target), with what replaced it.
@@ -97,8 +101,11 @@ def launcher_of(argv: list[str]) -> str:
 
 
 def lint_argv(argv: list[str], env: Mapping[str, str] | None = None,
-              make_describe: Callable[[list[str]], Describe] | None = None) -> LintResult:
-    """Lint a launch command. ``make_describe(overrides)`` gives the model reader (None: flags only)."""
+              make_describe: Callable[[list[str]], Describe] | None = None,
+              build_for: Callable[[str], BuildHelp | None] | None = None) -> LintResult:
+    """Lint a launch command. ``make_describe(overrides)`` gives the model reader (None: flags only);
+    ``build_for(program)`` the --help flags of the llama.cpp program that will run (None: the
+    pinned table alone)."""
     argv, wrapper_env = strip_wrappers(list(argv))
     if not argv:
         result = LintResult("(empty)")
@@ -144,6 +151,11 @@ def lint_argv(argv: list[str], env: Mapping[str, str] | None = None,
         return result
     cmd = parse_llama(argv, environment)
     result = lint_llama(cmd, make_describe(cmd.overrides) if make_describe else None)
+    build = build_for(argv[0]) if build_for is not None else None
+    if build is not None:
+        from paircheck.preflight.build_help import lint_against_build
+
+        lint_against_build(cmd, result, build)
     if legacy_finding is not None:
         result.findings.insert(0, legacy_finding)
     if name not in SPECULATING and not any(f.code == C.PF008.code for f in result.findings):

@@ -274,8 +274,10 @@ def test_every_versioned_rule_cites_its_source() -> None:
             assert find_rule(rule.code) is rule
             assert "Source: " in rule.explanation, rule.code
         for version in ranges:
+            # A range read at no release (KoboldCpp before v1.115) names the users' report instead.
             assert version.source and (" at " in version.source or "wheel" in version.source
-                                       or "release" in version.source or "tag" in version.source), version
+                                       or "release" in version.source or "tag" in version.source
+                                       or (not version.read and "issue #" in version.source)), version
 
 
 def test_koboldcpp_draft_types(tmp_path: Path, real_vocab: Any) -> None:
@@ -302,6 +304,27 @@ def test_koboldcpp_draft_types(tmp_path: Path, real_vocab: Any) -> None:
     assert refused.engine_says == "Error: Speculative decoding cannot be used with Recurrent draft models!"
     llama = describe(str(real_vocab("llama-spm")))
     assert _check(llama, llama, "koboldcpp").finding("KC001").details["draft_type"] == "draft-simple"
+
+
+def test_koboldcpp_refuses_a_recurrent_draft_before_comparing_counts(tmp_path: Path) -> None:
+    """gpttype_adapter.cpp speculative_decoding_setup: 'if(!draft_is_mtp && (llama_model_is_recurrent(draftmodel)
+    || llama_model_is_hybrid(draftmodel)))' prints 'Error: Speculative decoding cannot be used with Recurrent
+    draft models!', and the count check is its 'else if(draftvocab!=base_n_vocab)': a recurrent draft whose
+    token count is 336 away from the target's gets the recurrent error alone, never KC002's."""
+    from test_methods import write_model
+
+    target = describe(str(write_model(tmp_path / "t.gguf", "llama", {"llama.block_count": 2},
+                                      tokens=[f"t{i}" for i in range(400)])))
+    mamba = describe(str(write_model(tmp_path / "mamba.gguf", "mamba", {"mamba.block_count": 2},
+                                     tokens=[f"t{i}" for i in range(64)])))
+    report = _check(target, mamba, "koboldcpp")
+    assert [(c.code, c.status) for c in report.checks] == [("KC001", FAIL)]
+    assert report.engine_says == "Error: Speculative decoding cannot be used with Recurrent draft models!"
+    assert report.outcome == RUNS_WITHOUT_SPECULATION
+    llama = describe(str(write_model(tmp_path / "d.gguf", "llama", {"llama.block_count": 2},
+                                     tokens=[f"t{i}" for i in range(64)])))
+    plain = _check(target, llama, "koboldcpp")  # the same count gap on an attention draft: KC002
+    assert plain.first_failure is not None and plain.first_failure.code == "KC002"
 
 
 def test_sglang_loads_a_rewritten_draft_as_its_mtp_module(tmp_path: Path, real_vocab: Any) -> None:
@@ -384,7 +407,8 @@ def test_transformers_dflash_skips_the_vocabulary_check(tmp_path: Path, real_voc
 
 
 def test_koboldcpp_failures_run_without_speculation(tmp_path: Path, real_vocab: Any) -> None:
-    """gpttype_adapter.cpp at 26fe21b: every failure frees the draft and carries on, e.g.
+    """gpttype_adapter.cpp (the stored version with speculative_decoding_setup; not 26fe21b, which has no
+    speculative code): every failure frees the draft and carries on, e.g.
     'printf("Error: failed to initialize speculative decoding state: %s\\n", e.what());' then
     'return false;'. The verdict says "runs, without speculation"."""
     src = real_vocab("qwen2")
@@ -443,6 +467,89 @@ def test_vllm_new_rewrites_on_folders(tmp_path: Path, real_vocab: Any) -> None:
     assert refused.engine_says.startswith("DeepSeek V4.1 has no classic-MTP draft")
     # 0.29.0 does not rewrite deepseek_v41 at all: 'Unsupported speculative method'.
     assert _check(v41, v41, "vllm@0.29.0", "mtp").engine_says == "Unsupported speculative method: 'mtp'"
+
+
+def test_vllm_nemotron_omni_text_config_is_promoted(tmp_path: Path, real_vocab: Any) -> None:
+    """vllm 0.29.0 speculative.py lines 794-799: 'if hf_config.architectures[0] in
+    ("NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3"): ... hf_config =
+    hf_config.text_config', then the nemotron_h test at line 802 runs on that text config. An Omni VLM
+    with MTP layers in its text_config is run as MTP, not as the draft model asked for; 0.20.0 (line
+    366) promotes the Super one only, 0.19.1 neither."""
+    t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 151936)))
+    text = {"model_type": "nemotron_h", "num_nextn_predict_layers": 1}
+    omni = describe(str(_qwen_folder(real_vocab, tmp_path / "Nemotron-Omni", 151936, {
+        "model_type": "NemotronH_Nano_Omni_Reasoning_V3", "architectures": ["NemotronH_Omni_Reasoning_V3"],
+        "text_config": text})))
+    super_ = describe(str(_qwen_folder(real_vocab, tmp_path / "Nemotron-Super-Omni", 151936, {
+        "model_type": "NemotronH_Nano_Omni_Reasoning_V3", "architectures": ["NemotronH_Super_Omni_Reasoning_V3"],
+        "text_config": text})))
+    for draft, first in ((omni, "0.29.0"), (super_, "0.20.0")):
+        report = _check(t, draft, f"vllm@{first}", "draft_model")
+        assert report.first_failure is not None and report.first_failure.code == "VL001", first
+        assert report.first_failure.details["runs_as"] == "mtp" and "nemotron_h_mtp" in report.first_failure.message
+        assert _check(t, draft, "vllm", "draft_model").first_failure.details["runs_as"] == "mtp"  # type: ignore
+    assert _check(t, omni, "vllm@0.28.0", "draft_model").verdict == ACCEPTED
+    assert _check(t, super_, "vllm@0.19.1", "draft_model").verdict == ACCEPTED
+    # Without MTP layers in the text config nothing is rewritten, promoted or not.
+    plain = describe(str(_qwen_folder(real_vocab, tmp_path / "Nemotron-Omni-plain", 151936, {
+        "architectures": ["NemotronH_Omni_Reasoning_V3"], "text_config": dict(text, num_nextn_predict_layers=0)})))
+    assert _check(t, plain, "vllm", "draft_model").verdict == ACCEPTED
+
+
+def test_vllm_inkling_without_mtp_depth_raises(tmp_path: Path, real_vocab: Any) -> None:
+    """vllm 0.29.0 speculative.py lines 962-967 (the same from 0.26.0, line 557-562): 'mtp_config =
+    getattr(hf_config, "mtp_config", None) or {}', 'checkpoint_depths = mtp_config.get(
+    "num_nextn_predict_layers", 0)', 'if checkpoint_depths < 1: raise ValueError("The Inkling checkpoint
+    does not contain MTP weights")'. paircheck used to assume one layer."""
+    bare = describe(str(_qwen_folder(real_vocab, tmp_path / "Inkling", 151936, {
+        "model_type": "inkling_model", "architectures": ["InklingForCausalLM"]})))
+    for method in ("mtp", "draft_model"):
+        report = _check(bare, bare, "vllm", method)
+        assert report.verdict == REFUSED and report.first_failure is not None and report.first_failure.code == "VL004"
+        assert report.engine_says == "The Inkling checkpoint does not contain MTP weights", method
+    deep = describe(str(_qwen_folder(real_vocab, tmp_path / "Inkling-mtp", 151936, {
+        "model_type": "inkling_model", "architectures": ["InklingForCausalLM"],
+        "mtp_config": {"num_nextn_predict_layers": 2}})))
+    accepted = _check(deep, deep, "vllm", "mtp")
+    assert accepted.verdict == ACCEPTED and accepted.finding("VL004").details["layers"] == 2
+    # 0.25.1 has no Inkling rewrite: not an MTP type there.
+    assert _check(bare, bare, "vllm@0.25.1", "mtp").engine_says == "Unsupported speculative method: 'mtp'"
+
+
+def test_vllm_zero_mtp_layers_say_both_failures(tmp_path: Path, real_vocab: Any) -> None:
+    """vllm 0.33.0 speculative.py lines 1602-1606: 'if self.num_speculative_tokens is None:
+    self.num_speculative_tokens = n_predict' / 'elif (self.num_speculative_tokens > n_predict and
+    self.num_speculative_tokens % n_predict != 0)', and line 1969: '"Expected num_speculative_tokens to be
+    greater " f"than zero ({self.num_speculative_tokens})."'. The ZeroDivisionError needs
+    num_speculative_tokens set (the command paircheck suggests sets it); omitted, it is the ValueError."""
+    zero = describe(str(_qwen_folder(real_vocab, tmp_path / "DeepSeek-V3-nomtp", 151936, {
+        "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 0})))
+    report = _check(zero, zero, "vllm", "mtp")
+    assert report.first_failure is not None and report.first_failure.code == "VL004"
+    assert report.engine_says == "ZeroDivisionError: integer modulo by zero"
+    assert "Expected num_speculative_tokens to be greater than zero (0)." in report.first_failure.message
+    assert "with num_speculative_tokens set" in report.first_failure.message
+
+
+def test_vllm_qwen3_5_text_config_layers_from_0_30(tmp_path: Path, real_vocab: Any) -> None:
+    """vllm 0.30.0 speculative.py lines 915-918: 'n_predict = getattr(hf_config, "mtp_num_hidden_layers",
+    None)' then 'if n_predict is None: text_config = get_hf_text_config(hf_config); n_predict =
+    getattr(text_config, "mtp_num_hidden_layers", None)'; 0.29.0 (line 893) has the first line alone. A
+    Qwen3.5 config with the count only in text_config has n_predict unset before 0.30.0: no ZeroDivisionError
+    for 0 layers there (and no count paircheck can vouch for), and num_speculative_tokens must be given (line
+    1718: 'num_speculative_tokens must be provided with speculative model unless the draft model config
+    contains an n_predict parameter.')."""
+    zero = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-zero", 0)))
+    assert _check(zero, zero, "vllm@0.30.0", "mtp").engine_says == "ZeroDivisionError: integer modulo by zero"
+    before = _check(zero, zero, "vllm@0.29.0", "mtp")
+    assert before.verdict == UNKNOWN and before.unknowns[0].code == "VL004"
+    assert "from 0.30.0 it does" in before.unknowns[0].message
+    one = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-one", 1)))
+    assert _check(one, one, "vllm@0.30.0", "mtp").verdict == ACCEPTED
+    older = _check(one, one, "vllm@0.29.0", "mtp")
+    assert older.verdict == ACCEPTED and older.finding("VL004").details["layers"] == 1
+    assert "num_speculative_tokens must be provided" in older.finding("VL004").message
+    assert "must be provided" not in _check(one, one, "vllm@0.30.0", "mtp").finding("VL004").message
 
 
 def test_eagle_heads_under_the_other_eagle_method(tmp_path: Path, real_vocab: Any) -> None:

@@ -106,6 +106,24 @@ def test_mtp_needs_nextn_layers_in_target(tmp_path: Path, target: Path) -> None:
     assert check_descriptions(d, d, method="draft-mtp").compatible
 
 
+def test_mtp_refuses_a_router_layer(tmp_path: Path) -> None:
+    """Pinned src/llama-context.cpp (llama-cpp-python 0.3.36), llama_init_from_model: '// router_layer >= 0
+    means n_layer_nextn is repurposed for a router layer, not real MTP' above 'if (params.ctx_type ==
+    LLAMA_CONTEXT_TYPE_MTP && (model->hparams.n_layer_nextn == 0 || model->hparams.router_layer >= 0))';
+    src/models/granite-switch.cpp sets 'hparams.router_layer = (int32_t) n_real;' and 'hparams.n_layer_nextn
+    = 1;' whatever the file says. So a graniteswitch model is refused even when it declares nextn layers,
+    and the same file under an MTP architecture is accepted."""
+    kv = {"block_count": 40, "nextn_predict_layers": 1, "embedding_length": 2048}
+    switch = describe(str(write_model(tmp_path / "g.gguf", "graniteswitch",
+                                      {f"graniteswitch.{k}": v for k, v in kv.items()}, tokens=TOKENS)))
+    report = check_descriptions(switch, switch, method="draft-mtp")
+    assert report.first_failure is not None and report.first_failure.code == "LC030"
+    assert "router layer" in report.first_failure.message
+    qwen = describe(str(write_model(tmp_path / "q.gguf", "qwen35", {f"qwen35.{k}": v for k, v in kv.items()},
+                                    tokens=TOKENS)))
+    assert check_descriptions(qwen, qwen, method="draft-mtp").compatible
+
+
 def test_mtp_head_width_must_match(tmp_path: Path) -> None:
     t = describe(str(write_model(tmp_path / "t.gguf", "qwen35", {
         "qwen35.block_count": 25, "qwen35.nextn_predict_layers": 1, "qwen35.embedding_length": 2048}, tokens=TOKENS)))

@@ -136,9 +136,30 @@ def drafts(llama_quantize: Path) -> dict[str, Path]:
     }
 
 
+# The speed tests' target: SmolLM2 in F32 (dequantized from the wheel's Q4_1) and this many
+# identity blocks after its own (deep_model.deep), so that it costs several times its drafts.
+DEEP_EXTRA_BLOCKS = 30
+
+
+def speed_models(llama_quantize: Path) -> dict[str, Path]:
+    """A target that real drafts speed up on a CPU, and its drafts (tests/probe/test_speed_differential.py,
+    the README's probe example): the deep F32 target, its Q8_0 copy, the Q4_1 original, random weights."""
+    import deep_model
+
+    return {
+        "target": deep_model.deep(quantized("F32", llama_quantize), DEEP_EXTRA_BLOCKS),
+        "q8_0": quantized("Q8_0", llama_quantize),
+        "q4_1": target(),
+        "random": random_draft(),
+    }
+
+
 if __name__ == "__main__":
     # Fetch and derive the models once (for the README's probe example), and say where they are.
     import llamacpp_build
 
-    for role, path in drafts(llamacpp_build.ensure_tools()["llama-quantize"]).items():
+    quantize = llamacpp_build.ensure_tools()["llama-quantize"]
+    for role, path in drafts(quantize).items():
         print(f"{role}: {path}")
+    for role, path in speed_models(quantize).items():
+        print(f"speed {role}: {path}")

@@ -184,7 +184,8 @@ def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, a
 @click.option("--p-min", "p_min", type=click.FloatRange(0.0, 1.0, max_open=True), default=None,
               help="The pair's --spec-draft-p-min (default: llama-server's, 0).")
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
-              help="A `paircheck probe` result: print what it predicted for this setting beside the measurement.")
+              help="A `paircheck probe` result: measure its prompts (template, --n-predict) at its fastest setting "
+                   "for DRAFT (unless --draft-max is given) and print what it predicted beside the measurement.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def bench_run(
@@ -222,15 +223,29 @@ def bench_run(
     fmt = "json" if as_json else fmt
     binary = find_llama_server(llama_server)
     out = Path(output_dir) if output_dir else Path(f"paircheck-bench-{datetime.now():%Y%m%d-%H%M%S}")
-    settings = BenchSettings(DEFAULT_URL, runs, warmup, n_predict, seed, chat_template, timeout)
+    prompts = _prompts(prompts_file)
     if probe_file is not None:
+        # the probe's own prompts, template and length, and its fastest setting for this draft
+        # unless given: the measurement then confirms (or not) exactly what was predicted
+        from paircheck.llama_server.prompts import Prompt
         from paircheck.probe.result import load_result as load_probe
+        from paircheck.probe.result import prediction_for
 
-        load_probe(probe_file)  # a bad file is named before anything is started
+        probed = load_probe(probe_file)  # a bad file is named before anything is started
+        if prompts is None:
+            prompts = [Prompt(str(p["id"]), str(p["text"]), str(p.get("kind") or "user"))
+                       for p in probed.get("prompts", []) if isinstance(p, dict) and "id" in p and "text" in p]
+            chat_template = probed.get("template") == "applied"
+            n_predict = int(probed.get("n_predict") or n_predict)
+        if draft_max is None:
+            best = prediction_for(probed, draft, probe_file)
+            if best is not None:
+                draft_max, p_min = best["draft_max"], p_min if p_min is not None else (best["p_min"] or None)
+    settings = BenchSettings(DEFAULT_URL, runs, warmup, n_predict, seed, chat_template, timeout)
     draft_args = ([] if draft_max is None else ["--spec-draft-n-max", str(draft_max)]) + (
         [] if p_min is None else ["--spec-draft-p-min", f"{p_min:g}"])
     try:
-        done = run_pair(target, draft, binary, out, settings, _prompts(prompts_file), ctx_size, extra,
+        done = run_pair(target, draft, binary, out, settings, prompts, ctx_size, extra,
                         _progress(fmt == "json"), ready_timeout=ready_timeout, max_runs=max_runs,
                         sequential=sequential, draft_args=draft_args)
     except KeyboardInterrupt:

@@ -9,6 +9,8 @@ rarely accepted, yet greedy verification still gives the target's own text.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -349,12 +351,16 @@ def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(
     assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
     result = load_result(str(baseline))
     assert result["complete"] is False and result["error"] == "interrupted" and result["requests"]
-    assert not (out / "draft.json").exists()
-    # The server was stopped: nothing listens on its port any more.
-    (log,) = out.glob("llama-server-*.log")
-    port = int(log.stem.rsplit("-", 1)[1])
-    with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
-        sock.connect(("127.0.0.1", port))
+    # the two servers run interleaved: the draft's file is there, interrupted too, with what it measured
+    draft = load_result(str(out / "draft.json"))
+    assert draft["complete"] is False and draft["error"] == "interrupted" and draft["interleaved"] is True
+    # Both servers were stopped: nothing listens on their ports any more.
+    logs = list(out.glob("llama-server-*.log"))
+    assert len(logs) == 2
+    for log in logs:
+        port = int(log.stem.rsplit("-", 1)[1])
+        with socket.socket() as sock, pytest.raises(ConnectionRefusedError):
+            sock.connect(("127.0.0.1", port))
 
 
 def test_bench_run_on_a_real_pair_measures_an_acceptance_between_0_and_1(
@@ -376,3 +382,58 @@ def test_bench_run_on_a_real_pair_measures_an_acceptance_between_0_and_1(
     assert 0.2 < comp["acceptance_rate"] < 0.98, comp["acceptance_rate"]
     assert comp["outputs_equal"] is True and comp["speedup"] is not None
     assert 0 < comp["accepted_per_pass"] < 3
+
+
+def _hog(seconds: float) -> list[subprocess.Popen[bytes]]:
+    """Three busy processes on the 2-core machine for ``seconds`` (each stops by itself)."""
+    code = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass\n"
+    return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(3)]
+
+
+def test_bench_run_flags_a_comparison_measured_under_changing_load(
+    llama_server_bin: str, models: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real load on the machine during runs 1 and 3 of both sides (the passes themselves are real
+    # requests to real servers): the runs then vary far more than the 10% threshold, and bench
+    # run must say the comparison is not conclusive instead of printing a confident ratio.
+    from paircheck._format.text_bench import render_comparison
+    from paircheck.bench.measure import BenchSession, BenchSettings
+    from paircheck.bench.runner import run_pair
+
+    real = BenchSession.run_pass
+
+    def loaded(self: BenchSession, run: int, tick: object = None) -> None:
+        hogs = _hog(30.0) if run in (1, 3) else []
+        try:
+            real(self, run, tick)
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+
+    monkeypatch.setattr(BenchSession, "run_pass", loaded)
+    done = run_pair(str(models["target"]), str(models["target"]), llama_server_bin, tmp_path / "run",
+                    BenchSettings(runs=4, warmup=0, n_predict=48), ctx_size=512, extra=SERVER_FLAGS,
+                    check=False, max_runs=4)
+    comp = done.comparison
+    assert comp is not None and comp.baseline is not None and comp.draft is not None
+    assert comp.baseline.runs == 4 and comp.draft.runs == 4
+    assert not comp.conclusive and not (comp.baseline.stable and comp.draft.stable)
+    text = render_comparison(comp, width=80)
+    assert "NOT CONCLUSIVE" in text.splitlines()[0]
+    assert "over the 10% threshold" in " ".join(text.split())
+
+
+def test_bench_run_runs_interleaved_and_says_so(llama_server_bin: str, models: dict[str, Path],
+                                               tmp_path: Path) -> None:
+    from paircheck.bench.measure import BenchSettings
+    from paircheck.bench.runner import run_pair
+
+    done = run_pair(str(models["target"]), str(models["target"]), llama_server_bin, tmp_path / "run",
+                    BenchSettings(runs=2, warmup=0, n_predict=16), ctx_size=512, extra=SERVER_FLAGS, check=False,
+                    max_runs=2)
+    assert done.baseline is not None and done.draft is not None
+    assert done.baseline["interleaved"] and done.draft["interleaved"]
+    # ABBA: run 0 baseline first, run 1 draft first; the files' finish order shows the alternation
+    assert done.comparison is not None and done.comparison.interleaved
+    assert [r["run"] for r in done.baseline["requests"]] == sorted(r["run"] for r in done.baseline["requests"])

@@ -13,6 +13,8 @@ from tiny_model import write_tiny_llama
 
 from paircheck._engine.pair_size import SIZE_CODE, size_finding, size_warning
 from paircheck.api import describe
+from paircheck.cli import main
+from paircheck.errors import InputError
 from paircheck.speed.estimate import (
     best_draft_max,
     estimate,
@@ -21,8 +23,6 @@ from paircheck.speed.estimate import (
     modelled_speedup,
     read_weight_bytes,
 )
-from paircheck.cli import main
-from paircheck.errors import InputError
 from paircheck.weights import tensor_bytes, weight_bytes
 
 N_VOCAB = 400  # ggufgen's default vocabulary: small, so the files are written in milliseconds

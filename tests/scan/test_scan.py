@@ -419,9 +419,9 @@ def test_modelled_speedup_and_memory_where_tensor_infos_exist(
 
     from paircheck._format.interface import RenderOptions
     from paircheck._format.scan_render import render_scan_text, scan_to_dict
-    from paircheck.speed.estimate import best_draft_max, modelled_speedup
     from paircheck.fit import DraftOptions, FitOptions, fit
     from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE
+    from paircheck.speed.estimate import best_draft_max, modelled_speedup
 
     target = fit_shapes.write_shape(fit_shapes.qwen25("7B"), tmp_path / "t.gguf")
     draft = fit_shapes.write_shape(fit_shapes.qwen25("0.5B"), tmp_path / "d.gguf")

@@ -190,8 +190,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     else:
         lines.append("no candidate models found")
     if result.skipped_same_model:
-        lines += ["", *wrap("left out, the target itself or a copy of it (the same file, or the same size, "
-                            "vocabulary and weights):", options.width)]
+        lines += ["", *wrap("left out, the target itself or a copy of it (the same file, or the same size "
+                            "and the same metadata and tensors):", options.width)]
         lines += [f"  {_home_short(path)}" for path in result.skipped_same_model]  # whole, never wrapped
     if result.unreadable:
         lines += ["", "unreadable (left out):"]

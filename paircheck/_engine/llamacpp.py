@@ -453,12 +453,15 @@ def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
         )
         summary = f"llama-server loads the pair, then aborts when the prompt or output contains one of the " \
                   f"target's {n_real} the draft lacks among ids {lo}..{hi}"
-    kind = f"{len(real)} of them are real tokens" if real else "all of them look like padding"
+    kind = (f"{len(real)} of them are real tokens" if real else
+            "all of them look like padding, which is never sampled: harmless, --strict does not fail on it")
     found = finding(
         W_VOCAB_TAIL,
         f"{effect} ({kind}; e.g. {sample})",
         larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20], aborts=bool(real),
     )
+    if not real and tail:  # padding only, every text read: nothing that can hurt
+        found.details["harmless"] = True
     if real:
         found.details["abort"] = summary
     return found

@@ -19,6 +19,7 @@ from paircheck.outcome import (
     EXIT_WARNED,
     FAIL_ON_LEVELS,
     SLOW,
+    hurting_warnings,
     slow_warnings,
 )
 from paircheck.outcome import (
@@ -84,7 +85,8 @@ class LintResult:
             return UNCHECKED
         if level >= FAIL_ON_LEVELS.index(SLOW) and any(slow_warnings(r) for r in self.reports):
             return WARNED
-        if strict and (any(r.warnings for r in self.reports) or any(f.status == WARNING for f in self.findings)):
+        hurts = any(hurting_warnings(r) for r in self.reports) or any(f.status == WARNING for f in self.findings)
+        if strict and hurts:
             return WARNED
         return OK
 

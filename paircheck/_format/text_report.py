@@ -55,6 +55,10 @@ def verdict_line(report: Report) -> tuple[str, str, str]:
         said = abort.details.get("abort") or abort.message
         return word, color, f"{word} for {where}{extra}: {said} ({abort.code})"
     if report.verdict == ACCEPTED:
+        # A verdict never says less than paircheck knows: a swapped pair is said in it.
+        swap = next((w for w in report.warnings if w.details.get("swapped")), None)
+        if swap is not None:
+            extra += f"; but the two look swapped: the draft is larger than the target ({swap.code})"
         return word, color, f"{word} for {where}{extra}"
     unknown = ", ".join(c.name for c in report.unknowns)
     return word, color, f"{word} for {where}{extra}; unknown: {unknown}"

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import finding, result, shell_path
+from paircheck._engine.common import finding, llama_server_line, result, shell_path
 from paircheck._engine.versions import VersionRange
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription, TensorSectionError
@@ -636,7 +636,7 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
         ]
     elif report.compatible:
         report.next_steps += [
-            f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
+            *llama_server_line(target, draft, "--spec-type draft-simple"),
             "Without --spec-type the draft is loaded but never used, silently.",
         ]
     return report

@@ -49,6 +49,7 @@ from paircheck.model import (
     GGUFMetadata,
     HFFacts,
     Identity,
+    LocalCopy,
     ModelDescription,
     Origin,
     Override,
@@ -330,11 +331,28 @@ def describe_hf_folder(
         metadata=meta,
         vocab=derive_llama_vocab(meta, overrides),
         identity=identity,
-        origin=Origin(command_name=location, form="hf-folder", download=download),
+        origin=Origin(command_name=location, form="hf-folder", download=download,
+                      local_copy=_conversion(location, folder, repo_id)),
         resolved_path=str(folder),
         hf=hf,
         notes=notes,
     )
+
+
+def _conversion(location: str, folder: Path, repo_id: str | None) -> LocalCopy:
+    """llama-server opens GGUF files only: the commands that write one from this folder
+    (llama.cpp's converter, which needs the weights: a Hub repo is downloaded whole first)."""
+    why = ("llama-server opens GGUF files only, not a Hugging Face folder: convert it with "
+           "convert_hf_to_gguf.py from llama.cpp's repository (or use a GGUF of the same model)")
+    if repo_id is not None:
+        name = repo_id.rsplit("/", 1)[-1]
+        commands: tuple[str, ...] = (f"hf download {repo_id} --local-dir {shlex.quote(name)}",
+                                     f"python convert_hf_to_gguf.py {shlex.quote(name)} --outfile "
+                                     f"{shlex.quote(name + '.gguf')}")
+    else:
+        name = folder.resolve().name or "model"
+        commands = (f"python convert_hf_to_gguf.py {shlex.quote(location)} --outfile {shlex.quote(name + '.gguf')}",)
+    return LocalCopy(why, commands, name + ".gguf")
 
 
 # A chat template is a page of Jinja; past this it is not one (and is not read further).

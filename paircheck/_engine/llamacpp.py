@@ -264,14 +264,21 @@ def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None =
         return found
     assert vocab.failure is not None
     how = "aborts the process while loading" if vocab.failure.aborts else "refuses to load"
-    return result(
+    # A vision projector (mmproj) has no vocabulary: name the file for what it is first.
+    what = ("a vision projector (mmproj: general.architecture clip), not a language model; "
+            if desc is not None and desc.identity.architecture == "clip" else "")
+    found = result(
         R_LOADABLE,
         FAIL,
-        f"{side}: llama.cpp {how} it: {vocab.failure.message}",
+        f"{side}: {what}llama.cpp {how} it: {vocab.failure.message}",
         side=side,
         error=vocab.failure.message,
         aborts=vocab.failure.aborts,
     )
+    if what:
+        found.fix = (f"Give the language model itself as the {side}; a projector goes to llama-server "
+                     "beside its model, with --mmproj.")
+    return found
 
 
 def _skip(rule: Rule) -> Finding:

@@ -41,6 +41,7 @@ from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
 from paircheck._source.hf_tensors import folder_tensors
 from paircheck._source.interface import ReadOptions
 from paircheck._source.safetensors_header import check_folder as check_safetensors_folder
+from paircheck._source.split_name import is_first_or_whole
 from paircheck.constants import TokenType, ValueType
 from paircheck.errors import InputError
 from paircheck.model import (
@@ -983,6 +984,13 @@ class HFFolderSource:
     def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
         path = Path(spec).expanduser()
         if not is_hf_folder(path):
+            ggufs = sorted(p.name for p in path.glob("*.gguf") if is_first_or_whole(p.name))
+            if ggufs:
+                # A folder of models, not one: say what is in it and which command takes a folder.
+                some = ", ".join(ggufs[:3]) + (", ..." if len(ggufs) > 3 else "")
+                raise InputError(spec, f"is a folder of {len(ggufs)} GGUF file{'s' if len(ggufs) != 1 else ''} "
+                                 f"({some}), not one model: give one of them, or rank them all as drafts "
+                                 "with `paircheck scan TARGET FOLDER`")
             raise InputError(
                 spec,
                 "is a directory without config.json, tokenizer.json or tokenizer.model "

@@ -106,6 +106,12 @@ class ScanResult:
         return [c for c in self.candidates if c.usable]
 
     @property
+    def unchecked(self) -> list[CandidateResult]:
+        """Candidates with no verdict: not read (offline, a documented draft the Hub search did
+        not reach, a repo that needs access) or undecided."""
+        return [c for c in self.candidates if c.usable is None]
+
+    @property
     def best(self) -> CandidateResult | None:
         usable = self.usable
         return usable[0] if usable else None

@@ -988,7 +988,7 @@ class HFFolderSource:
             if ggufs:
                 # A folder of models, not one: say what is in it and which command takes a folder.
                 some = ", ".join(ggufs[:3]) + (", ..." if len(ggufs) > 3 else "")
-                raise InputError(spec, f"is a folder of {len(ggufs)} GGUF file{'s' if len(ggufs) != 1 else ''} "
+                raise InputError(spec, f"is a directory of {len(ggufs)} GGUF file{'s' if len(ggufs) != 1 else ''} "
                                  f"({some}), not one model: give one of them, or rank them all as drafts "
                                  "with `paircheck scan TARGET FOLDER`")
             raise InputError(

@@ -33,7 +33,7 @@ def test_a_folder_of_ggufs_names_what_it_holds(gguf_factory: Callable[..., Path]
     gguf_factory("models/b-q8_0.gguf")
     done = _run(target, tmp_path / "models")
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert "is a folder of 2 GGUF files (a-q4_k_m.gguf, b-q8_0.gguf), not one model" in done.stderr
+    assert "is a directory of 2 GGUF files (a-q4_k_m.gguf, b-q8_0.gguf), not one model" in done.stderr
     assert "paircheck scan" in done.stderr
 
 

@@ -122,6 +122,10 @@ def annotate(
         for warning in pair_warnings:
             if all(w.code != warning.code for w in report.warnings):
                 report.warnings.append(warning)
+            if warning.details.get("swapped"):
+                # Never a launch line for a pair given in the wrong order: the check in the right one.
+                report.next_steps = ["The two look swapped: check them with the target first:",
+                                     str(warning.details["swapped"])]
     return reports
 
 

@@ -182,6 +182,16 @@ class Download:
 
 
 @dataclass(frozen=True)
+class LocalCopy:
+    """How to make a GGUF on this machine that llama-server can open, from a model it cannot
+    open as named (a Hugging Face folder or repo: convert it; a draft at a URL: download it)."""
+
+    why: str  # one sentence: why the model must be made into a local GGUF first
+    commands: tuple[str, ...]  # shell commands, run in order
+    file: str  # the GGUF they write, as a launch line then names it
+
+
+@dataclass(frozen=True)
 class Origin:
     """What the source that read a model can give besides its description.
 
@@ -205,6 +215,13 @@ class Origin:
     download: Download | None = None
     # A GGUF read from a Hub repo: (repo id, file in the repo), what `hf download` takes.
     hub_file: tuple[str, str] | None = None
+    # A GGUF in a Hub repo as llama-server's -hf / -hfd name it ("org/name:Q4_K_M"), when a
+    # quant tag picks exactly that file (None: not a Hub GGUF, or no tag names it).
+    hf_ref: str | None = None
+    # A URL llama-server's -mu fetches the model from (it has no such option for a draft).
+    model_url: str | None = None
+    # What makes a GGUF llama-server can open, when it cannot open the model as named.
+    local_copy: LocalCopy | None = None
 
 
 @dataclass

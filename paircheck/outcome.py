@@ -13,7 +13,9 @@ One table for every command that checks a pair (``paircheck T D``, ``run``, ``li
 
 Levels, each including the ones before it: ``refused`` (only a refusal fails), ``crash``
 (the default: a predicted abort fails too), ``slow`` (and a draft that makes decoding
-slower, PW001), ``warning`` (any warning, and an unknown verdict; ``--strict``).
+slower, PW001), ``warning`` (any warning that can hurt, and an unknown verdict;
+``--strict``). A warning whose rule found nothing that can hurt (``details["harmless"]``:
+a vocabulary tail of padding that is never sampled) is shown, and fails no level.
 """
 
 from __future__ import annotations
@@ -56,9 +58,14 @@ def report_exit(report: Report, fail_on: str = DEFAULT_FAIL_ON) -> int:
         return EXIT_UNCHECKED
     if slow_warnings(report) and _at_least(fail_on, SLOW):
         return EXIT_WARNED
-    if report.warnings and _at_least(fail_on, WARNING):
+    if hurting_warnings(report) and _at_least(fail_on, WARNING):
         return EXIT_WARNED
     return EXIT_OK
+
+
+def hurting_warnings(report: Report) -> list[str]:
+    """Codes of the warnings that can hurt: all but those marked harmless by their rule."""
+    return [w.code for w in report.warnings if not w.details.get("harmless")]
 
 
 def matrix_exit(reports: Sequence[Report], fail_on: str = DEFAULT_FAIL_ON) -> int:

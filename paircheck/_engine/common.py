@@ -29,6 +29,44 @@ def shell_path(desc: ModelDescription) -> str:
     return shlex.quote(desc.origin.command_name)
 
 
+# llama-server's options naming the target and the draft: (a file, a Hub GGUF, a URL).
+_SERVER_FLAGS = {"target": ("-m", "-hf", "-mu"), "draft": ("-md", "-hfd", None)}
+
+
+def server_model(desc: ModelDescription, role: str) -> tuple[list[str], str]:
+    """How a llama-server launch line names ``desc`` as the target or the draft:
+    (the steps to run first, as prose then commands; the option and its value). A model
+    llama-server cannot open as named (a Hugging Face folder, a draft at a URL) is first
+    made into a local GGUF, as its source says (``origin.local_copy``)."""
+    file_flag, hub_flag, url_flag = _SERVER_FLAGS[role]
+    origin = desc.origin
+    if origin.hf_ref is not None:
+        return [], f"{hub_flag} {shlex.quote(origin.hf_ref)}"
+    if origin.server_file is not None:
+        return [], f"{file_flag} {shell_path(desc)}"
+    if url_flag is not None and origin.model_url is not None:
+        return [], f"{url_flag} {shlex.quote(origin.model_url)}"
+    copy = origin.local_copy
+    if copy is not None:
+        return [f"The {role}: {copy.why}:", *copy.commands], f"{file_flag} {shlex.quote(copy.file)}"
+    return [], f"{file_flag} {shell_path(desc)}"
+
+
+def llama_server_line(target: ModelDescription, draft: ModelDescription | None, options: str) -> list[str]:
+    """The llama-server launch line (with ``options``), preceded by whatever must run first
+    so that llama-server can open both models as the line names them."""
+    steps, t_arg = server_model(target, "target")
+    line = f"llama-server {t_arg}"
+    if draft is not None:
+        d_steps, d_arg = server_model(draft, "draft")
+        if draft.origin.local_copy is None or draft.origin.local_copy != target.origin.local_copy:
+            steps += d_steps  # one model as both sides is made once
+        line += f" {d_arg}"
+    if steps:
+        steps.append("Then:")
+    return [*steps, f"{line} {options}".rstrip()]
+
+
 def architecture(desc: ModelDescription) -> str:
     return desc.identity.architecture or ""
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import finding, result, shell_path
+from paircheck._engine.common import finding, llama_server_line, result, shell_path
 from paircheck._engine.versions import VersionRange, parse_version
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription, TensorSectionError
@@ -264,14 +264,21 @@ def check_loadable(side: str, vocab: LlamaVocab, desc: ModelDescription | None =
         return found
     assert vocab.failure is not None
     how = "aborts the process while loading" if vocab.failure.aborts else "refuses to load"
-    return result(
+    # A vision projector (mmproj) has no vocabulary: name the file for what it is first.
+    what = ("a vision projector (mmproj: general.architecture clip), not a language model; "
+            if desc is not None and desc.identity.architecture == "clip" else "")
+    found = result(
         R_LOADABLE,
         FAIL,
-        f"{side}: llama.cpp {how} it: {vocab.failure.message}",
+        f"{side}: {what}llama.cpp {how} it: {vocab.failure.message}",
         side=side,
         error=vocab.failure.message,
         aborts=vocab.failure.aborts,
     )
+    if what:
+        found.fix = (f"Give the language model itself as the {side}; a projector goes to llama-server "
+                     "beside its model, with --mmproj.")
+    return found
 
 
 def _skip(rule: Rule) -> Finding:
@@ -453,12 +460,15 @@ def warn_vocab_tail(t: LlamaVocab, d: LlamaVocab) -> Finding | None:
         )
         summary = f"llama-server loads the pair, then aborts when the prompt or output contains one of the " \
                   f"target's {n_real} the draft lacks among ids {lo}..{hi}"
-    kind = f"{len(real)} of them are real tokens" if real else "all of them look like padding"
+    kind = (f"{len(real)} of them are real tokens" if real else
+            "all of them look like padding, which is never sampled: harmless, --strict does not fail on it")
     found = finding(
         W_VOCAB_TAIL,
         f"{effect} ({kind}; e.g. {sample})",
         larger=who, first_id=lo, last_id=hi, real_tokens=len(real), real_ids=real[:20], aborts=bool(real),
     )
+    if not real and tail:  # padding only, every text read: nothing that can hurt
+        found.details["harmless"] = True
     if real:
         found.details["abort"] = summary
     return found
@@ -649,7 +659,7 @@ def evaluate(target: ModelDescription, draft: ModelDescription, method: str = ME
         ]
     elif report.compatible:
         report.next_steps += [
-            f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-simple",
+            *llama_server_line(target, draft, "--spec-type draft-simple"),
             "Without --spec-type the draft is loaded but never used, silently.",
         ]
     return report

@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from paircheck import constants as K
 from paircheck import llamacpp_tables as T
-from paircheck._engine.common import arch_value, architecture, compare_texts, finding, result, shell_path, tensor_names
+from paircheck._engine.common import (
+    arch_value,
+    architecture,
+    compare_texts,
+    finding,
+    llama_server_line,
+    result,
+    tensor_names,
+)
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import GGUFArray, ModelDescription
 
@@ -39,7 +47,7 @@ def ngram_suggestion(report: Report) -> list[str]:
         return []
     return [
         "No draft needed: the n-gram methods draft from the prompt and the output so far, for example:",
-        f"llama-server -m {shell_path(report.target)} --spec-type ngram-mod",
+        *llama_server_line(report.target, None, "--spec-type ngram-mod"),
     ]
 
 HEAD_FIX = "Use the head published for this exact target model, converted with the same llama.cpp version."
@@ -306,7 +314,7 @@ def evaluate_eagle3(target: ModelDescription, draft: ModelDescription) -> Report
         "eagle3_layer_range": "GGML_ABORT: EAGLE3: target layer id ... exceeds target n_layer ...",
     }
     return _report(EAGLE3, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
-                   says, [f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-eagle3",
+                   says, [*llama_server_line(target, draft, "--spec-type draft-eagle3"),
                           "EAGLE-3 is never auto-detected: --spec-type is required."])
 
 
@@ -351,7 +359,7 @@ def evaluate_dflash(target: ModelDescription, draft: ModelDescription, method: s
             "dflash_keys": "error loading model hyperparameters: ...",
             "dflash_layer_range": "GGML_ASSERT(lid <= n_layer)"}
     block = draft.metadata.get(K.DFLASH_BLOCK_SIZE)
-    step = [f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type {method}",
+    step = [*llama_server_line(target, draft, f"--spec-type {method}"),
             f"The type is auto-detected from the head when --spec-type is not given; n-max is clamped to the "
             f"trained block size ({block or 16})."]
     return _report(method, target, draft, checks, [_warn_vocab(target, draft), _warn_other_model(target, draft)],
@@ -415,8 +423,8 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
     says = {"mtp_layers": "context type MTP requested but model doesn't contain MTP layers; failed to create "
             "MTP context (the server exits)",
             "mtp_width": "GGML_ASSERT: MTP input row width must match the target h_nextn width"}
-    step = ([f"llama-server -m {shell_path(target)} -md {shell_path(draft)} --spec-type draft-mtp"] if separate else
-            [f"llama-server -m {shell_path(target)} --spec-type draft-mtp",
+    step = (llama_server_line(target, draft, "--spec-type draft-mtp") if separate else
+            [*llama_server_line(target, None, "--spec-type draft-mtp"),
              "No -md: the target's own MTP layers draft."])
     warnings = [_warn_vocab(target, draft), _warn_other_model(target, draft)] if separate else []
     return _report(MTP, target, draft, checks, warnings, says, step)
@@ -425,7 +433,7 @@ def evaluate_mtp(target: ModelDescription, draft: ModelDescription) -> Report:
 def evaluate_ngram(target: ModelDescription, draft: ModelDescription, method: str) -> Report:
     checks = [result(R_NGRAM, PASS, f"{method} needs no draft model and no metadata")]
     report = Report(ENGINE, method, target, draft, checks, engine_version=T.REFERENCE_VERSION)
-    report.next_steps.append(f"llama-server -m {shell_path(target)} {NGRAM_FLAGS[method]}")
+    report.next_steps += llama_server_line(target, None, NGRAM_FLAGS[method])
     return report
 
 

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import os
 
+from paircheck._engine.common import shell_path
 from paircheck.findings import WARN, Finding, Rule
 from paircheck.model import ModelDescription
 from paircheck.weights import description_weight_bytes, parameter_count
 
 # A draft whose per-token cost is above this share of the target's rarely pays off.
 COST_WARN = 0.3
+# A "draft" this many times the target's size is the target: the two were given swapped.
+SWAP_RATIO = 4.0
 
 SIZE_CODE, SIZE_NAME = "PW001", "draft_size"
 SIZE_TITLE = "The draft is not much cheaper per token than the target (or is the same file)"
@@ -27,14 +30,17 @@ SIZE_RULE = Rule(
     "Speculative decoding pays off only when a draft token costs much less than a target "
     "pass. Decoding is memory-bound, so the cost of a pass is about the weight bytes read "
     "per token: every tensor's bytes from the GGUF tensor infos (with its quantization), "
-    "the embedding table only when it is also the output head, and for a mixture of experts "
-    "only the active experts. paircheck warns when the draft reads more than 30% of the "
+    "the embedding table only when it is also the output head, and for a mixture of experts"
+    " only the active experts. paircheck warns when the draft reads more than 30% of the "
     "target's bytes, more than the target, or is the same file. The check reads nothing "
     "more for it: the tensor infos are read with the metadata (never for vocab-only files, "
-    "which have none). Where a side has no tensor infos (a vocab-only or header-only GGUF, a "
-    "Hugging Face folder without safetensors headers), the parameter counts stand in for the "
-    "bytes: its general.size_label, or an estimate from its config.json. `paircheck estimate "
-    "TARGET DRAFT` models the speedup and `paircheck bench run TARGET DRAFT` measures it.",
+    "which have none). A draft at least 4 times the target's size is taken for the two "
+    "given in the wrong order (the target comes first): the warning gives the check in the "
+    "right order, and no launch line is printed for the swapped pair. Where a side has no "
+    "tensor infos (a vocab-only or header-only GGUF, a Hugging Face folder without "
+    "safetensors headers), the parameter counts stand in for the bytes: its "
+    "general.size_label, or an estimate from its config.json. `paircheck estimate TARGET "
+    "DRAFT` models the speedup and `paircheck bench run TARGET DRAFT` measures it.",
     SIZE_FIX, kind="warning",
 )
 RULES = (SIZE_RULE,)
@@ -121,8 +127,24 @@ def size_warning(target: ModelDescription, draft: ModelDescription, threshold: f
     t, d = description_weight_bytes(target), description_weight_bytes(draft)
     same = same_file(target, draft)
     if same or (t is not None and d is not None):
-        return size_finding(t.per_token if t else None, d.per_token if d else None, same, threshold)
+        return swapped(size_finding(t.per_token if t else None, d.per_token if d else None, same, threshold),
+                       target, draft)
     t_params, d_params = parameter_count(target), parameter_count(draft)
     if t_params is None or d_params is None:
         return None
-    return parameter_finding(t_params, d_params, threshold)
+    return swapped(parameter_finding(t_params, d_params, threshold), target, draft)
+
+
+def swapped(found: Finding | None, target: ModelDescription, draft: ModelDescription) -> Finding | None:
+    """The size warning of a draft many times the target's size: the two look swapped, and
+    its fix is the check in the right order (``details["swapped"]``: the order to use)."""
+    if found is None:
+        return None
+    ratio = next((found.details[k] for k in ("cost_ratio", "parameter_ratio", "size_ratio") if k in found.details),
+                 None)
+    if not isinstance(ratio, (int, float)) or ratio < SWAP_RATIO:
+        return found
+    right = f"paircheck {shell_path(draft)} {shell_path(target)}"
+    message = (f"{found.message}; the draft is {ratio:.0f}x the target: the two look swapped "
+               "(the target comes first)")
+    return Finding(found.code, found.name, found.status, message, {**found.details, "swapped": right}, right)

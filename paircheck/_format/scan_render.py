@@ -148,6 +148,13 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     n_usable = len(result.usable)
     head = (f"{n_usable} usable draft{'s' if n_usable != 1 else ''} for {result.target.display_name} "
             f"({result.engine}) among {len(result.candidates)} candidate{'s' if len(result.candidates) != 1 else ''}")
+    unchecked = result.unchecked
+    if unchecked and not n_usable:
+        # "0 usable" would read as "none works" for drafts that were never read.
+        why = result.hub.offline if isinstance(result, HubScanResult) and result.hub is not None else None
+        if why is not None:
+            why = " (offline)" if why.startswith("offline") else " (the Hub could not be reached)"
+        head += f"; {len(unchecked)} not checked{why or ''}"
     lines = [*wrap(head, options.width),
              *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
     if result.candidates:
@@ -175,7 +182,9 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
                           "PREDICTED from the costs it measured on this machine at the fastest setting (the launch "
                           "line's --spec-draft-n-max).", options.width)
         hidden = [h for h in _WEIGHT_COLUMNS if h not in shown]
-        if hidden:
+        if hidden and len(unchecked) == len(result.candidates):
+            lines += wrap(f"{', '.join(hidden)}: not shown, no candidate was read.", options.width)
+        elif hidden:
             lines += wrap(f"{', '.join(hidden)}: not shown, no candidate has tensor infos (vocab-only files have no "
                           "weights to model speed or memory from).", options.width)
         elif any(c.modelled_speedup is None or c.memory_bytes is None for c in result.candidates):
@@ -194,8 +203,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     else:
         lines.append("no candidate models found")
     if result.skipped_same_model:
-        lines += ["", *wrap("left out, the target itself or a copy of it (the same file, or the same size, "
-                            "vocabulary and weights):", options.width)]
+        lines += ["", *wrap("left out, the target itself or a copy of it (the same file, or the same size "
+                            "and the same metadata and tensors):", options.width)]
         lines += [f"  {_home_short(path)}" for path in result.skipped_same_model]  # whole, never wrapped
     if result.unreadable:
         lines += ["", "unreadable (left out):"]

@@ -41,6 +41,16 @@ def prose_or_command(text: str, width: int, indent: str = "") -> list[str]:
 
 
 
+def middle_cut(text: str, width: int) -> str:
+    """A name cut in the middle with an ellipsis when longer than ``width``: its start and its
+    end (a quantization, the extension) stay, and it stays on one line of a table. Full names
+    are in JSON and in the paths of commands."""
+    if len(text) <= width or width < 5:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+
+
 def cell(text: str, width: int, hyphens: bool = False) -> str:
     """A table cell wrapped onto several lines: long values are never cut. Model names
     may break after a hyphen; other values (flags, token texts) never do."""

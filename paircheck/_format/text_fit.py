@@ -6,7 +6,7 @@ from __future__ import annotations
 from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import wrap
 from paircheck.fit.memory import ModelMemory
-from paircheck.fit.result import FitResult
+from paircheck.fit.result import FIT_MARGIN, FitResult
 from paircheck.fit.sizes import format_size
 
 
@@ -21,8 +21,8 @@ def memory_line(result: FitResult) -> str:
     margin = result.margin_bytes or 0
     spare = f"{format_size(margin)} to spare" if margin >= 0 else f"{format_size(-margin)} short"
     line = f"memory: {who} at {ctx} {verdict} in {format_size(result.vram_bytes)}: need {need} ({spare})"
-    if not result.fits and result.max_ctx_that_fits:
-        line += f"; -c {result.max_ctx_that_fits} fits"
+    if not result.fits and result.advised_ctx:
+        line += f"; -c {result.advised_ctx} fits with {format_size(FIT_MARGIN)} free (llama.cpp's --fit margin)"
     return line
 
 
@@ -77,7 +77,9 @@ def render_fit(result: FitResult, options: RenderOptions) -> str:
         best = result.max_ctx_that_fits
         limit = result.ctx_search_limit or 0
         capped = " (the model's training context: searched no further)" if best and best >= limit else ""
-        lines += wrap(f"largest context that fits: {best or 'none'}{capped}", width)
+        advised = (f"; {result.advised_ctx or 'none'} with {format_size(FIT_MARGIN)} free, the margin "
+                   "llama-server's --fit keeps")
+        lines += wrap(f"largest context that fits: {best or 'none'}{capped}{advised}", width)
     for advice in result.advice:
         lines += wrap(f"- {advice}", width, "  ", "  ")
     return "\n".join(lines)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import cell, wrap
-from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label, evidence_text
+from paircheck._registry.entry import Measurement, RegistryEntry, engines_label, evidence_label, evidence_text
 from paircheck._registry.identity import ModelIdentity
 
 # Short source kinds keep the terminal table narrow; json/csv/markdown use the full enum.
@@ -57,6 +57,42 @@ def _pair_block(row: tuple[str, ...], options: RenderOptions) -> str:
                       *wrap(f"{method}, {evidence}, {engines} ({source})", options.width, "  ", "  ")])
 
 
+# What each measured quantity is, in words: "32.49 to 55.473 tok/s" read as a range when it
+# was the target alone and then with the draft.
+_QUANTITY_WORDS = {
+    "speedup": "{v}x the speed without speculation",
+    "acceptance_rate": "{v} of drafted tokens accepted",
+    "accepted_per_pass": "{v} tokens per target pass (acceptance length)",
+    "tokens_per_second": "{v} tok/s with the draft",
+    "baseline_tokens_per_second": "{v} tok/s without it (the target alone)",
+}
+
+
+def _measured_line(m: Measurement) -> str:
+    scale, unit = (100, "%") if m.quantity == "acceptance_rate" else (1, "")  # a fraction, shown as one
+    value = f"{m.value * scale:g}" + (f" to {m.value_max * scale:g}" if m.value_max is not None else "") + unit
+    words = _QUANTITY_WORDS.get(m.quantity, m.quantity + " {v}").format(v=value)
+    k = f"draft length {m.draft_max}" if m.draft_max is not None else None
+    where = "; ".join(x for x in (m.engine, m.hardware, k) if x)
+    return f"{words} ({where})" if where else words
+
+
+def _measured_lines(e: RegistryEntry, options: RenderOptions) -> list[str]:
+    """Every measured number with what it is, under the source it was measured in."""
+    by_source: dict[str, list[Measurement]] = {}
+    for m in e.measured:
+        by_source.setdefault(m.url or e.quote_source(), []).append(m)
+    lines: list[str] = []
+    for url, numbers in by_source.items():
+        if url == e.source.url:
+            lines.append("  measured, in the source above:")
+        else:
+            lines += ["  measured, in:", f"    {url}"]  # a URL alone on its line: never wrapped
+        for m in numbers:
+            lines += wrap(_measured_line(m), options.width, "    ", "      ")
+    return lines
+
+
 def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOptions) -> list[str]:
     """Per entry: what the source shows (never "works" for a suggestion), its quote, caveats."""
     lines: list[str] = []
@@ -67,6 +103,7 @@ def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOption
             lines += wrap(f"caveat: {caveat}", options.width, "  ", "    ")
         # A URL cannot be wrapped; on a line of its own it still copies cleanly.
         lines += ["  source:", f"    {e.source.url}"]
+        lines += _measured_lines(e, options)
     return lines
 
 

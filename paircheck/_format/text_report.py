@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Iterable
 
 from paircheck._format.interface import RenderOptions
-from paircheck._format.text_base import cell, paint, prose_or_command, wrap
+from paircheck._format.text_base import cell, middle_cut, paint, prose_or_command, wrap
 from paircheck.findings import (
     ABORTS,
     ACCEPTED,
@@ -55,6 +55,10 @@ def verdict_line(report: Report) -> tuple[str, str, str]:
         said = abort.details.get("abort") or abort.message
         return word, color, f"{word} for {where}{extra}: {said} ({abort.code})"
     if report.verdict == ACCEPTED:
+        # A verdict never says less than paircheck knows: a swapped pair is said in it.
+        swap = next((w for w in report.warnings if w.details.get("swapped")), None)
+        if swap is not None:
+            extra += f"; but the two look swapped: the draft is larger than the target ({swap.code})"
         return word, color, f"{word} for {where}{extra}"
     unknown = ", ".join(c.name for c in report.unknowns)
     return word, color, f"{word} for {where}{extra}; unknown: {unknown}"
@@ -108,6 +112,11 @@ def _fingerprint(fp: object, width: int) -> str:
 
 
 
+def _cell(label: str, text: str, width: int) -> str:
+    # A file name is cut in the middle, never split over two lines ("...q4_k_m.ggu" / "f").
+    return middle_cut(text, width) if label == "file" else cell(text, width)
+
+
 def side_table(report: Report, options: RenderOptions) -> str:
     t, d = report.target, report.draft
     rows = [
@@ -134,11 +143,11 @@ def side_table(report: Report, options: RenderOptions) -> str:
 
     if report.draftless:  # no draft model: the target alone
         value_width = max(12, options.width - label_width - 2)
-        alone = [(label, cell(a, value_width)) for label, a, _ in rows]
+        alone = [(label, _cell(label, a, value_width)) for label, a, _ in rows]
         return str(tabulate(alone, headers=("", "target"), tablefmt="simple", disable_numparse=True))
     # Two value columns share what is left after the label and tabulate's 2-space gaps.
     value_width = max(12, (options.width - label_width - 4) // 2)
-    cells = [(label, cell(a, value_width), cell(b, value_width)) for label, a, b in rows]
+    cells = [(label, _cell(label, a, value_width), _cell(label, b, value_width)) for label, a, b in rows]
     return str(tabulate(cells, headers=("", "target", "draft"), tablefmt="simple", disable_numparse=True))
 
 

@@ -398,10 +398,19 @@ def _recognised(m: PairMatch, fvs: Mapping[str, FileVocab | None]) -> str:
     for side in m.by_vocabulary():
         ref = m.entry.target if side == "target" else m.entry.draft
         fv = fvs.get(side)
+        documented = m.entry.target_vocab if side == "target" else m.entry.draft_vocab
+        # Matched on the prefix fingerprint (the first ids) without the whole vocabulary's
+        # agreeing, the file may hold another release of the family: say the prefix, no more.
+        whole = documented is not None and fv is not None and fingerprint_matches(documented.full, fv.full)
+        vocab = "vocabulary" if whole else "vocabulary prefix"
         if getattr(m, f"{side}_by") == "vocabulary+size" and fv and fv.size_from:
-            parts.append(f"the {side} has the vocabulary and size ({fv.size_from}) of {ref.name}")
-        else:
+            parts.append(f"the {side} has the {vocab} and size ({fv.size_from}) of {ref.name}")
+        elif whole:
             parts.append(f"the {side} is a model with the vocabulary of {ref.name} (no size in the file narrows it)")
+        else:
+            ids = f" (ids below {fv.prefix_end:,})" if fv is not None and fv.prefix_end else ""
+            parts.append(f"the {side} shares the vocabulary prefix{ids} of {ref.name} (no size in the file "
+                         "narrows it)")
     if not parts:
         return ""
     return f"Recognised by vocabulary fingerprint, not by name: {'; '.join(parts)}. Documented pair: "
@@ -443,7 +452,7 @@ def _same_method(e: RegistryEntry, method: str | None) -> bool:
 
 def _offered(e: RegistryEntry) -> str:
     engines = ", ".join((*e.engines, *(f"!{x}" for x in e.fails_on)))
-    return f"{e.draft.name} ({e.method}; {engines})"
+    return f"{e.draft.name} ({e.method}; {engines})" if engines else f"{e.draft.name} ({e.method})"
 
 
 def _family_finding(

@@ -41,6 +41,7 @@ from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
 from paircheck._source.hf_tensors import folder_tensors
 from paircheck._source.interface import ReadOptions
 from paircheck._source.safetensors_header import check_folder as check_safetensors_folder
+from paircheck._source.split_name import is_first_or_whole
 from paircheck.constants import TokenType, ValueType
 from paircheck.errors import InputError
 from paircheck.model import (
@@ -49,6 +50,7 @@ from paircheck.model import (
     GGUFMetadata,
     HFFacts,
     Identity,
+    LocalCopy,
     ModelDescription,
     Origin,
     Override,
@@ -330,11 +332,28 @@ def describe_hf_folder(
         metadata=meta,
         vocab=derive_llama_vocab(meta, overrides),
         identity=identity,
-        origin=Origin(command_name=location, form="hf-folder", download=download),
+        origin=Origin(command_name=location, form="hf-folder", download=download,
+                      local_copy=_conversion(location, folder, repo_id)),
         resolved_path=str(folder),
         hf=hf,
         notes=notes,
     )
+
+
+def _conversion(location: str, folder: Path, repo_id: str | None) -> LocalCopy:
+    """llama-server opens GGUF files only: the commands that write one from this folder
+    (llama.cpp's converter, which needs the weights: a Hub repo is downloaded whole first)."""
+    why = ("llama-server opens GGUF files only, not a Hugging Face folder: convert it with "
+           "convert_hf_to_gguf.py from llama.cpp's repository (or use a GGUF of the same model)")
+    if repo_id is not None:
+        name = repo_id.rsplit("/", 1)[-1]
+        commands: tuple[str, ...] = (f"hf download {repo_id} --local-dir {shlex.quote(name)}",
+                                     f"python convert_hf_to_gguf.py {shlex.quote(name)} --outfile "
+                                     f"{shlex.quote(name + '.gguf')}")
+    else:
+        name = folder.resolve().name or "model"
+        commands = (f"python convert_hf_to_gguf.py {shlex.quote(location)} --outfile {shlex.quote(name + '.gguf')}",)
+    return LocalCopy(why, commands, name + ".gguf")
 
 
 # A chat template is a page of Jinja; past this it is not one (and is not read further).
@@ -965,6 +984,13 @@ class HFFolderSource:
     def describe(self, spec: str, options: ReadOptions) -> ModelDescription:
         path = Path(spec).expanduser()
         if not is_hf_folder(path):
+            ggufs = sorted(p.name for p in path.glob("*.gguf") if is_first_or_whole(p.name))
+            if ggufs:
+                # A folder of models, not one: say what is in it and which command takes a folder.
+                some = ", ".join(ggufs[:3]) + (", ..." if len(ggufs) > 3 else "")
+                raise InputError(spec, f"is a directory of {len(ggufs)} GGUF file{'s' if len(ggufs) != 1 else ''} "
+                                 f"({some}), not one model: give one of them, or rank them all as drafts "
+                                 "with `paircheck scan TARGET FOLDER`")
             raise InputError(
                 spec,
                 "is a directory without config.json, tokenizer.json or tokenizer.model "

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -48,7 +49,7 @@ from paircheck._source.remote import (
 from paircheck._source.safetensors_header import INDEX_NAME, check_hub_files, folder_files, hub_headers
 from paircheck._source.split_name import is_first_or_whole
 from paircheck.errors import InputError
-from paircheck.model import Download, ModelDescription, TensorInfo, TensorSectionError
+from paircheck.model import Download, LocalCopy, ModelDescription, TensorInfo, TensorSectionError
 
 _REPO = r"[A-Za-z0-9][\w.-]*/[\w.-]+"
 _SPEC = re.compile(
@@ -227,7 +228,7 @@ def describe_hub(
             else:
                 chosen = choose_gguf(cached, ref.tag)
             if chosen is not None:
-                return _local_gguf(snap / chosen, spec, ref, options)
+                return _local_gguf(snap / chosen, spec, ref, options, cached)
         elif any(f in cached for f in ("tokenizer.json", "tokenizer.model")):
             return describe_hf_folder(snap, spec, "hub", options.overrides, repo_id=ref.repo_id)
     if settings.offline:
@@ -242,21 +243,40 @@ def describe_hub(
             names = ", ".join(ggufs[:6]) or "none"
             what = f"file {ref.filename}" if ref.filename else f"GGUF for {ref.tag or 'Q4_K_M/Q8_0'}"
             raise InputError(spec, f"no {what} in {ref.repo_id} (GGUF files: {names})")
-        return _remote_gguf(chosen, spec, ref, settings, options)
+        return _remote_gguf(chosen, spec, ref, settings, options, files)
     if not has_tokenizer:
         raise InputError(spec, f"{ref.repo_id} has neither GGUF files nor tokenizer.json/tokenizer.model")
     return _download_folder(files, commit, spec, ref, settings, options, sizes)
 
 
-def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions) -> ModelDescription:
+def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions, files: list[str]) -> ModelDescription:
     """A GGUF already in the Hub cache: read exactly as the same file given by path."""
     desc = describe_gguf_file(str(path), options, source_kind="hub")
     desc.location = spec
     # Named as the user named it; a cut copy in the cache is replaced by downloading it anew.
-    again = f"huggingface-cli download {ref.repo_id} {ref.filename or path.name} --force-download"
+    name = ref.filename or path.name
+    again = f"huggingface-cli download {ref.repo_id} {name} --force-download"
     desc.origin = replace(desc.origin, command_name=spec, download=Download((again,), resumes=False),
-                          hub_file=(ref.repo_id, ref.filename or path.name))
+                          hub_file=(ref.repo_id, name), hf_ref=hf_ref(ref, name, files))
     return desc
+
+
+# A quant tag in a GGUF's name, as llama.cpp's -hf selector takes it ("-Q4_K_M." "-bf16-").
+_QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d[A-Za-z0-9_]*?|BF16|F16|F32)(?=[.-])", re.I)
+
+
+def hf_ref(ref: HubRef, chosen: str, files: list[str]) -> str | None:
+    """The chosen GGUF as llama-server's -hf / -hfd name it: ``org/name`` or ``org/name:TAG``,
+    whichever picks exactly that file among ``files`` by llama.cpp's own choice
+    (:func:`choose_gguf`); None when none does, or for a revision other than main (-hf
+    always reads main)."""
+    if ref.revision != "main":
+        return None
+    tags = [ref.tag] if ref.tag else [None, *(m.group(1).upper() for m in _QUANT.finditer(chosen))]
+    for tag in tags:
+        if choose_gguf(files, tag) == chosen:
+            return f"{ref.repo_id}:{tag}" if tag else ref.repo_id
+    return None
 
 
 def _remote_gguf(
@@ -265,6 +285,7 @@ def _remote_gguf(
     ref: HubRef,
     settings: HubSettings,
     options: ReadOptions,
+    files: list[str],
 ) -> ModelDescription:
     from huggingface_hub import hf_hub_url
 
@@ -272,7 +293,14 @@ def _remote_gguf(
     headers = {"Authorization": f"Bearer {settings.token}"} if settings.token else {}
     desc = describe_remote_gguf(url, spec, options, "hub", headers, hub=True)
     desc.notes.append(f"read {filename} from {ref.repo_id} (metadata only)")
-    desc.origin = replace(desc.origin, hub_file=(ref.repo_id, filename))
+    named = hf_ref(ref, filename, files)
+    # Without a -hf name (another revision), llama-server opens the file once downloaded.
+    copy = None if named else LocalCopy(
+        "llama-server's -hfd reads only a repo's main revision; download the draft first",
+        (f"hf download {ref.repo_id} {shlex.quote(filename)} --revision {shlex.quote(ref.revision)} --local-dir .",),
+        filename)
+    desc.origin = replace(desc.origin, hub_file=(ref.repo_id, filename), hf_ref=named, model_url=url,
+                          local_copy=copy)
     return desc
 
 

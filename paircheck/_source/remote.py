@@ -34,6 +34,7 @@ from __future__ import annotations
 import email.utils
 import http.client
 import os
+import shlex
 import socket
 import ssl
 import struct
@@ -45,7 +46,7 @@ from base64 import b64encode
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 from paircheck import constants as K
 from paircheck._source.gguf_file import description_from_metadata, read_model_metadata, read_other_shards
@@ -54,7 +55,7 @@ from paircheck._source.hub_settings import HubSettings
 from paircheck._source.interface import Progress, ReadOptions
 from paircheck.constants import SCALAR_FORMATS, ValueType
 from paircheck.errors import InputError
-from paircheck.model import GGUFMetadata, ModelDescription, Origin, TensorInfo
+from paircheck.model import GGUFMetadata, LocalCopy, ModelDescription, Origin, TensorInfo
 
 DEFAULT_TIMEOUT = 20.0
 FIRST_RANGE = 256 << 10
@@ -858,6 +859,12 @@ def remote_gguf_tensors(desc: ModelDescription, headers: dict[str, str]) -> list
     return [*(desc.metadata.tensors or ()), *others]
 
 
+def url_file_name(url: str) -> str:
+    """The file name a download of ``url`` is saved as: its path's last part (model.gguf if none)."""
+    name = unquote(urlsplit(url).path.rsplit("/", 1)[-1])
+    return name if name and name not in (".", "..") else "model.gguf"
+
+
 def describe_remote_gguf(
     url: str,
     location: str,
@@ -883,7 +890,11 @@ def describe_remote_gguf(
         if progress is not None:
             progress.finish()
     # Named as given (the URL, or the Hub reference that led to it); nothing on this machine.
-    origin = Origin(command_name=location, form="gguf", remote=True)
+    # llama-server fetches a target from a URL itself (-mu); a draft must be downloaded first.
+    name = url_file_name(url)
+    copy = LocalCopy("llama-server has no option to fetch a draft from a URL; download it first",
+                     (f"curl -L -o {shlex.quote(name)} {shlex.quote(url)}",), name)
+    origin = Origin(command_name=location, form="gguf", remote=True, model_url=url, local_copy=copy)
     desc = description_from_metadata(meta, location, source_kind, url, origin, options.overrides)
     desc.fetch = source.stats
     if not source.stats.ranged:

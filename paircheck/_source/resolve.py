@@ -68,7 +68,21 @@ def describe(spec: str, options: ReadOptions | None = None) -> ModelDescription:
                     repo = "/".join(spec.split("/")[:2])
                     raise InputError(spec, f"no such file (and as a Hub file in {repo}: {exc.message})") from None
             return candidate.describe(spec, options)
-    raise InputError(spec, "no such file")
+    raise InputError(spec, "no such file" + _close_names(path))
+
+
+def _close_names(path: Path) -> str:
+    """The files beside a missing one whose names are close (a quant tag mistyped: q4_k for
+    q4_k_m), as the end of the error: ``" (close: a.gguf, b.gguf)"``, or nothing."""
+    import difflib
+
+    try:
+        folder = path.parent if str(path.parent) else Path(".")
+        names = [p.name for p in folder.iterdir() if p.is_file()] if folder.is_dir() else []
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, names, n=3, cutoff=0.75)
+    return f" (close: {', '.join(str(folder / n) if str(path.parent) != '.' else n for n in close)})" if close else ""
 
 
 def _maybe_mistyped_path(spec: str) -> bool:

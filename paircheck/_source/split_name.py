@@ -57,6 +57,15 @@ def parse(name: str) -> SplitName | None:
     return SplitName(name[: match.start()], int(match["no"]), int(match["count"]))
 
 
+def all_shards(first: str) -> tuple[str, ...]:
+    """Every shard of the split model ``first`` names (its first shard), in order; the name
+    alone when it is a whole file (or not a first shard)."""
+    split = parse(first)
+    if split is None or not split.is_first:
+        return (first,)
+    return (first, *split.others())
+
+
 def is_first_or_whole(name: str) -> bool:
     """False only for shards 2..N: llama.cpp loads a split model from its first shard."""
     split = parse(name)

@@ -66,7 +66,8 @@ but predicted to abort at run time (ABORTS AT RUN TIME), 5 a warning
               help="Do not look the pair up in the registry of documented pairs.")
 @click.option("-c", "--ctx", "ctx", type=int, default=None,
               help="Also size the pair's memory at this context, as llama-server would (see `paircheck fit`).")
-@click.option("--vram", default=None, help="Also check that memory against this device budget, e.g. 24GiB.")
+@click.option("--vram", default=None,
+              help="Also check that memory against this device budget, e.g. 24GiB (a bare number is GiB).")
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
               help="A `paircheck probe` result: the launch line gets the --spec-draft-n-max it measured best.")
 @click.option("--no-cache", "no_cache", is_flag=True,

@@ -27,7 +27,8 @@ def _flash_attn(value: str) -> bool:
 @click.argument("target")
 @click.argument("draft", required=False)
 @click.option("-c", "--ctx", "--ctx-size", "ctx", type=int, required=True, help="Context size (llama-server -c).")
-@click.option("--vram", default=None, help="Device memory budget, e.g. 24GiB, 24G, 8192MiB, 24GB.")
+@click.option("--vram", default=None,
+              help="Device memory budget, e.g. 24GiB, 24G, 8192MiB, 24GB; a bare number is GiB.")
 @click.option(
     "-ngl",
     "--ngl",

@@ -23,7 +23,7 @@ FAIL_ON_HELP = (
     "What makes the exit code non-zero, for launch scripts: refused (only a refusal, exit 1), "
     "crash (the default: also a pair accepted at load that is predicted to abort at run time, "
     "exit 4), slow (also a draft that makes decoding slower, PW001, exit 5), warning (any "
-    "warning, exit 5, and an unknown verdict, exit 3)."
+    "warning that can hurt, exit 5, and an unknown verdict, exit 3)."
 )
 
 

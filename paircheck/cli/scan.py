@@ -12,6 +12,7 @@ from paircheck._format import format_named
 from paircheck.api import DEFAULT_ENGINE
 from paircheck.cli.options import ENGINE, EXIT_INCOMPATIBLE, EXIT_OK, METHOD, MODEL_PATH, render_options
 from paircheck.cli.probe import ServerFlagsAfterDashes
+from paircheck.outcome import EXIT_UNCHECKED
 from paircheck.scan import ScanResult
 from paircheck.scan.hub_scan import DEFAULT_CALLS, DEFAULT_READS
 
@@ -42,15 +43,17 @@ Examples:
   paircheck scan --probe 3 target.gguf ~/models -- -ngl 99   (measure the 3 best on llama-server)
 
 \b
-Exit codes: 0 at least one usable draft, 1 none, 2 TARGET could not be read
-or bad usage."""
+Exit codes: 0 at least one usable draft, 1 none, 3 none usable among those
+checked but some not checked (offline, not read, needs access), 2 TARGET could
+not be read or bad usage."""
 
 
 def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
-    """Print a scan's ranking and exit: 0 when at least one draft is usable, else 1."""
+    """Print a scan's ranking and exit: 0 when at least one draft is usable; 3 when none is
+    but some were not checked (not "none usable": unknown); else 1."""
     if not quiet:
         click.echo(format_named("json" if as_json else "text").scan(result, render_options()))
-    sys.exit(EXIT_OK if result.usable else EXIT_INCOMPATIBLE)
+    sys.exit(EXIT_OK if result.usable else EXIT_UNCHECKED if result.unchecked else EXIT_INCOMPATIBLE)
 
 
 class TqdmProgress:

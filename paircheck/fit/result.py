@@ -34,6 +34,9 @@ class FitResult:
     max_ctx_that_fits: int | None
     advice: list[str] = field(default_factory=list)
     ctx_search_limit: int | None = None  # the search stops at the training context (or --ctx if larger)
+    # The largest context that leaves FIT_MARGIN free, as llama.cpp's --fit aims to: what
+    # the advice offers (the bare largest fits with almost nothing to spare).
+    advised_ctx: int | None = None
 
     @property
     def total_device_bytes(self) -> int:
@@ -62,6 +65,8 @@ class FitResult:
             "fits": self.fits,
             "margin_bytes": self.margin_bytes,
             "max_ctx_that_fits": self.max_ctx_that_fits,
+            "advised_ctx": self.advised_ctx,
+            "fit_margin_bytes": FIT_MARGIN,
             "ctx_search_limit": self.ctx_search_limit,
             "advice": list(self.advice),
         }
@@ -145,8 +150,12 @@ def _advice(
         return out
     over = -(result.margin_bytes or 0)
     out.append(f"needs {_mib(over)} more than --vram")
-    if result.max_ctx_that_fits:
-        out.append(f"-c {result.max_ctx_that_fits} fits (context is {result.target.n_ctx})")
+    # Every way out below leaves llama.cpp's own margin free: advice that fits with 17 MiB to
+    # spare is advice --fit then undoes. None fits so: no advice of that kind.
+    vram -= FIT_MARGIN
+    if result.advised_ctx:
+        out.append(f"-c {result.advised_ctx} fits with {_mib(FIT_MARGIN)} free, the margin llama-server's --fit "
+                   f"keeps (context is {result.target.n_ctx})")
     if opts.cache_type_k == "f16" and opts.cache_type_v == "f16":
         q = dataclasses.replace(opts, cache_type_k="q8_0", cache_type_v="q8_0")
         qd = dataclasses.replace(dopts, cache_type_k="q8_0", cache_type_v="q8_0")
@@ -186,10 +195,11 @@ def fit(
     t_sizer = Sizer(target_meta, names[0])
     d_sizer = Sizer(draft_meta, names[1]) if draft_meta is not None else None
     target, draft = _pair(t_sizer, d_sizer, opts, dopts)
-    largest = limit = None
+    largest = limit = advised = None
     if vram is not None:
         limit = max(t_sizer.hp.n_ctx_train, opts.ctx)
         largest = max_ctx(t_sizer, d_sizer, opts, dopts, vram, limit)
-    result = FitResult(target, draft, vram, largest, ctx_search_limit=limit)
+        advised = max_ctx(t_sizer, d_sizer, opts, dopts, vram - FIT_MARGIN, limit) if vram > FIT_MARGIN else 0
+    result = FitResult(target, draft, vram, largest, ctx_search_limit=limit, advised_ctx=advised)
     result.advice = _advice(result, t_sizer, d_sizer, opts, dopts)
     return result

@@ -1,4 +1,6 @@
-"""Memory sizes as people write them: ``24GiB``, ``24G`` (GiB), ``24GB`` (10^9), ``8192MiB``."""
+"""Memory sizes as people write them: ``24GiB``, ``24G`` (GiB), ``24GB`` (10^9), ``8192MiB``;
+a bare number is GiB, as every GPU's memory is sold (``--vram 8`` is an 8 GiB card, never 8
+bytes); bytes are written ``8589934592B``."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import re
 from paircheck.errors import InputError
 
 _UNITS = {
-    "": 1, "b": 1,
+    "": 1 << 30, "b": 1,
     "k": 1 << 10, "kib": 1 << 10, "kb": 10**3,
     "m": 1 << 20, "mib": 1 << 20, "mb": 10**6,
     "g": 1 << 30, "gib": 1 << 30, "gb": 10**9,
@@ -17,7 +19,7 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 
 
 def parse_size(text: str) -> int:
-    """Bytes of a size string; an InputError for anything else."""
+    """Bytes of a size string (a bare number: GiB); an InputError for anything else."""
     match = _SIZE.match(text)
     unit = match.group(2).lower() if match else ""
     if not match or unit not in _UNITS:

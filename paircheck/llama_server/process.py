@@ -75,16 +75,26 @@ def _cpu_has_amx() -> bool:
         return False
 
 
-def crash_hint(code: int | None, args: Sequence[str]) -> str:
-    """Why a llama-server may have died with SIGSEGV, when paircheck can tell.
+# How a process repacking weights for AMX dies: a bad access on the first decode, or an
+# illegal instruction before the server is even ready (both seen with the pinned build).
+_AMX_SIGNALS = (-signal.SIGSEGV, -signal.SIGILL)
+
+
+def crash_hint(code: int | None, args: Sequence[str], amx: bool | None = None) -> str:
+    """Why a llama-server may have died with SIGSEGV or SIGILL, when paircheck can tell.
 
     The pinned llama.cpp, built for this CPU, repacks quantized weights for Intel AMX and
-    then crashes in ggml_backend_amx_mul_mat on the first decode (llama.cpp#20824, open
-    without a fix); ``--no-repack`` keeps the weights as they are and avoids it.
+    then crashes in the repack path (llama.cpp#20824, open without a fix): SIGSEGV in
+    ggml_backend_amx_mul_mat on the first decode, or SIGILL before the server is ready;
+    ``--no-repack`` keeps the weights as they are and avoids both. ``amx``: whether this
+    CPU has AMX (None: read /proc/cpuinfo).
     """
-    if code != -signal.SIGSEGV or "--no-repack" in args or "-nr" in args or not _cpu_has_amx():
+    if code not in _AMX_SIGNALS or "--no-repack" in args or "-nr" in args:
         return ""
-    return ("; this CPU has AMX, where llama.cpp's repacked weights can crash the first decode "
+    if not (_cpu_has_amx() if amx is None else amx):
+        return ""
+    signame = "SIGSEGV" if code == -signal.SIGSEGV else "SIGILL"
+    return (f"; {signame} on a CPU with AMX: llama.cpp's repacked weights can crash the server "
             "(llama.cpp#20824): try again with --no-repack among the server flags (after --)")
 
 

@@ -122,8 +122,10 @@ PF015 = _rule(
     "Make sure the pair passes (paircheck TARGET DRAFT) or drop the draft type.", kind="note")
 PF020 = _rule(
     "PF020", "remote_not_checked", "A model given as a Hub repo was not checked",
-    "-hf/-hfd repos are downloaded by llama-server at start; paircheck did not read them, so "
-    "the pair was not checked. The outcome is NOT CHECKED (exit 3).",
+    "-hf/-hfd repos are downloaded by llama-server at start. paircheck reads the GGUF that "
+    "llama-server would pick (its metadata only, by range requests, or from the local Hugging "
+    "Face cache) and checks the pair; when it cannot (offline, the Hub unreachable, no such "
+    "repo or quant), the pair was not checked. The outcome is then NOT CHECKED (exit 3).",
     "Download the files and give them with -m/-md, or run paircheck on the files.")
 PF021 = _rule(
     "PF021", "model_unreadable", "Both models can be read",

@@ -19,6 +19,7 @@ from paircheck.outcome import (
     EXIT_WARNED,
     FAIL_ON_LEVELS,
     SLOW,
+    hurting_warnings,
     slow_warnings,
 )
 from paircheck.outcome import (
@@ -91,7 +92,8 @@ class LintResult:
             return UNCHECKED
         if level >= FAIL_ON_LEVELS.index(SLOW) and any(slow_warnings(r) for r in self.reports):
             return WARNED
-        if strict and (any(r.warnings for r in self.reports) or any(f.status == WARNING for f in self.findings)):
+        hurts = any(hurting_warnings(r) for r in self.reports) or any(f.status == WARNING for f in self.findings)
+        if strict and hurts:
             return WARNED
         return OK
 
@@ -142,9 +144,19 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
     has_draft = bool(cmd.draft or cmd.draft_hf)
     types = cmd.requested_types
     target_desc = draft_desc = None
+    # -hf / -hfd: paircheck reads a Hub GGUF itself (metadata only, by range requests).
+    hub_target = cmd.model_hf if cmd.model_hf and not cmd.model else None
+    hub_draft = cmd.draft_hf if cmd.draft_hf and not cmd.draft else None
+    unread: list[tuple[str, str]] = []  # (repo, why it was not read)
     if describe is not None:
         target_desc = _read(describe, cmd.model, "target", add, cmd.program)
         draft_desc = _read(describe, cmd.draft, "draft", add, cmd.program) if cmd.draft else None
+        if hub_target:
+            target_desc = _read_hub(describe, _hub_spec(hub_target, cmd.get("-hff")), unread)
+        if hub_draft:
+            draft_desc = _read_hub(describe, hub_draft, unread)
+    else:
+        unread += [(r, "not read (--no-check)") for r in (hub_target, hub_draft) if r]
     if not cmd.model and not cmd.model_hf and cmd.example != "SERVER":
         add(emit(C.PF007, ERROR, "error: --model is required"))
     if not has_draft and not types and cmd.example != "LOOKUP":  # llama-lookup always drafts n-grams
@@ -180,10 +192,10 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
     if "draft-simple" in types and any(t.startswith("ngram") for t in types):
         add(emit(C.PF015, INFO, "all types are set up together: if the draft is refused, the n-gram types are lost "
                  "too (no speculation at all)"))
-    if (cmd.model_hf and not cmd.model) or (cmd.draft_hf and not cmd.draft):
-        add(emit(C.PF020, INFO, "a model given as a Hugging Face repo is downloaded by llama-server; the pair was "
-                 "not checked (download the files and run paircheck on them)",
-                 repos=[r for r in (cmd.model_hf, cmd.draft_hf) if r]))
+    if unread:
+        why = "; ".join(f"{repo}: {reason}" for repo, reason in unread)
+        add(emit(C.PF020, INFO, f"a model given as a Hugging Face repo could not be read from the Hub ({why}); the "
+                 "pair was not checked", repos=[r for r, _ in unread]))
 
     out.corrected = _corrected(cmd, out)
     out.guessed = list(cmd.guesses) if out.corrected else []
@@ -218,6 +230,21 @@ def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
 
     again = parse(words, {})
     return words if not again.errors else None  # only a line this llama.cpp accepts
+
+
+def _hub_spec(repo: str, file: str | None) -> str:
+    """-hf REPO[:QUANT] with -hff FILE as paircheck's Hub source names the file: REPO/FILE."""
+    return f"{repo.split(':', 1)[0]}/{file}" if file else repo
+
+
+def _read_hub(describe: Describe, spec: str, unread: list[tuple[str, str]]) -> ModelDescription | None:
+    """A -hf / -hfd model read from the Hub as llama-server picks it; offline or unreachable,
+    it is noted as not read (the pair is then not checked), never an error of the line."""
+    try:
+        return describe(spec)
+    except InputError as exc:
+        unread.append((spec, exc.message))
+        return None
 
 
 def _read(describe: Describe, path: str | None, side: str, add: Callable[[LintFinding], None],

@@ -116,6 +116,12 @@ class ScanResult:
         return [c for c in self.candidates if c.usable]
 
     @property
+    def unchecked(self) -> list[CandidateResult]:
+        """Candidates with no verdict: not read (offline, a documented draft the Hub search did
+        not reach, a repo that needs access) or undecided."""
+        return [c for c in self.candidates if c.usable is None]
+
+    @property
     def best(self) -> CandidateResult | None:
         usable = self.usable
         return usable[0] if usable else None
@@ -208,9 +214,10 @@ class TargetFacts:
 
 
 def _same_model(target: ModelDescription, facts: TargetFacts, draft: ModelDescription, draft_bytes: int | None,
-                draft_fp: str | None, draft_weights: WeightBytes | None) -> bool:
-    """The target itself, or a copy of it: same real path, or same size, vocabulary fingerprint
-    and per-token weight bytes."""
+                draft_fp: str | None) -> bool:
+    """The target itself, or a copy of it: the same real path, or the same size, vocabulary
+    and every key and tensor info alike. A size and a vocabulary are not an identity: a
+    family's models share the vocabulary, and two of them can have the same file size."""
     tp, dp = target.resolved_path, draft.resolved_path
     if tp and dp and os.path.realpath(tp) == os.path.realpath(dp):
         return True
@@ -218,7 +225,8 @@ def _same_model(target: ModelDescription, facts: TargetFacts, draft: ModelDescri
         return False
     if facts.fingerprint is None or facts.fingerprint != draft_fp:
         return False
-    return (facts.weights.per_token if facts.weights else None) == (draft_weights.per_token if draft_weights else None)
+    t, d = target.metadata, draft.metadata
+    return t.kv_end == d.kv_end and t.kv == d.kv and t.tensors == d.tensors
 
 
 def summarize(
@@ -252,7 +260,7 @@ def summarize(
     draft_fps = fingerprints(draft.vocab)
     draft_fp = draft_fps.full
     dw = description_weight_bytes(draft)
-    if _same_model(target, facts, draft, draft_bytes, draft_fp, dw):
+    if _same_model(target, facts, draft, draft_bytes, draft_fp):
         return None
     # The check llama.cpp stops at, else the warning that predicts the abort at run time.
     failure = main.first_failure or next(iter(main.run_time_aborts), None)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -29,6 +28,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from paircheck._source.hub_settings import DEFAULT_ENDPOINT
+from paircheck._source.split_name import all_shards
 from paircheck.api import DEFAULT_ENGINE
 from paircheck.constants import DRAFT_SIMPLE, canonical_method
 from paircheck.errors import InputError
@@ -167,7 +167,7 @@ def scan_hub(
         gathered = _gather(desc, facts, settings, options, counter, wanted, engine, documented, report)
     if desc.origin.hub_file is not None:
         repo, file = desc.origin.hub_file
-        report.target_files = (repo, split_files(file))
+        report.target_files = (repo, all_shards(file))
     hub_results, unreadable = _read_all(desc, facts, gathered, local, engine, method, options, counter, report,
                                         progress, cache, settings)
     covered = [*local.candidates, *hub_results]
@@ -216,16 +216,6 @@ def _gather(
     if gathered.unreachable is not None:
         report.offline = f"the Hub at {settings.endpoint} could not be reached ({gathered.unreachable})"
     return gathered
-
-
-def split_files(first: str) -> tuple[str, ...]:
-    """Every shard of a split GGUF named by its first (``%s-%05d-of-%05d.gguf``, llama.cpp's
-    llama_split_path), or the file alone."""
-    m = re.search(r"-00001-of-(\d{5})\.gguf$", first)
-    if m is None:
-        return (first,)
-    stem, n = first[: m.start()], int(m.group(1))
-    return tuple(f"{stem}-{i:05d}-of-{n:05d}.gguf" for i in range(1, n + 1))
 
 
 def _local_copies(local: ScanResult) -> set[tuple[str, str]]:

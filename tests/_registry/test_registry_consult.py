@@ -298,7 +298,8 @@ def test_registry_fingerprints_identify_a_vocabulary_not_a_model(gguf_factory, t
     reg = load_registry(_registry_with_fingerprints(tmp_path, tfp.prefix, dfp.prefix))
     (f,) = RC.consult(reg, t, d, {"target": tfp, "draft": dfp})
     assert f.code == "RG001" and f.details["matched_by"] == {"target": "vocabulary", "draft": "vocabulary"}
-    assert "the target is a model with the vocabulary of Some Target Nobody Names 7B" in f.message
+    # Matched by the prefix fingerprint only: no more is claimed than the prefix (issue 34).
+    assert "the target shares the vocabulary prefix (ids below 5) of Some Target Nobody Names 7B" in f.message
     # Without fingerprints (or with the files swapped) nothing matches.
     assert RC.consult(reg, t, d, {}) == []
     assert RC.consult(reg, d, t, {"target": dfp, "draft": tfp}) == []

@@ -174,10 +174,10 @@ def test_the_check_recognises_a_renamed_documented_pair(llama3: Path, tmp_path: 
     }
     assert all(f.details["matched_by"] == {"target": "vocabulary+size", "draft": "vocabulary+size"} for f in found)
     assert "Recognised by vocabulary fingerprint, not by name" in found[0].message
-    # Without sizes: "a model with the vocabulary of", never a claim about one model.
+    # Without sizes: "shares the vocabulary prefix of" (all that was compared), never a claim about one model.
     plain = check_pair(str(_renamed(llama3, tmp_path / "c.gguf")), str(_renamed(llama3, tmp_path / "d.gguf")))
     msgs = [f.message for f in plain.registry if f.code == "RG001"]
-    assert msgs and all("is a model with the vocabulary of" in m for m in msgs)
+    assert msgs and all("shares the vocabulary prefix (ids below 128,000) of" in m for m in msgs)
     # A Qwen vocabulary is not taken for Llama 3.
     qwen = _renamed(VS.corpus_file(VS.CORPUS_PREFIX + "ggml-vocab-qwen2.gguf"), tmp_path / "e.gguf", "14B")
     qwen_draft = _renamed(VS.corpus_file(VS.CORPUS_PREFIX + "ggml-vocab-qwen2.gguf"), tmp_path / "f.gguf", "0.5B")

@@ -8,6 +8,7 @@ import shlex
 import subprocess
 
 from paircheck._source.hub_api import parse_model_info, valid_filename, valid_repo_id
+from paircheck._source.split_name import all_shards
 from paircheck.constants import DRAFT_EAGLE3, DRAFT_SIMPLE
 from paircheck.scan.hub_candidates import (
     HubCandidate,
@@ -19,7 +20,6 @@ from paircheck.scan.hub_candidates import (
     size_from_name,
     size_of,
 )
-from paircheck.scan.hub_scan import split_files
 
 QUANTS = ["m-q2_k.gguf", "m-q4_k_m.gguf", "m-q8_0.gguf", "m-bf16-00001-of-00002.gguf", "m-bf16-00002-of-00002.gguf",
           "mmproj-m-f16.gguf", "README.md"]
@@ -54,7 +54,7 @@ def test_pick_file_as_llamacpp_picks_and_names_the_others() -> None:
     split, shards, _ = pick_file([f for f in QUANTS if "bf16" in f], DRAFT_SIMPLE)
     assert split == "m-bf16-00001-of-00002.gguf" and shards == ("m-bf16-00001-of-00002.gguf",
                                                                  "m-bf16-00002-of-00002.gguf")
-    assert split_files(split) == shards
+    assert all_shards(split) == shards  # composed where every split name is: _source/split_name
     assert pick_file(["config.json", "tokenizer.json"], DRAFT_SIMPLE) == (None, (), ())
     # A head method reads the head beside the model, as llama.cpp's find_best_eagle3 looks for it.
     head, _, others = pick_file([*QUANTS, "eagle3-m-q8_0.gguf", "eagle3-m-f16.gguf"], DRAFT_EAGLE3)

@@ -66,7 +66,7 @@ def _run(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProc
 
 def _scan(server: TestServer | None, tmp: Path, *args: str, **env: str) -> tuple[dict[str, Any], float]:
     proc, took = _run(["scan", "--hub", "--json", "--no-default-dirs", *args], _env(server, tmp, **env))
-    assert proc.returncode in (0, 1), proc.stderr
+    assert proc.returncode in (0, 1, 3), proc.stderr  # 3: none usable, some not checked
     assert proc.stderr == "", proc.stderr  # nothing logged while retrying, no traceback
     return json.loads(proc.stdout), took
 
@@ -343,6 +343,21 @@ def test_offline_gives_the_registry_and_local_answer_without_a_request(
                                                                 "searched"}]
 
 
+def test_offline_with_nothing_local_is_not_checked_not_none_usable(
+    standin: Standin, hub: TestServer, tmp_path: Path
+) -> None:
+    """Issue 34: offline, the documented drafts were never read: "not checked (offline)" and
+    exit 3 (the documented code for not checked), not "0 usable" and exit 1, and no reason
+    about weights for repos never opened."""
+    target = str(standin.local(TARGET_REPO, TARGET_FILE))
+    proc, _ = _run(["scan", "--hub", "--no-default-dirs", target], _env(hub, tmp_path, HF_HUB_OFFLINE="1"))
+    assert proc.returncode == 3 and proc.stderr == "" and hub.counters.requests == 0
+    head = " ".join(proc.stdout.split("\n\n")[0].split())
+    assert head.startswith("0 usable drafts for ") and "not checked (offline)" in head, proc.stdout
+    assert "vocab-only files have no weights" not in proc.stdout
+    assert "no candidate was read" in proc.stdout
+
+
 def test_no_network_is_one_line_and_fast(standin: Standin, tmp_path: Path) -> None:
     with socket.socket() as sock:  # a port nothing listens on: connection refused at once
         sock.bind(("127.0.0.1", 0))
@@ -350,7 +365,8 @@ def test_no_network_is_one_line_and_fast(standin: Standin, tmp_path: Path) -> No
     target = str(standin.local(TARGET_REPO, TARGET_FILE))
     env = _env(None, tmp_path, HF_ENDPOINT=f"http://127.0.0.1:{port}")
     proc, took = _run(["scan", "--hub", "--no-default-dirs", target], env)
-    assert proc.returncode == 1 and proc.stderr == ""
+    assert proc.returncode == 3 and proc.stderr == ""  # the documented drafts: not checked, not refused
+    assert "not checked (the Hub could not be reached)" in " ".join(proc.stdout.split("\n\n")[0].split())
     line = proc.stdout.splitlines()[1]
     assert "could not be reached" in line and "connection refused" in " ".join(proc.stdout.split())
     assert "Qwen/Qwen2.5-0.5B-Instruct" in proc.stdout  # the registry's answer

@@ -71,7 +71,7 @@ def _basis(data: dict) -> str:
     server = (calib.get("server") or {}).get("build_info")
     where = f"llama-server {server}" if server and "unknown" not in server else "llama-server"
     return (f"speeds PREDICTED from costs measured on this machine ({where}, {calib.get('measured_at')}; "
-            f"spread {calib.get('spread', 0):.0%})")
+            f"typical repeat {calib.get('spread', 0):.0%} off)")
 
 
 def _how(data: dict) -> str:
@@ -145,7 +145,7 @@ def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str
     # one p-min beside the default: the one that tunes best, else the lowest (-v: every one)
     extra = [p for p in p_mins if p > 0] if verbose else [tuned.p_min] if tuned else [p for p in p_mins if p > 0][:1]
     headers = ("k", "drafted", "accepted", "acc/pass", "tok/s", "speedup") + tuple(
-        h for p in extra for h in (f"p{p:g} acc/pass", "tok/s", "speedup"))
+        h for p in extra for h in (f"p{p:g}: acc", "tok/s"))
     rows = []
     for k in ks:
         r0 = summary.row(k, 0.0)
@@ -155,9 +155,7 @@ def _by_k(summary: DraftSummary, p_mins: list[float], verbose: bool) -> list[str
                                   _tps(r0.predicted_tokens_per_s), _x(r0.predicted_speedup).replace(" (slower)", ""))
         for p in extra:
             rp = summary.row(k, p)
-            cells += ("-", "-", "-") if rp is None else (
-                f"{rp.accepted_per_pass:.2f}", _tps(rp.predicted_tokens_per_s),
-                _x(rp.predicted_speedup).replace(" (slower)", ""))
+            cells += ("-", "-") if rp is None else (f"{rp.accepted_per_pass:.2f}", _tps(rp.predicted_tokens_per_s))
         rows.append(cells)
     return _table(rows, headers)
 

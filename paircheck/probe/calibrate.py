@@ -34,7 +34,7 @@ from typing import Any
 
 from paircheck.errors import InputError
 from paircheck.llama_server.http import request_json
-from paircheck.speed.model import Costs, Points, RoundFit, Work, fit_round_costs
+from paircheck.speed.model import Costs, Points, RoundFit, Work, fit_round_costs, interpolate
 
 # Verification batches of 1..17 tokens: the last sampled token and up to 16 drafted ones.
 BATCH_SIZES = tuple(range(1, 18))
@@ -46,7 +46,8 @@ ROUND_LENGTHS = (2, 8)
 SPEC_REPEATS = 2  # speculative runs at each length, each after a run of the target alone
 METHOD = (
     "llama-server timings: decode = predicted_ms / (predicted_n - 1) of greedy generations; batch of n = "
-    f"prompt_ms of n new tokens after a cached prefix, n = 1..{BATCH_SIZES[-1]}, {REPEATS} rounds, median; "
+    f"prompt_ms of n new tokens after a cached prefix, n = 1..{BATCH_SIZES[-1]}, {REPEATS} rounds: the median "
+    "for 1 token, a robust (Theil-Sen) line through every sample of 2 or more; "
     f"per round = fitted to real speculative runs of each pair at --spec-draft-n-max {ROUND_LENGTHS[0]} and "
     f"{ROUND_LENGTHS[1]} ({SPEC_REPEATS} each), each after the target alone generating the same prompt, whose "
     "decode then prices the pair's prediction"
@@ -71,26 +72,55 @@ class Measured:
         return (self.high - self.low) / self.median if self.median > 0 else 0.0
 
 
+def theil_sen(samples: Sequence[tuple[int, float]]) -> tuple[float, float]:
+    """(intercept at n = 0, slope) of the line through (n, ms) samples: the median of the
+    pairwise slopes, then the median intercept. A robust fit: a few samples slowed down by
+    other work on the machine move it little, where they would bend a curve through medians."""
+    slopes = [(y1 - y0) / (n1 - n0) for i, (n0, y0) in enumerate(samples) for n1, y1 in samples[i + 1:] if n1 != n0]
+    slope = statistics.median(slopes) if slopes else 0.0
+    return statistics.median(y - slope * n for n, y in samples), slope
+
+
 @dataclass(frozen=True)
 class ModelCosts:
-    """One model's decode and batch costs on its server."""
+    """One model's decode and batch costs on its server.
+
+    ``batches`` holds every size's repeats; the cost curve the model uses (``points``) is
+    the median for one token and a robust line through every sample of 2..17 tokens: one
+    token and a batch take different kernels on a CPU (measured here: a batch of 2 costs
+    1.3-2.3x one token), and beyond that the cost grows about linearly.
+    """
 
     decode: Measured
     batches: tuple[tuple[int, Measured], ...]
+    samples: tuple[tuple[int, float], ...] = ()  # (n, ms) of every repeat
 
     @property
     def points(self) -> Points:
-        return tuple((n, m.median) for n, m in self.batches)
+        one = next((m.median for n, m in self.batches if n == 1), None)
+        many = [(n, ms) for n, ms in self.samples if n >= 2]
+        if one is None or len({n for n, _ in many}) < 2:
+            return tuple((n, m.median) for n, m in self.batches)
+        a, b = theil_sen(many)
+        last = max(n for n, _ in many)
+        return ((1, one), (2, max(one, a + 2 * b)), (last, max(one, a + last * b)))
 
     @property
     def spread(self) -> float:
-        return max([self.decode.spread, *(m.spread for _, m in self.batches)])
+        """The typical relative deviation of a repeat from the fitted cost (median), the
+        decode's included: 0 for a perfectly steady machine."""
+        pts = self.points
+        devs = [abs(ms - interpolate(pts, n)) / interpolate(pts, n) for n, ms in self.samples
+                if interpolate(pts, n) > 0]
+        devs.append(self.decode.spread / 2)
+        return statistics.median(devs)
 
     def to_dict(self) -> dict[str, Any]:
         return {"decode_ms": round(self.decode.median, 3),
                 "decode_ms_range": [round(self.decode.low, 3), round(self.decode.high, 3)],
-                "batch_ms": [[n, round(m.median, 3)] for n, m in self.batches],
-                "batch_ms_range": [[n, round(m.low, 3), round(m.high, 3)] for n, m in self.batches],
+                "batch_ms": [[n, round(ms, 3)] for n, ms in self.points],
+                "batch_ms_measured": [[n, round(m.median, 3), round(m.low, 3), round(m.high, 3)]
+                                      for n, m in self.batches],
                 "spread": round(self.spread, 4)}
 
 
@@ -153,18 +183,23 @@ def measure_decode(url: str, prompt: Sequence[int], timeout: float, tokens: int 
 
 def _extensions(tokens: Sequence[int], longest: int) -> tuple[list[int], list[int]]:
     """Two runs of ``longest`` tokens whose first tokens differ: requests alternate between
-    them, so each finds only the shared prefix in the cache and evaluates all its new tokens."""
-    first = list(tokens[:longest])
-    for start in range(1, max(1, len(tokens) - longest) + 1):
-        other = list(tokens[start:start + longest])
-        if len(other) == longest and other[0] != first[0]:
+    them, so each finds only the shared prefix in the cache and evaluates all its new tokens.
+    A recording shorter than that is cycled (the tokens' values do not change the cost)."""
+    pool = list(tokens) or [0]
+    while len(pool) < 2 * longest + 1:
+        pool += pool
+    first = pool[:longest]
+    for start in range(1, len(pool) - longest + 1):
+        other = pool[start:start + longest]
+        if other[0] != first[0]:
             return first, other
-    raise InputError("probe", f"the recorded generation is too short to measure batches of {longest} tokens")
+    # every token the same: the second run starts with another id
+    return first, [first[0] + 1] + first[1:]
 
 
 def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
-                    sizes: Sequence[int] = BATCH_SIZES, repeats: int = REPEATS) -> tuple[tuple[int, Measured], ...]:
-    """Evaluation time of n new tokens after a cached prefix, for each n in ``sizes``."""
+                    sizes: Sequence[int] = BATCH_SIZES, repeats: int = REPEATS) -> list[tuple[int, float]]:
+    """Evaluation time of n new tokens after a cached prefix, every repeat of each n in ``sizes``."""
     where = url.rstrip("/") + "/completion"
     runs = _extensions(filler, max(sizes))
 
@@ -184,14 +219,16 @@ def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], time
                                         "server did not reuse its cached prefix (cache_prompt), so batch costs "
                                         "cannot be measured; give --no-calibrate")
             values[n].append(_num(timings, "prompt_ms", where))
-    return tuple((n, Measured.of(values[n])) for n in sizes)
+    return [(n, ms) for n in sizes for ms in values[n]]
 
 
 def measure_model(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
                   decode: Measured | None = None) -> ModelCosts:
     """A model's costs on its server (``decode`` when the caller measured it already)."""
-    batches = measure_batches(url, prefix, filler, timeout)
-    return ModelCosts(decode or measure_decode(url, prefix, timeout), batches)
+    samples = measure_batches(url, prefix, filler, timeout)
+    sizes = sorted({n for n, _ in samples})
+    batches = tuple((n, Measured.of([ms for m, ms in samples if m == n])) for n in sizes)
+    return ModelCosts(decode or measure_decode(url, prefix, timeout), batches, tuple(samples))
 
 
 def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence[int], n_predict: int,

@@ -411,7 +411,7 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
                                                    settings.timeout))
         tick(f"{pair.path} (pair)", n, len(calibrate.ROUND_LENGTHS))
     # the target's decode as it was while the pair ran (its own generations came earlier)
-    interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches)
+    interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches, target_costs.samples)
     calib = calibrate.calibrate_pair(interleaved, draft_costs, runs)
     record_.update({"target_decode_ms": round(calib.target.decode.median, 3),
                     "target_decode_ms_range": [round(calib.target.decode.low, 3), round(calib.target.decode.high, 3)],

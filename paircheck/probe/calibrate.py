@@ -181,27 +181,28 @@ def measure_decode(url: str, prompt: Sequence[int], timeout: float, tokens: int 
     return Measured.of(values)
 
 
-def _extensions(tokens: Sequence[int], longest: int) -> tuple[list[int], list[int]]:
-    """Two runs of ``longest`` tokens whose first tokens differ: requests alternate between
-    them, so each finds only the shared prefix in the cache and evaluates all its new tokens.
-    A recording shorter than that is cycled (the tokens' values do not change the cost)."""
-    pool = list(tokens) or [0]
-    while len(pool) < 2 * longest + 1:
+def _extensions(tokens: Sequence[int], longest: int, count: int) -> list[list[int]]:
+    """``count`` runs of ``longest`` tokens, each beginning with a token no other run begins
+    with: a request of the cached prefix and one of them then finds only the prefix in the
+    server's caches (its slot's, and the host-memory prompt cache, ``--cache-ram``, which keeps
+    earlier requests), so it evaluates exactly its new tokens. The rest of each run is the
+    recording's own tokens, cycled when short (their values do not change the cost); the first
+    tokens are ids below the largest the recording holds, so every one is in the vocabulary."""
+    pool = list(tokens) or [1]
+    while len(pool) < longest:
         pool += pool
-    first = pool[:longest]
-    for start in range(1, len(pool) - longest + 1):
-        other = pool[start:start + longest]
-        if other[0] != first[0]:
-            return first, other
-    # every token the same: the second run starts with another id
-    return first, [first[0] + 1] + first[1:]
+    top = max(pool)
+    firsts = [t for t in range(top, 0, -1)][:count]
+    if len(firsts) < count:
+        raise InputError("probe", "the recording holds too few distinct token ids to time batches")
+    return [[first] + pool[:longest - 1] for first in firsts]
 
 
 def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
                     sizes: Sequence[int] = BATCH_SIZES, repeats: int = REPEATS) -> list[tuple[int, float]]:
     """Evaluation time of n new tokens after a cached prefix, every repeat of each n in ``sizes``."""
     where = url.rstrip("/") + "/completion"
-    runs = _extensions(filler, max(sizes))
+    runs = _extensions(filler, max(sizes), repeats * len(sizes))
 
     def ask(tokens: list[int]) -> dict[str, Any]:
         body = {"prompt": tokens, "n_predict": 1, "temperature": 0.0, "cache_prompt": True, "stream": False}
@@ -212,8 +213,8 @@ def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], time
     turn = 0
     for _ in range(repeats):
         for n in sizes:
+            timings = ask(list(prefix) + runs[turn][:n])
             turn += 1
-            timings = ask(list(prefix) + runs[turn % 2][:n])
             if int(_num(timings, "prompt_n", where)) != n:
                 raise InputError(where, f"evaluated {timings.get('prompt_n')} tokens for a batch of {n}: the "
                                         "server did not reuse its cached prefix (cache_prompt), so batch costs "

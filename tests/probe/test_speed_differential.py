@@ -21,8 +21,9 @@ tokens/s of the pair against the measured; the sign (faster or slower) wherever 
 prediction is clear of 1 by more than the tolerance. Every comparison is written to
 ``test-artifacts/speed-differential.txt``.
 
-What it costs: about 8 minutes on the 2-core CI machine (the probe of three drafts with its
-calibration about 2, twelve bench runs the rest); the slowest test of the suite.
+What it costs: 18 minutes on the 2-core machine, measured with nothing else running (the
+probe of three drafts with its calibration about 3, twelve interleaved bench runs the rest,
+the random draft's the slowest); the slowest test of the suite.
 """
 
 from __future__ import annotations

@@ -196,8 +196,8 @@ def advice_for(data: dict[str, Any], draft: str, where: str) -> ProbeAdvice | No
     else:
         what = f"{speed:.2f}x the target alone, MODELLED from assumed costs"
     if speed < MIN_GAIN:
-        return ProbeAdvice(None, 0.0, f"paircheck probe predicts no setting of this draft faster than the "
-                                      f"target alone ({where}: the best, {setting}, {what}): run without it.")
+        return ProbeAdvice(None, 0.0, f"Run without this draft: the probe ({where}) predicts no setting of it "
+                                      f"faster than the target alone (the best, {setting}, {what}).")
     return ProbeAdvice(k, p, f"{setting} is the fastest setting paircheck probe found ({where}: {what}).")
 
 
@@ -221,11 +221,14 @@ def prediction_for(data: dict[str, Any], draft: str, where: str, draft_max: int 
 
 
 def without_draft(steps: list[str]) -> list[str]:
-    """The launch lines with the draft and every speculative flag taken out."""
+    """The launch lines with the draft and every speculative flag taken out (and the hints that
+    only concern a launch with a draft)."""
     import shlex
 
     out = []
     for step in steps:
+        if step.startswith("Without --spec-type"):
+            continue
         if step.startswith("llama-server ") and "--spec-type" in step:
             words = shlex.split(step)
             kept: list[str] = []

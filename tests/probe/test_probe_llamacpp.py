@@ -215,7 +215,7 @@ def test_the_checks_launch_line_takes_the_measured_draft_length(probe_file: Path
             assert any(f"{setting} is the fastest setting paircheck probe found" in s for s in steps)
         else:  # the probe predicts this draft slower: the launch line runs the target alone
             assert not any("-md" in s.split() for s in steps if s.startswith("llama-server")), steps
-            assert any("predicts no setting of this draft faster than the target alone" in s for s in steps)
+            assert any("predicts no setting of it faster than the target alone" in s for s in steps)
     # a draft the probe never measured: one clear line, exit 2
     other = _cli(str(smol["target"]), str(smol["random"]) + ".missing", "--probe", str(probe_file))
     assert other.returncode == 2

@@ -58,6 +58,9 @@ class WeightBytes:
     expert_count: int | None = None
     expert_used_count: int | None = None
     tied_output: bool = False  # no output.weight: the embedding table is the output head
+    # Bytes of every routed expert (all ``expert_count`` of them): a batch whose tokens pick
+    # different experts reads more of these than one token does (paircheck.speed.roofline).
+    expert_bytes: int = 0
 
 
 def weight_bytes(
@@ -70,7 +73,7 @@ def weight_bytes(
     names = {name for name, _, _ in items}
     tied = _OUTPUT not in names
     moe = bool(expert_count and expert_used_count and 0 < expert_used_count < expert_count)
-    total = per_token = 0
+    total = per_token = experts = 0
     for name, shape, ggml_type in items:
         size = tensor_bytes(shape, ggml_type)
         total += size
@@ -78,6 +81,7 @@ def weight_bytes(
             continue  # a lookup reads one row, not the table
         if moe and _EXPERT_TENSOR.search(f".{name}"):
             assert expert_count and expert_used_count
+            experts += size
             size = size * expert_used_count // expert_count
         per_token += size
     return WeightBytes(
@@ -87,6 +91,7 @@ def weight_bytes(
         expert_count=expert_count if moe else None,
         expert_used_count=expert_used_count if moe else None,
         tied_output=tied and _EMBD in names,
+        expert_bytes=experts,
     )
 
 

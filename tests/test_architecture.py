@@ -24,14 +24,16 @@ ALLOWED: dict[str, set[str]] = {
     "registry": {"base", "derive"},
     # starting and talking to llama-server: knows nothing of models, rules or output
     "server": {"base"},
+    # the GPU table and this machine's GPU tools: knows nothing of models or speed
+    "hardware": {"base", "registry"},
     "preflight": {"base", "derive", "registry", "engine", "api"},
-    "capability": {"base", "derive", "engine", "registry", "source", "server", "api"},
+    "capability": {"base", "derive", "engine", "registry", "source", "server", "api", "hardware"},
     "catalog": {"base", "derive", "engine", "registry", "preflight", "capability"},
-    "format": {"base", "derive", "registry", "preflight", "capability", "catalog"},
+    "format": {"base", "derive", "registry", "preflight", "capability", "catalog", "hardware"},
     "api": {"base", "derive", "source", "engine", "registry"},
     "cli": {
         "base", "derive", "source", "engine", "registry", "server", "preflight", "capability", "catalog", "format",
-        "api",
+        "api", "hardware",
     },
 }
 
@@ -61,6 +63,8 @@ def layer_of(module: str) -> str:
         return "registry"
     if head == "llama_server":
         return "server"
+    if head == "hardware":
+        return "hardware"
     if head == "preflight":
         return "preflight"
     if head in ("bench", "fit", "scan", "probe", "speed"):
@@ -278,9 +282,11 @@ def test_only_the_sources_ask_which_source_read_a_model(path: Path) -> None:
 
 # The speed model has one home (paircheck/speed/); the capabilities that print speeds use it and
 # never each other's copies of it: the probe reads nothing of bench/, and speed/ nothing of the
-# capabilities that use it.
+# capabilities that use it. speed/ reads a model's KV cache width through fit's hyperparameters
+# (the one reading of them), so fit/ in turn must know nothing of speeds.
 SPEED_USERS_APART = {"paircheck.probe": {"paircheck.bench"},
-                     "paircheck.speed": {"paircheck.bench", "paircheck.probe", "paircheck.scan", "paircheck.fit"}}
+                     "paircheck.speed": {"paircheck.bench", "paircheck.probe", "paircheck.scan"},
+                     "paircheck.fit": {"paircheck.speed"}}
 
 
 @pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))

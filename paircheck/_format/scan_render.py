@@ -52,6 +52,13 @@ def _speedup(c: CandidateResult) -> str:
     return f"{c.modelled_speedup:.2f}x" if c.modelled_speedup is not None else "-"
 
 
+def _gpu_speed(c: CandidateResult) -> str:
+    if c.gpu_tokens_per_s is None:
+        return "-"
+    mark = "*" if c.gpu_acceptance_basis == "measured" else ""
+    return f"{c.gpu_tokens_per_s:.0f}{'!' if c.gpu_fits is False else ''}{mark}"
+
+
 def _memory(c: CandidateResult) -> str:
     return format_size(c.memory_bytes) if c.memory_bytes is not None else "-"
 
@@ -113,10 +120,12 @@ def launch_line(result: ScanResult, relative: bool = False) -> str | None:
     draft = best.location
     if relative:
         target, draft = _shown_path(target), _shown_path(draft)
-    if best.probed_slower:
-        return shlex.join(["llama-server", "-m", target])  # the probe predicts no draft faster: run without one
+    if best.probed_slower or best.gpu_slower:
+        return shlex.join(["llama-server", "-m", target])  # no draft is predicted faster: run without one
     line = ["llama-server", "-m", target, "-md", draft, "--spec-type", "draft-simple"]
-    if best.measured_draft_max is not None:
+    if best.gpu_draft_max is not None:
+        line += ["--spec-draft-n-max", str(best.gpu_draft_max)]  # the fastest length on the named GPU
+    elif best.measured_draft_max is not None:
         line += ["--spec-draft-n-max", str(best.measured_draft_max)]  # the probe's fastest setting
         if best.measured_p_min:
             line += ["--spec-draft-p-min", f"{best.measured_p_min:g}"]
@@ -130,6 +139,7 @@ _COLUMNS: tuple[tuple[str, Callable[[CandidateResult], str]], ...] = (
     ("known", _documented),
     ("cost", _ratio),
     ("MODELLED", _speedup),
+    ("tok/s", _gpu_speed),
     ("memory", _memory),
 )
 _LEGEND = {
@@ -140,8 +150,37 @@ _LEGEND = {
                 f"{REFERENCE_ACCEPTANCE} with the best draft length, not a measurement (`paircheck bench run` "
                 "measures).",
     "memory": "memory: target + draft as llama-server allocates them at the target's training context.",
+    "tok/s": "tok/s: PREDICTED on the device named above at each draft's best draft length (from an assumed "
+             f"acceptance of {REFERENCE_ACCEPTANCE} unless marked *), by paircheck.speed's roofline; !: the pair "
+             "does not fit the device's memory.",
 }
 _WEIGHT_COLUMNS = ("cost", "MODELLED", "memory")
+
+
+def _device_lines(result: ScanResult, width: int) -> list[str]:
+    """With --gpu: what the target alone and the best draft are predicted to do on it."""
+    from paircheck.speed.model import MIN_GAIN
+
+    dev = result.device
+    if dev is None:
+        return []
+    gpu = dev["gpu"]
+    lines = wrap(f"device: {dev['note']}", width)
+    alone = dev.get("target_tokens_per_s")
+    if dev.get("problem"):
+        return lines + wrap(f"no speed predicted on {gpu['name']}: {dev['problem']}", width)
+    rated = [c for c in result.candidates if c.usable and c.gpu_speedup is not None]
+    if not rated or alone is None:
+        return lines + wrap(f"no speed predicted on {gpu['name']}: no usable draft has tensor infos", width)
+    best = rated[0]
+    if best.gpu_speedup is None or best.gpu_speedup < MIN_GAIN or best.gpu_fits is False:
+        return lines + wrap(
+            f"no draft is predicted to help on this GPU: PREDICTED {alone:.1f} tokens/s for the target alone on "
+            f"{gpu['name']}, the best draft {best.gpu_speedup:.2f}x"
+            + (" and it does not fit the memory" if best.gpu_fits is False else ""), width)
+    return lines + wrap(
+        f"PREDICTED on {gpu['name']}: {best.gpu_tokens_per_s:.1f} tokens/s with {_label(best)} at draft max "
+        f"{best.gpu_draft_max}, {best.gpu_speedup:.2f}x the target alone ({alone:.1f} tokens/s)", width)
 
 
 def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
@@ -155,15 +194,17 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         if why is not None:
             why = " (offline)" if why.startswith("offline") else " (the Hub could not be reached)"
         head += f"; {len(unchecked)} not checked{why or ''}"
-    lines = [*wrap(head, options.width),
+    lines = [*wrap(head, options.width), *_device_lines(result, options.width),
              *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
     if result.candidates:
         every = result.engine == "all"
         # With --engine all the failing code is llama.cpp's (the first engine's).
         columns: list[tuple[str, Callable[[CandidateResult], str]]] = [
             ("engines" if every else "usable", _accepted_by if every else _usable_word)]
+        # On a named GPU its predicted tokens/s replace the device-free MODELLED ratio.
+        on_gpu = any(c.gpu_tokens_per_s is not None for c in result.candidates)
         columns += [(h, f) for h, f in _COLUMNS
-                    if any(f(c) not in ("", "-") for c in result.candidates)]
+                    if any(f(c) not in ("", "-") for c in result.candidates) and not (on_gpu and h == "MODELLED")]
         cells = [[f(c) for _, f in columns] for c in result.candidates]
         number = len(str(len(result.candidates)))
         fixed = sum(max(len(h), *(len(row[i]) for row in cells)) for i, (h, _) in enumerate(columns))
@@ -181,7 +222,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             lines += wrap(f"*: acceptance MEASURED on llama-server by paircheck probe ({result.probe_file}), speed "
                           "PREDICTED from the costs it measured on this machine at the fastest setting (the launch "
                           "line's --spec-draft-n-max).", options.width)
-        hidden = [h for h in _WEIGHT_COLUMNS if h not in shown]
+        hidden = [h for h in _WEIGHT_COLUMNS if h not in shown and not (on_gpu and h == "MODELLED")]
         if hidden and len(unchecked) == len(result.candidates):
             lines += wrap(f"{', '.join(hidden)}: not shown, no candidate was read.", options.width)
         elif hidden:
@@ -215,7 +256,11 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         lines += hub_render.sections(result, options)
     line = launch_line(result, relative=True)
     best = result.best_for_llamacpp
-    if line and best is not None and best.probed_slower:
+    if line and best is not None and best.gpu_slower and result.device is not None:
+        lines += ["", *wrap(f"RUN WITHOUT A DRAFT on {result.device['gpu']['name']}: no draft is predicted faster "
+                            f"than the target alone there (the best, {_label(best)}, {best.gpu_speedup:.2f}x):",
+                            options.width), line]
+    elif line and best is not None and best.probed_slower:
         lines += ["", *wrap("RUN WITHOUT A DRAFT: paircheck probe predicts no probed draft faster than the target "
                             f"alone on this machine (the best, {_label(best)}, {best.measured_speedup:.2f}x):",
                             options.width), line]
@@ -254,6 +299,11 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "measured_speedup": c.measured_speedup,
                 "measured_p_min": c.measured_p_min,
                 "predicted_tokens_per_s": c.predicted_tokens_per_s,
+                "gpu_tokens_per_s": None if c.gpu_tokens_per_s is None else round(c.gpu_tokens_per_s, 2),
+                "gpu_speedup": None if c.gpu_speedup is None else round(c.gpu_speedup, 3),
+                "gpu_draft_max": c.gpu_draft_max,
+                "gpu_fits": c.gpu_fits,
+                "gpu_acceptance_basis": c.gpu_acceptance_basis,
                 **({"engines": c.engines} if c.engines else {}),
             }
             for i, c in enumerate(result.candidates, 1)
@@ -265,6 +315,7 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "modelled_acceptance": REFERENCE_ACCEPTANCE,
         "launch": launch_line(result),
         "probe": result.probe_file,
+        "device": result.device,
     }
     if isinstance(result, HubScanResult):
         hub_render.json_fields(doc, result)  # repo, file, download, access; requests

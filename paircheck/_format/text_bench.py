@@ -161,8 +161,76 @@ def render_bench_result(result: dict[str, Any], width: int = DEFAULT_WIDTH) -> s
     return "\n".join([table, *wrap(f"note: prompts sent {raw}; not measured: {', '.join(NOT_MEASURED)}", width)])
 
 
+_BASIS_WORD = {"measured": "MEASURED", "documented": "DOCUMENTED", "given": "GIVEN", "assumed": "ASSUMED"}
+_SHOWN_LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16)
+
+
+def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
+    """``estimate --gpu``: predicted tokens/s on the device, alone and at each draft length."""
+    from tabulate import tabulate
+
+    p = est.predicted
+    assert p is not None
+    hw = p.hardware
+    acc = "" if p.acceptance is None else f" {p.acceptance:.2f}"
+    said_acc = f"acceptance{acc} {_BASIS_WORD.get(p.acceptance_basis, p.acceptance_basis)}"
+    if p.acceptance_basis == "measured" and p.acceptance is None:
+        said_acc = "the probe's MEASURED counts"
+    if p.faster:
+        head = (f"PREDICTED on {hw.name}: {p.pair_tokens_per_s:.1f} tokens/s with the draft at draft max "
+                f"{p.draft_max}, {p.speedup:.2f}x the target alone ({p.target_tokens_per_s:.1f} tokens/s), "
+                f"from {said_acc}")
+    else:
+        head = (f"RUN WITHOUT A DRAFT on {hw.name}: no draft length is PREDICTED faster than the target alone "
+                f"({p.target_tokens_per_s:.1f} tokens/s; best {p.speedup:.2f}x at draft max {p.draft_max}), from "
+                f"{said_acc}")
+    lines = wrap(head, width)
+    rows = [("target alone", f"{p.target_tokens_per_s:.1f}", "1.00x")]
+    rows += [(f"draft max {x.draft_max}" + (" (best)" if x.draft_max == p.draft_max else ""),
+              f"{x.pair_tokens_per_s:.1f}", f"{x.speedup:.2f}x")
+             for x in p.by_length if x.draft_max in _SHOWN_LENGTHS or x.draft_max == p.draft_max]
+    lines += ["", tabulate(rows, headers=("predicted", "tokens/s", "speedup"), tablefmt="simple",
+                           disable_numparse=True)]
+    if p.band:
+        band = [(f"{b.acceptance:.1f}", str(b.draft_max), f"{b.pair_tokens_per_s:.1f}", f"{b.speedup:.2f}x")
+                for b in p.band]
+        lines += ["", tabulate(band, headers=("assumed acceptance", "best draft max", "tokens/s", "speedup"),
+                               tablefmt="simple", disable_numparse=True)]
+    lines.append("")
+    memory = f"{hw.memory_gib:g} GiB" if hw.memory_gib is not None else "memory not given"
+    lines += wrap(f"device: {est.device_note or hw.name} ({hw.bandwidth_gbs:g} GB/s, {memory})", width)
+    need = p.memory_needed_gib
+    if need is not None and p.fits is False:
+        lines += wrap(f"warning: the pair needs about {need:.1f} GiB (weights and the KV cache at {p.context} tokens), "
+                      f"more than the {hw.memory_gib:g} GiB here: it will not run fully on this device "
+                      "(`paircheck fit` counts every buffer)", width)
+    elif need is not None:
+        lines += wrap(f"memory: about {need:.1f} GiB for both models' weights and KV caches at {p.context} tokens "
+                      "(`paircheck fit` counts every buffer)", width)
+    if p.acceptance_note and p.acceptance_basis in ("measured", "documented"):
+        lines += wrap(f"acceptance {_BASIS_WORD[p.acceptance_basis]}: {p.acceptance_note}", width)
+    if p.acceptance_basis == "assumed":
+        lines += wrap("acceptance ASSUMED: measure it with `paircheck probe TARGET DRAFT`, then --from the result",
+                      width)
+    for doc in est.documented:
+        lines += wrap(f"documented: {doc}", width)
+    for w in est.warnings:
+        lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    c = p.constants
+    lines += wrap(
+        f"model: paircheck.speed priced at the roofline for this device: each evaluation reads its weights "
+        f"(a batch, the experts its tokens use) and KV cache at {c.efficiency_of(hw.vendor):.0%} of the peak "
+        f"bandwidth, plus {c.fixed_ms:g} ms, a batch's arithmetic adds {c.growth:g} of that per token, a round "
+        f"{c.round_ms:g} ms; constants fitted to published measurements (docs/estimate.md has the error per "
+        "point). `paircheck bench run` measures speed instead.", width)
+    return "\n".join(lines)
+
+
 def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     from tabulate import tabulate
+
+    if est.predicted is not None:
+        return render_gpu_estimate(est, width)
 
     def best(k: int | None) -> str:  # at the search limit the best k is that or more
         return "-" if k is None else f">={k}" if k >= K_SEARCH_MAX else str(k)
@@ -252,6 +320,8 @@ def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
         lines += wrap(f"documented: {doc}", width)
     for w in est.warnings:
         lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    if est.device_note:
+        lines += wrap(f"device: {est.device_note}", width)
     if est.costs_basis == "measured":
         lines += wrap(
             "model: paircheck.speed on the replayed counts: each target batch, the draft's re-evaluation of it, "

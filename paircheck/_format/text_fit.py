@@ -65,8 +65,10 @@ def _describe_side(mem: ModelMemory) -> str:
 
 def render_fit(result: FitResult, options: RenderOptions) -> str:
     width = options.width
-    lines = [*wrap(memory_line(result), width), ""]
-    lines.append(render_fit_table(result))
+    lines = [*wrap(memory_line(result), width)]
+    if result.device:
+        lines += wrap(f"device: {result.device}", width)
+    lines += ["", render_fit_table(result)]
     lines.append("")
     for mem in (result.target, result.draft):
         if mem is not None:

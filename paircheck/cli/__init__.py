@@ -37,6 +37,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "probe": ("paircheck.cli.probe", "probe"),
     "fit": ("paircheck.cli.fit", "fit_cmd"),
     "scan": ("paircheck.cli.scan", "scan_cmd"),
+    "gpus": ("paircheck.cli.gpus", "gpus_cmd"),
 }
 
 
@@ -55,6 +56,7 @@ SUMMARIES = {
     "probe": "Measure how many draft tokens the target accepts, per draft length",
     "fit": "Memory of target + draft at a context, against a VRAM budget",
     "scan": "Rank every model on this machine as a draft for TARGET",
+    "gpus": "The GPU table --gpu names: bandwidth, memory, sources",
 }
 
 

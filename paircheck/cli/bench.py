@@ -18,7 +18,7 @@ from paircheck._format.json_format import comparison_to_dict
 from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
-from paircheck.cli.options import render_options
+from paircheck.cli.options import gpu_options, pick_device, render_options
 from paircheck.errors import InputError
 from paircheck.outcome import EXIT_ABORTS
 
@@ -319,6 +319,10 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
               help="ASSUMED extra cost of each verified draft token, in target decodes (Leviathan: 0).")
 @click.option("--round-cost", "round_cost", type=click.FloatRange(min=0), default=0.0, show_default=True,
               help="ASSUMED fixed cost of each speculative round, in target decodes (Leviathan: 0).")
+@gpu_options
+@click.option("--vram", default=None, help="The device's memory, e.g. 24GiB (default: the table's or the detected).")
+@click.option("-c", "--ctx", "ctx", type=click.IntRange(min=0), default=None,
+              help="Tokens of context the prediction is at (its KV cache is read each decode; default 1024).")
 @click.option("--json", "as_json", is_flag=True)
 def estimate(
     target: str,
@@ -329,19 +333,28 @@ def estimate(
     cost_ratio: float | None,
     verify_growth: float,
     round_cost: float,
+    gpu: str | None,
+    bandwidth: float | None,
+    vram: str | None,
+    ctx: int | None,
     as_json: bool,
 ) -> None:
-    """MODEL the speedup of DRAFT for TARGET (Leviathan et al. 2023); a model, not a measurement."""
+    """MODEL the speedup of DRAFT for TARGET; with --gpu (or a GPU found here), PREDICT tokens/s on it."""
     from paircheck.api import describe
     from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
 
+    picked = pick_device(gpu, bandwidth, vram)
+    hardware = picked.hardware if picked is not None else None
+    basis = picked.basis if picked is not None else "table"
     source = None
     if from_file is not None and _is_probe(from_file):
         from paircheck.probe.estimate import estimate_from_probe
 
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")
-        result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio)
+        result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio,
+                                     hardware, basis, ctx)
+        result.device_note = picked.note if picked is not None else None
         click.echo(format_named("json" if as_json else "text").estimate(result, render_options()))
         return
     if from_file is not None:
@@ -351,7 +364,8 @@ def estimate(
         source = f"bench:{from_file}"
         draft_max = draft_max or bench_k
     result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
-                           cost_ratio, verify_growth, round_cost)
+                           cost_ratio, verify_growth, round_cost, hardware, basis, ctx, draft_max)
+    result.device_note = picked.note if picked is not None else None
     if as_json:
         click.echo(format_named("json").estimate(result, render_options()))
     else:

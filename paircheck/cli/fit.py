@@ -7,7 +7,7 @@ import sys
 import click
 
 from paircheck._format import format_named
-from paircheck.cli.options import render_options
+from paircheck.cli.options import pick_device, render_options
 from paircheck.errors import InputError
 from paircheck.fit import DraftOptions, FitOptions, fit, parse_size, sized
 
@@ -28,7 +28,10 @@ def _flash_attn(value: str) -> bool:
 @click.argument("draft", required=False)
 @click.option("-c", "--ctx", "--ctx-size", "ctx", type=int, required=True, help="Context size (llama-server -c).")
 @click.option("--vram", default=None,
-              help="Device memory budget, e.g. 24GiB, 24G, 8192MiB, 24GB; a bare number is GiB.")
+              help="Device memory budget, e.g. 24GiB, 24G, 8192MiB, 24GB; a bare number is GiB "
+              "(default: the --gpu row's memory, else the free memory nvidia-smi, rocm-smi or system_profiler "
+              "reports here).")
+@click.option("--gpu", "gpu", default=None, help="A GPU or Apple chip from `paircheck gpus`: its memory is the budget.")
 @click.option(
     "-ngl",
     "--ngl",
@@ -103,6 +106,7 @@ def fit_cmd(
     batch: int,
     flash_attn: str,
     swa_full: bool,
+    gpu: str | None,
     as_json: bool,
 ) -> None:
     """Memory of TARGET (and DRAFT) at a context, against a VRAM budget, as llama.cpp allocates it."""
@@ -126,6 +130,11 @@ def fit_cmd(
     )
     dopts = DraftOptions(ngl=ngld, ctx=ctx_draft, cache_type_k=cache_type_k_draft, cache_type_v=cache_type_v_draft)
     budget = parse_size(vram) if vram is not None else None
+    device = None
+    if budget is None:
+        picked = pick_device(gpu, None)
+        if picked is not None and picked.memory_bytes is not None:
+            budget, device = picked.memory_bytes, picked.note
     t_desc = sized(describe(target))
     d_desc = sized(describe(draft)) if draft else None
     result = fit(
@@ -136,5 +145,6 @@ def fit_cmd(
         budget,
         (t_desc.display_name, d_desc.display_name if d_desc else ""),
     )
+    result.device = device
     click.echo(format_named("json" if as_json else "text").fit(result, render_options()))
     sys.exit(EXIT_DOES_NOT_FIT if result.fits is False else EXIT_OK)

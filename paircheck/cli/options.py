@@ -105,3 +105,29 @@ def resolve_fail_on(fail_on: str | None, strict: bool) -> str:
     if strict and fail_on not in (None, WARNING):
         raise click.UsageError(f"--strict is --fail-on warning: give one, not --strict with --fail-on {fail_on}")
     return WARNING if strict else (fail_on or DEFAULT_FAIL_ON)
+
+
+# --------------------------------------------------------------------------- the device
+
+GPU_HELP = ("A GPU or Apple chip from `paircheck gpus` (\"3090\", \"RTX 4090\", \"M4 Max\"); default: the one "
+            "nvidia-smi, rocm-smi or system_profiler reports here, if any.")
+BANDWIDTH_HELP = "Memory bandwidth in GB/s, for a device not in the table (or to override its row)."
+
+
+def gpu_options(f: Any) -> Any:
+    """``--gpu`` and ``--bandwidth`` (``--vram`` is each command's own: fit's is a budget)."""
+    f = click.option("--bandwidth", "bandwidth", type=float, default=None, help=BANDWIDTH_HELP)(f)
+    return click.option("--gpu", "gpu", default=None, help=GPU_HELP)(f)
+
+
+def pick_device(gpu: str | None, bandwidth: float | None, vram: str | None = None, detect: bool = True) -> Any:
+    """The device the options name, else the one this machine's tools report (``Picked``,
+    or None when there is none)."""
+    from paircheck.fit.sizes import parse_size
+    from paircheck.hardware.detect import detect as run_detection
+    from paircheck.hardware.pick import pick
+    from paircheck.hardware.table import load_gpus
+
+    budget = parse_size(vram) if vram is not None else None
+    detected = run_detection() if detect and gpu is None and bandwidth is None else None
+    return pick(load_gpus(), gpu, bandwidth, budget, detected)

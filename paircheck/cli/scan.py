@@ -10,7 +10,16 @@ import click
 
 from paircheck._format import format_named
 from paircheck.api import DEFAULT_ENGINE
-from paircheck.cli.options import ENGINE, EXIT_INCOMPATIBLE, EXIT_OK, METHOD, MODEL_PATH, render_options
+from paircheck.cli.options import (
+    ENGINE,
+    EXIT_INCOMPATIBLE,
+    EXIT_OK,
+    METHOD,
+    MODEL_PATH,
+    gpu_options,
+    pick_device,
+    render_options,
+)
 from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.outcome import EXIT_UNCHECKED
 from paircheck.scan import ScanResult
@@ -40,6 +49,7 @@ Examples:
   paircheck scan --no-default-dirs target.gguf ~/models /data/gguf
   paircheck scan --engine all --json target.gguf
   paircheck scan --hub Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M
+  paircheck scan --hub --gpu "RTX 3090" Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M
   paircheck scan --probe 3 target.gguf ~/models -- -ngl 99   (measure the 3 best on llama-server)
 
 \b
@@ -104,11 +114,16 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.option("--probe-output", "probe_output", default=None, type=click.Path(dir_okay=False),
               help="With --probe: the probe's result file (default: ./paircheck-probe-TIME.json).")
 @click.option("--n-predict", "n_predict", default=128, show_default=True, help="With --probe: tokens per prompt.")
+@gpu_options
+@click.option("--vram", default=None, help="The device's memory, e.g. 24GiB (default: the table's or the detected).")
+@click.option("-c", "--ctx", "context", type=click.IntRange(min=0), default=None,
+              help="With a GPU: tokens of context the speed is predicted at (default 1024).")
 @click.pass_context
 def scan_cmd(
     ctx: click.Context, target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None,
     as_json: bool, quiet: bool, no_cache: bool, hub: bool, hub_calls: int, hub_reads: int, probe_count: int,
-    llama_server: str | None, probe_output: str | None, n_predict: int,
+    llama_server: str | None, probe_output: str | None, n_predict: int, gpu: str | None, bandwidth: float | None,
+    vram: str | None, context: int | None,
 ) -> None:
     """Rank every model found in DIRs (and where models are usually kept) as a draft for TARGET."""
     from paircheck.scan import scan
@@ -130,6 +145,13 @@ def scan_cmd(
     if probe_count:
         result = _probe(result, probe_count, llama_server, probe_output, n_predict,
                         tuple(ctx.meta.get("server_args", ())), not (as_json or quiet) and sys.stderr.isatty())
+    picked = pick_device(gpu, bandwidth, vram)
+    if picked is not None and picked.hardware is not None:
+        from paircheck.scan.on_gpu import predict_candidates
+        from paircheck.speed.on_gpu import DEFAULT_CONTEXT
+
+        result = predict_candidates(result, picked.hardware, picked.basis, picked.note,
+                                    DEFAULT_CONTEXT if context is None else context)
     emit(result, as_json, quiet)
 
 

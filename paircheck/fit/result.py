@@ -37,6 +37,9 @@ class FitResult:
     # The largest context that leaves FIT_MARGIN free, as llama.cpp's --fit aims to: what
     # the advice offers (the bare largest fits with almost nothing to spare).
     advised_ctx: int | None = None
+    # Where the budget comes from when it is not --vram: a GPU table row (--gpu) or what this
+    # machine's nvidia-smi, rocm-smi or system_profiler reported.
+    device: str | None = None
 
     @property
     def total_device_bytes(self) -> int:
@@ -69,6 +72,7 @@ class FitResult:
             "fit_margin_bytes": FIT_MARGIN,
             "ctx_search_limit": self.ctx_search_limit,
             "advice": list(self.advice),
+            "device": self.device,
         }
 
 

@@ -8,13 +8,16 @@ the other way round (paircheck.speed knows nothing of probe results).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
 from paircheck.probe.result import costs_in, find_draft, load_result
 from paircheck.speed.estimate import Estimate, MeasuredPoint, add_size_warning, cost_of
 from paircheck.speed.model import Costs, Prediction, Work, assumed_costs, predict
+
+if TYPE_CHECKING:
+    from paircheck.hardware.device import Hardware
 
 
 def _prediction(row: dict[str, Any], costs: Costs) -> Prediction | None:
@@ -26,12 +29,26 @@ def _prediction(row: dict[str, Any], costs: Costs) -> Prediction | None:
     return predict(work, costs)
 
 
+def works_at_p0(rows: list[dict[str, Any]]) -> dict[int, Work]:
+    """The replayed work per draft length at p-min 0 (what a GPU prediction prices)."""
+    out = {}
+    for r in rows:
+        batches = r.get("batches")
+        if r.get("p_min") == 0 and isinstance(batches, list) and all(isinstance(b, (int, float)) for b in batches):
+            out[int(r["draft_max"])] = Work(float(r["tokens"]), tuple(float(b) for b in batches),
+                                            float(r.get("draft_decodes") or 0), float(r.get("generations") or 1))
+    return out
+
+
 def estimate_from_probe(
     target: ModelDescription, draft: ModelDescription, path: str, draft_max: int | None = None,
-    cost_ratio: float | None = None,
+    cost_ratio: float | None = None, hardware: Hardware | None = None, hardware_basis: str = "table",
+    context: int | None = None,
 ) -> Estimate:
     """Predict the speed on a probe's measured counts for this draft, for every draft length
-    and p-min it replayed; the single-point fields are at ``draft_max`` (default: the fastest)."""
+    and p-min it replayed; the single-point fields are at ``draft_max`` (default: the fastest).
+    With ``hardware``, ``predicted`` prices the same counts (p-min 0) at the roofline's costs
+    for that device instead of the probe machine's."""
     data = load_result(path)
     entry = find_draft(data, draft.location, path)
     costs = None if cost_ratio is not None else costs_in(data, data["drafts"].index(entry))
@@ -73,4 +90,10 @@ def estimate_from_probe(
     result.target_bytes, result.draft_bytes = t_bytes, d_bytes
     if t_bytes is not None:
         add_size_warning(result, target, draft, t_bytes, d_bytes)
+    if hardware is not None:
+        from paircheck.speed.on_gpu import DEFAULT_CONTEXT, for_models
+
+        result.predicted = for_models(
+            target, draft, hardware, hardware_basis, entry.get("acceptance_rate"), "measured", note,
+            DEFAULT_CONTEXT if context is None else context, draft_max, works_at_p0(rows), t_bytes, d_bytes)
     return result

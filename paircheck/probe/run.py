@@ -131,7 +131,7 @@ def check_drafts(target: str, drafts: Sequence[str]) -> tuple[ModelDescription, 
 def _per_token_bytes(desc: ModelDescription) -> int | None:
     """Weight bytes read per decoded token, from the tensor infos; None when the file has none
     (the modelled speedup is then left out, the measured acceptance is not)."""
-    from paircheck.speed.estimate import read_weight_bytes
+    from paircheck.speed.model_bytes import read_weight_bytes
 
     try:
         return read_weight_bytes(desc).per_token

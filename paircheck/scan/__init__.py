@@ -64,6 +64,17 @@ class CandidateResult:
     measured_p_min: float | None = None
     measured_speedup: float | None = None
     predicted_tokens_per_s: float | None = None
+    # What one evaluation of the draft reads (paircheck.speed.roofline.Shape as a dict), for a
+    # prediction on a GPU; None without tensor infos.
+    shape: dict[str, float | str] | None = None
+    # With `scan --gpu` (or a GPU found here): PREDICTED on that device by paircheck.speed's
+    # roofline, at the best draft length, from the acceptance said by ``gpu_acceptance_basis``
+    # (measured by a probe, else assumed); whether target + draft fit its memory.
+    gpu_tokens_per_s: float | None = None
+    gpu_speedup: float | None = None
+    gpu_draft_max: int | None = None
+    gpu_fits: bool | None = None
+    gpu_acceptance_basis: str | None = None
 
     @property
     def probed_slower(self) -> bool:
@@ -71,6 +82,14 @@ class CandidateResult:
         from paircheck.speed.model import MIN_GAIN
 
         return self.measured_speedup is not None and self.measured_speedup < MIN_GAIN
+
+    @property
+    def gpu_slower(self) -> bool:
+        """Predicted on the named GPU at no draft length faster than the target alone (or not
+        fitting its memory)."""
+        from paircheck.speed.model import MIN_GAIN
+
+        return self.gpu_speedup is not None and (self.gpu_speedup < MIN_GAIN or self.gpu_fits is False)
 
     @property
     def speedup(self) -> float | None:
@@ -84,8 +103,12 @@ class CandidateResult:
 
     def sort_key(self) -> tuple[int, int, int, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
-        # Best modelled speedup first; a candidate without one (no tensor infos) after those with one.
-        speed = -self.speedup if self.speedup is not None else float("inf")
+        # Best predicted speedup first (on the GPU when there is one: a pair that does not fit
+        # its memory after those that do); a candidate without one (no tensor infos) after.
+        if self.gpu_speedup is not None:
+            speed = -self.gpu_speedup if self.gpu_fits is not False else 1e9 - self.gpu_speedup
+        else:
+            speed = -self.speedup if self.speedup is not None else float("inf")
         size = float(self.file_bytes) if self.file_bytes is not None else float("inf")
         # --engine all: a draft more engines accept first (0 for a single engine).
         # Documented by name before documented only by vocabulary (a family's), before undocumented.
@@ -110,6 +133,9 @@ class ScanResult:
     cache_hits: int = 0
     cache_misses: int = 0
     probe_file: str | None = None  # with --probe: the probe's result file
+    # With --gpu (or a GPU found here): the device (speed.on_gpu's "gpu" object), how it was
+    # chosen, the target alone's predicted tokens/s there, and the context predicted at.
+    device: dict[str, Any] | None = None
 
     @property
     def usable(self) -> list[CandidateResult]:
@@ -272,6 +298,7 @@ def summarize(
         t_params, d_params = parameter_count(target), parameter_count(draft)
         size = parameter_finding(t_params, d_params) if t_params and d_params else None
     speedup, draft_max = _modelled(ratio)
+    shape = _shape(draft, dw)
     memory = _memory(target, draft) if dw is not None and tw is not None else None
     # The same look-up as the check's (api.annotate -> consult): by name, else by vocabulary.
     matches = (
@@ -299,7 +326,15 @@ def summarize(
         modelled_draft_max=draft_max,
         memory_bytes=memory,
         documented_by=documented_by,
+        shape=shape,
     )
+
+
+def _shape(desc: ModelDescription, wb: WeightBytes | None) -> dict[str, float | str] | None:
+    """What one evaluation of ``desc`` reads, kept in the summary for a GPU prediction."""
+    from paircheck.speed.on_gpu import shape_of
+
+    return None if wb is None else asdict(shape_of(desc, wb))
 
 
 Describer = Callable[[str], ModelDescription]

@@ -20,14 +20,19 @@ token) unless the output head is tied to it, and for a mixture of experts only t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from paircheck._engine.pair_size import same_file, size_finding
-from paircheck._source.tensors import model_tensors
 from paircheck.errors import InputError
 from paircheck.findings import Finding
 from paircheck.model import ModelDescription
 from paircheck.speed.model import assumed_speedup, best_assumed, expected_tokens_per_round
-from paircheck.weights import WeightBytes, expert_counts, weight_bytes
+from paircheck.speed.model_bytes import read_weight_bytes
+
+if TYPE_CHECKING:
+    from paircheck.hardware.device import Hardware
+    from paircheck.speed.on_gpu import GpuPrediction
+from paircheck.weights import WeightBytes
 
 # llama.cpp's default --spec-draft-n-max (common/common.h, common_params_speculative_draft::n_max = 3).
 DEFAULT_DRAFT_MAX = 3
@@ -37,25 +42,6 @@ BAND = (0.5, 0.6, 0.7, 0.8, 0.9)
 K_SEARCH_MAX = 32
 
 # --------------------------------------------------------------------------- cost ratio
-
-
-def read_weight_bytes(desc: ModelDescription) -> WeightBytes:
-    """Sum the weight bytes of a model's complete tensor list (every shard of a GGUF, local
-    or remote, or a Hugging Face folder's safetensors headers; never the weights).
-
-    Raises InputError when there are none to read (a vocab-only GGUF, a folder without
-    weights): ``--cost-ratio`` then gives ``c`` by hand.
-    """
-    try:
-        tensors = model_tensors(desc)
-    except InputError as exc:
-        raise InputError(exc.where, f"{exc.message}; give --cost-ratio") from None
-    if not tensors:
-        raise InputError(desc.location, "has no tensors (a vocab-only file?); give --cost-ratio")
-    try:
-        return weight_bytes(((t.name, t.shape, t.ggml_type) for t in tensors), *expert_counts(desc))
-    except ValueError as exc:
-        raise InputError(desc.location, str(exc)) from None
 
 
 # --------------------------------------------------------------------------- the formula
@@ -156,6 +142,9 @@ class Estimate:
     target_tokens_per_s: float | None = None
     pair_tokens_per_s: float | None = None
     best_p_min: float = 0.0
+    # On a named GPU (--gpu, --bandwidth, or the one detected): predicted tokens/s there.
+    predicted: GpuPrediction | None = None
+    device_note: str | None = None  # how the device was chosen (named, given, detected)
 
 
 def estimate(
@@ -288,11 +277,17 @@ def estimate_pair(
     cost_ratio: float | None = None,
     verify_growth: float = 0.0,
     round_cost: float = 0.0,
+    hardware: Hardware | None = None,
+    hardware_basis: str = "table",
+    context: int | None = None,
+    gpu_draft_max: int | None = None,
 ) -> Estimate:
     """Read both models' tensor infos for ``c`` (unless given), then apply the model.
 
     Without an acceptance, a measured one documented for this exact pair in the registry is
-    used (and cited); only without that is the acceptance an assumed band.
+    used (and cited); only without that is the acceptance an assumed band. With ``hardware``,
+    ``predicted`` holds tokens/s on it (``speed.on_gpu``) at ``gpu_draft_max`` (default: the
+    best draft length there) and ``context`` tokens of context.
     """
     c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio)
     docs: list[str] = []
@@ -308,4 +303,11 @@ def estimate_pair(
     result.documented = docs
     result.target_bytes, result.draft_bytes = t_bytes, d_bytes
     add_size_warning(result, target, draft, t_bytes, d_bytes)
+    if hardware is not None:
+        from paircheck.speed.on_gpu import DEFAULT_CONTEXT, for_models
+
+        result.predicted = for_models(
+            target, draft, hardware, hardware_basis, result.acceptance, result.acceptance_basis,
+            result.acceptance_note, DEFAULT_CONTEXT if context is None else context, gpu_draft_max,
+            t_bytes=t_bytes, d_bytes=d_bytes)
     return result

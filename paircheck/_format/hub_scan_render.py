@@ -65,9 +65,13 @@ def candidate_launch(result: HubScanResult, c: CandidateResult | None) -> str | 
     target, draft = _target_word(result), _draft_word(result, c)
     if target is None or draft is None:
         return None
+    if c.probed_slower or c.gpu_slower:
+        return f"llama-server -m {target}"  # no draft is predicted faster: run without one
     method = result.hub.method if result.hub is not None else "draft-simple"
-    # A local draft measured by `scan --probe`: its best draft length, as the plain scan's line says.
-    n_max = f" --spec-draft-n-max {c.measured_draft_max}" if c.measured_draft_max is not None else ""
+    # The fastest draft length on the named GPU, else a local draft's measured by `scan --probe`,
+    # as the plain scan's line says.
+    k = c.gpu_draft_max if c.gpu_draft_max is not None else c.measured_draft_max
+    n_max = f" --spec-draft-n-max {k}" if k is not None else ""
     return f"llama-server -m {target} -md {draft} --spec-type {method}{n_max}"
 
 

@@ -165,6 +165,10 @@ _BASIS_WORD = {"measured": "MEASURED", "documented": "DOCUMENTED", "given": "GIV
 _SHOWN_LENGTHS = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
+def _points_said() -> str:
+    return "published measurements on NVIDIA and Apple GPUs"
+
+
 def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     """``estimate --gpu``: predicted tokens/s on the device, alone and at each draft length."""
     from tabulate import tabulate
@@ -198,7 +202,7 @@ def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
                                tablefmt="simple", disable_numparse=True)]
     lines.append("")
     memory = f"{hw.memory_gib:g} GiB" if hw.memory_gib is not None else "memory not given"
-    lines += wrap(f"device: {est.device_note or hw.name} ({hw.bandwidth_gbs:g} GB/s, {memory})", width)
+    lines += wrap(f"device: {est.device_note or f'{hw.name} ({hw.bandwidth_gbs:g} GB/s, {memory})'}", width)
     need = p.memory_needed_gib
     if need is not None and p.fits is False:
         lines += wrap(f"warning: the pair needs about {need:.1f} GiB (weights and the KV cache at {p.context} tokens), "
@@ -217,12 +221,14 @@ def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     for w in est.warnings:
         lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
     c = p.constants
+    reach = (f"{c.efficiency_of(hw.vendor, p.target_shape.weights):.0%}" if p.target_shape is not None else
+             f"{c.efficiency_of(hw.vendor):.0%}")
     lines += wrap(
         f"model: paircheck.speed priced at the roofline for this device: each evaluation reads its weights "
-        f"(a batch, the experts its tokens use) and KV cache at {c.efficiency_of(hw.vendor):.0%} of the peak "
-        f"bandwidth, plus {c.fixed_ms:g} ms, a batch's arithmetic adds {c.growth:g} of that per token, a round "
-        f"{c.round_ms:g} ms; constants fitted to published measurements (docs/estimate.md has the error per "
-        "point). `paircheck bench run` measures speed instead.", width)
+        f"(a batch: the experts its tokens use) and KV cache at {reach} of the peak bandwidth for the target's "
+        f"weights, plus {c.fixed_ms:g} ms; each more token of a batch adds {c.growth:g} of the memory time; "
+        f"constants fitted to {_points_said()} (docs/estimate.md: the error per point). `paircheck bench run` "
+        "measures speed instead.", width)
     return "\n".join(lines)
 
 

@@ -139,15 +139,17 @@ def detect(which: Callable[[str], str | None] = shutil.which, run: Runner = run_
     """The first of nvidia-smi, rocm-smi and system_profiler on PATH, asked for its GPUs."""
     problems: list[str] = []
     for argv, parse in ((NVIDIA_QUERY, parse_nvidia_smi), (ROCM_QUERY, parse_rocm_smi)):
-        if which(argv[0]) is None:
+        found = which(argv[0])
+        if found is None:
             continue
         try:
-            return Detected(parse(run(argv)), " ".join(argv))
+            return Detected(parse(run([found, *argv[1:]])), " ".join(argv))
         except (OSError, ValueError) as exc:
             problems.append(f"{argv[0]}: {exc}")
-    if which(MAC_QUERY[0]) is not None and which(MAC_MEMORY[0]) is not None:
+    profiler, sysctl = which(MAC_QUERY[0]), which(MAC_MEMORY[0])
+    if profiler is not None and sysctl is not None:
         try:
-            devices = parse_system_profiler(run(MAC_QUERY), run(MAC_MEMORY))
+            devices = parse_system_profiler(run([profiler, *MAC_QUERY[1:]]), run([sysctl, *MAC_MEMORY[1:]]))
             return Detected(devices, f"{' '.join(MAC_QUERY)} and {' '.join(MAC_MEMORY)}")
         except (OSError, ValueError) as exc:
             problems.append(f"{MAC_QUERY[0]}: {exc}")

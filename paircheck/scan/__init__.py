@@ -101,10 +101,12 @@ class CandidateResult:
         """With ``--engine all``: the engines that accept the pair."""
         return [name for name, verdict in self.engines.items() if verdict == ACCEPTED]
 
-    def sort_key(self) -> tuple[int, int, int, float, float, str]:
+    def sort_key(self) -> tuple[int, int, int, int, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
-        # Best predicted speedup first (on the GPU when there is one: a pair that does not fit
-        # its memory after those that do); a candidate without one (no tensor infos) after.
+        # On a named GPU (scan --gpu) the drafts predicted there come first, fastest first, a
+        # pair that does not fit its memory after those that do; then, as without a GPU, the
+        # best modelled (or probed) speedup, a candidate without one (no tensor infos) after.
+        on_gpu = 0 if self.gpu_speedup is not None else 1
         if self.gpu_speedup is not None:
             speed = -self.gpu_speedup if self.gpu_fits is not False else 1e9 - self.gpu_speedup
         else:
@@ -113,7 +115,7 @@ class CandidateResult:
         # --engine all: a draft more engines accept first (0 for a single engine).
         # Documented by name before documented only by vocabulary (a family's), before undocumented.
         documented = 0 if self.documented and self.documented_by != "vocabulary" else (1 if self.documented else 2)
-        return usable, -len(self.accepted_by), documented, speed, size, self.location
+        return usable, -len(self.accepted_by), on_gpu, documented, speed, size, self.location
 
 
 @dataclass(frozen=True)

@@ -415,3 +415,56 @@ def test_hub_faults_are_one_line_bounded_and_lose_nothing_else(
             return [{k: v for k, v in r.items() if k != "rank"} for r in rows if r["location"] != where]
 
         assert unranked(clean["candidates"]) == unranked(doc["candidates"])
+
+
+def test_scan_hub_on_a_named_gpu_ranks_by_predicted_tokens_per_s(standin: Standin, hub: TestServer,
+                                                                   tmp_path: Path) -> None:
+    """Issue 33: `scan --hub --gpu "RTX 3090"` ranks the drafts by the tokens/s predicted on that
+    GPU, checks the pair's memory against it and names the GPU row's source; each figure is the
+    one `estimate --gpu` gives for the same bytes read locally."""
+    from paircheck.hardware.pick import pick
+    from paircheck.hardware.table import find_gpu, load_gpus
+    from paircheck.scan import REFERENCE_ACCEPTANCE
+    from paircheck.speed.estimate import estimate_pair
+
+    doc, _ = _scan(hub, tmp_path, TARGET, "--gpu", "RTX 3090")
+    row = find_gpu("RTX 3090", load_gpus())
+    device = doc["device"]
+    assert device["gpu"] == {"name": row.name, "bandwidth_gbs": row.bandwidth_gbs, "memory_gib": row.memory_gib,
+                             "source": row.source}
+    assert device["hardware_basis"] == "table" and row.source in device["note"]
+    rated = [r for r in doc["candidates"] if r["gpu_tokens_per_s"] is not None]
+    assert len(rated) >= 3 and all(r["usable"] for r in rated)
+    assert all(r["gpu_acceptance_basis"] == "assumed" for r in rated)
+    # Ranked by the predicted speed on the GPU (fitting pairs first), not by the device-free model.
+    keys = [(r["gpu_fits"] is False, -r["gpu_speedup"]) for r in rated]
+    assert keys == sorted(keys)
+    target = standin.local(TARGET_REPO, TARGET_FILE)
+    picked = pick(load_gpus(), "RTX 3090")
+    assert picked is not None and picked.hardware is not None
+    for r in rated[:3]:
+        local = standin.local(r["repo"], r["file"])
+        est = estimate_pair(api.describe(str(target)), api.describe(str(local)), REFERENCE_ACCEPTANCE,
+                            hardware=picked.hardware, hardware_basis="table")
+        assert est.predicted is not None
+        assert r["gpu_tokens_per_s"] == pytest.approx(est.predicted.pair_tokens_per_s, rel=1e-3)
+        assert r["gpu_draft_max"] == est.predicted.draft_max
+        assert r["gpu_fits"] == est.predicted.fits
+        assert device["target_tokens_per_s"] == pytest.approx(est.predicted.target_tokens_per_s, rel=1e-6)
+    best = rated[0]
+    launch = doc["launch"]
+    if best["gpu_speedup"] >= 1.05 and best["gpu_fits"] is not False:
+        assert launch.endswith(f"--spec-draft-n-max {best['gpu_draft_max']}")
+    else:
+        assert " -md " not in launch  # run without a draft
+    proc, _ = _run(["scan", "--hub", "--no-default-dirs", "--gpu", "RTX 3090", TARGET], _env(hub, tmp_path))
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    text = proc.stdout
+    said = text.replace("\n  ", " ")
+    assert "device: GPU table: GeForce RTX 3090" in said and row.source in said and "tok/s" in text
+    if best["gpu_speedup"] >= 1.05:
+        assert f"PREDICTED on GeForce RTX 3090: {best['gpu_tokens_per_s']:.1f} tokens/s" in said
+    else:
+        assert "no draft is predicted to help on this GPU" in said
+    assert "MODELLED" not in text.split("\n\n")[1]  # the device-free column gives way to the GPU's
+    assert all(len(x) <= 80 for x in text.splitlines() if not x.startswith(("hf download", "llama-server")))

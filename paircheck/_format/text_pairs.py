@@ -102,7 +102,7 @@ def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOption
         for caveat in e.caveats:
             lines += wrap(f"caveat: {caveat.shown()}", options.width, "  ", "    ")
             if caveat.reason:
-                lines += wrap(f"from: {caveat.reason}", options.width, "    ", "      ")
+                lines += wrap(f"basis: {caveat.reason}", options.width, "    ", "       ")
         # A URL cannot be wrapped; on a line of its own it still copies cleanly.
         lines += ["  source:", f"    {e.source.url}"]
         lines += _measured_lines(e, options)

@@ -140,7 +140,7 @@ class Caveat:
     def shown(self) -> str:
         """The text as users see it: an inference says it is one (``reason`` is in the details)."""
         if self.basis == "inference":
-            return f"{self.text.rstrip('.')} (paircheck's inference)."
+            return f"{self.text.rstrip('.')} [paircheck's inference]."
         return self.text
 
     def to_dict(self) -> dict[str, Any]:

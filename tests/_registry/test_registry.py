@@ -360,10 +360,10 @@ def test_caveats_load_in_file_order_with_their_basis(tmp_path: Path) -> None:
     assert [(c.basis, c.shown()) for c in entry.caveats] == [
         ("quote", "From the quote."),
         ("source", "Needs 8 GB."),
-        ("inference", "Slow on CPU (paircheck's inference)."),
+        ("inference", "Slow on CPU [paircheck's inference]."),
     ]
     doc = entry.to_dict()
-    assert doc["caveats"][2] == "Slow on CPU (paircheck's inference)."
+    assert doc["caveats"][2] == "Slow on CPU [paircheck's inference]."
     assert doc["caveat_bases"][1] == {
         "text": "Needs 8 GB.", "basis": "source", "url": "https://example.org/docs", "quote": "It needs 8 GB.",
         "reason": None,

@@ -143,6 +143,10 @@ class Caveat:
             return f"{self.text.rstrip('.')} [paircheck's inference]."
         return self.text
 
+    def full(self) -> str:
+        """The shown text and, for an inference, what it rests on (the pairs page)."""
+        return self.shown() + (f" Basis: {self.reason}" if self.reason else "")
+
     def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "basis": self.basis, "url": self.url, "quote": self.quote, "reason": self.reason}
 

@@ -41,7 +41,9 @@ from paircheck.preflight.entry import lint_argv
 from paircheck.preflight.python_lint import lint_python
 
 REPO = Path(__file__).resolve().parents[2]
-MAX_BYTES = 300_000
+# A budget, not a measurement: 298.8 KB for 89 pairs before issue 35 gave caveats their
+# quotes and bases (301.6 KB after); the page must stay one small self-contained file.
+MAX_BYTES = 320_000
 SCREENSHOT = REPO / "docs" / "pairs-page.png"
 
 

@@ -41,7 +41,7 @@ def _row(e: RegistryEntry) -> dict[str, str]:
         "checked": e.source.checked.isoformat(),
         "quote": e.quote,
         "quote_url": e.quote_url or e.source.url,
-        "caveats": ";".join(e.caveats),
+        "caveats": ";".join(c.shown() for c in e.caveats),
         "read": ";".join(e.checked.read) if e.checked else "",
         "unreadable": ";".join(e.checked.unreadable) if e.checked else "",
         "see_also": ";".join(e.see_also),

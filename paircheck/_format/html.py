@@ -260,7 +260,7 @@ def _more_row(entry: RegistryEntry) -> Html:
     parts.append(_measured(entry))
     parts.append(_quote(entry))
     if entry.caveats:
-        parts.append(_el("ul", *[_el("li", c) for c in entry.caveats], class_="caveats", aria_label="Caveats"))
+        parts.append(_el("ul", *(_el("li", c.full()) for c in entry.caveats), class_="caveats", aria_label="Caveats"))
     parts.append(_details(entry))
     return _el("tr", _el("td", _lines(parts), colspan=len(COLUMNS)), class_="more")
 

@@ -100,7 +100,8 @@ def render_pairs_details(entries: Sequence[RegistryEntry], options: RenderOption
         lines += wrap(f"{e.target.name} + {e.draft.name} ({e.method}): {evidence_text(e)}", options.width, "", "    ")
         lines += wrap(f'"{e.quote}"', options.width, "  ", "   ")
         for caveat in e.caveats:
-            lines += wrap(f"caveat: {caveat}", options.width, "  ", "    ")
+            lines += wrap(f"caveat: {caveat.shown()}", options.width, "  ", "    ")
+            lines += wrap(f"basis: {caveat.reason}", options.width, "    ", "       ") if caveat.reason else []
         # A URL cannot be wrapped; on a line of its own it still copies cleanly.
         lines += ["  source:", f"    {e.source.url}"]
         lines += _measured_lines(e, options)

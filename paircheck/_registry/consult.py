@@ -385,7 +385,7 @@ def _entry_details(e: RegistryEntry, **extra: object) -> dict[str, object]:
         "figure": e.figure,
         "shown_running": e.shown_running(),
         "quote": e.quote,
-        "caveats": list(e.caveats),
+        "caveats": [c.shown() for c in e.caveats],
         "source": {"url": e.source.url, "kind": e.source.kind, "checked": e.source.checked.isoformat()},
         "see_also": list(e.see_also),
         **extra,
@@ -430,7 +430,7 @@ def _pair_finding(m: PairMatch, fvs: Mapping[str, FileVocab | None]) -> Finding:
         else ""
     )
     details = _entry_details(e, matched_by={"target": m.target_by, "draft": m.draft_by}, fingerprint_differs=mismatched)
-    caveats = "".join(f" Caveat: {c.rstrip('.')}." for c in e.caveats)
+    caveats = "".join(f" Caveat: {c.shown().rstrip('.')}." for c in e.caveats)
     if e.status == "fails":
         code, name = DOCUMENTED_FAILING
         message = f"{pair} is {evidence_text(e)}: {e.why}.{caveats}{caveat} {_source(e)}"

@@ -122,6 +122,36 @@ class EngineQuote:
 
 
 @dataclass(frozen=True)
+class Caveat:
+    """One warning a user sees when their pair matches, and what it rests on.
+
+    ``basis`` is "quote" (a plain string in the TOML: its facts are in the entry's own
+    quotes), "source" (a ``[[pair.caveat]]`` whose facts are in ``quote``, words of ``url``,
+    a page the entry cites and read) or "inference" (paircheck's own conclusion, ``reason``
+    says from what). The registry lint (RL109) holds each to its basis.
+    """
+
+    text: str
+    basis: str = "quote"
+    url: str | None = None
+    quote: str | None = None
+    reason: str | None = None
+
+    def shown(self) -> str:
+        """The text as users see it: an inference says it is one (``reason`` is in the details)."""
+        if self.basis == "inference":
+            return f"{self.text.rstrip('.')} [paircheck's inference]."
+        return self.text
+
+    def full(self) -> str:
+        """The shown text and, for an inference, what it rests on (the pairs page)."""
+        return self.shown() + (f" Basis: {self.reason}" if self.reason else "")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "basis": self.basis, "url": self.url, "quote": self.quote, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class RegistryEntry:
     id: str
     family: str
@@ -142,7 +172,8 @@ class RegistryEntry:
     engine_evidence: tuple[tuple[str, str], ...] = ()
     figure: str | None = None
     quote_url: str | None = None
-    caveats: tuple[str, ...] = ()
+    # In file order: the plain strings first, then the [[pair.caveat]] tables.
+    caveats: tuple[Caveat, ...] = ()
     see_also: tuple[str, ...] = ()
     target_vocab: VocabPrint | None = None
     draft_vocab: VocabPrint | None = None
@@ -209,7 +240,7 @@ class RegistryEntry:
             " ".join(level for _, level in self.engine_evidence),
             self.why or "",
             self.notes,
-            " ".join(self.caveats),
+            " ".join(c.text for c in self.caveats),
             self.source.url,
             self.source.kind,
         ]
@@ -242,7 +273,9 @@ class RegistryEntry:
             },
             "quote": self.quote,
             "quote_url": self.quote_url or self.source.url,
-            "caveats": list(self.caveats),
+            # As users read them (an inference says so); caveat_bases says what each rests on.
+            "caveats": [c.shown() for c in self.caveats],
+            "caveat_bases": [c.to_dict() for c in self.caveats],
             "checked": {
                 "on": self.source.checked.isoformat(),
                 "read": list(self.checked.read) if self.checked else [],

@@ -4,7 +4,9 @@ An audit of the registry against its sources (issue 25) found the same mistakes 
 again: an engine the source never names, a failure borrowed from a nearby model, a level
 above what the source shows, a quantized or QAT checkpoint recorded as the plain model, a
 quote cut or rewritten without saying so, a page's generic introduction quoted for a pair it
-never names. This module checks what of that can be checked from the data alone, so the
+never names. A later audit (issue 35) found caveats adding facts no source of the entry
+states (a model's size, a PR number, a vocab padding). This module checks what of that can be
+checked from the data alone, so the
 mistakes cannot come back unnoticed. ``registry/README.md`` ("The lint") states the rules for
 whoever adds an entry.
 
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from paircheck._registry.entry import RegistryEntry
+from paircheck._registry.entry import Caveat, RegistryEntry
 from paircheck._registry.identity import ModelRef, normalise_name
 from paircheck._registry.load import Registry, load_registry
 from paircheck._registry.schema import FAILS_EVIDENCE, RegistryError
@@ -84,7 +86,19 @@ R_LEVEL = LintRule(
     "or computed, or whose author says they ran it filed at recommended or computed.",
     "Raise the level (with the numbers), or quote what the level rests on.", source=_DOC)
 
-LINT_RULES: tuple[LintRule, ...] = (R_ENGINE, R_CUT, R_PAIR, R_NEGATIVE, R_IDENTITY, R_MEASURED, R_NUMBER, R_LEVEL)
+R_CAVEAT = LintRule(
+    "RL109", "caveat-unsupported", "Each caveat rests on a quote, a quoted page or a stated inference",
+    "A caveat users read as the source's word must rest on it. A plain caveat string's numbers, sizes, versions, "
+    "quantizations and PR or issue numbers (every word with a digit) must be written in one of the entry's quotes, "
+    "the sides' names or the entry's URLs; a [[pair.caveat]] with basis = 'source' must find them in its own quote "
+    "(words of a page in checked.read) or the entry's; one with basis = 'inference' is shown as paircheck's "
+    "inference and must give a reason that states each such number it rests on.",
+    "Quote the words the caveat rests on (basis = 'source', url, quote), drop the fact, or mark the caveat "
+    "basis = 'inference' with a reason.", source=_DOC)
+
+LINT_RULES: tuple[LintRule, ...] = (
+    R_ENGINE, R_CUT, R_PAIR, R_NEGATIVE, R_IDENTITY, R_MEASURED, R_NUMBER, R_LEVEL, R_CAVEAT
+)
 
 
 @dataclass(frozen=True)
@@ -317,6 +331,46 @@ _CUT_NOTE = re.compile(r"\bcut\b|trimmed|shortened|elided|omitted|joined|table r
 _BELOW_MEASURED = ("ran", "recommended", "computed")
 
 
+# --------------------------------------------------------------------------- caveat facts
+
+# A word with a digit in it is a checkable fact: a size (106B, A3B), a count (152064), a
+# version (0.18.0), a quantization (Q4_K_M), a PR or issue number, a figure (1.14x, 40%).
+_FACT = re.compile(r"[0-9A-Za-z_.]*\d[0-9A-Za-z_.]*")
+
+
+def fact_words(text: str) -> frozenset[str]:
+    """The words with a digit in ``text``, as compared: case-folded, thousands separators
+    dropped ("152,064" is 152064), a trailing ratio sign dropped ("1.14x" is 1.14)."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", text)
+    text = re.sub(r"\.(?:gguf|safetensors|bin)\b", " ", text, flags=re.IGNORECASE)  # "...-Q8_0.gguf" names Q8_0
+    out = set()
+    for word in _FACT.findall(text):
+        word = word.strip("._").casefold()
+        word = re.sub(r"(?<=\d)x$", "", word)
+        word = re.sub(r"^v(?=\d+\.\d)", "", word)  # "v0.18.0" is version 0.18.0 (V0, V1 stay engine names)
+        if re.search(r"\d", word):
+            out.add(word)
+    return frozenset(out)
+
+
+def _entry_support(entry: RegistryEntry, quotes: list[_Quote]) -> frozenset[str]:
+    """What any caveat of the entry may rest on: its quotes, its sides' names and its URLs
+    (a PR number that is the cited PR's own)."""
+    texts = [q.text for q in quotes]
+    texts += [entry.target.name, entry.target.repo or "", entry.draft.name, entry.draft.repo or ""]
+    texts += [entry.source.url, entry.quote_url or "", *entry.see_also]
+    if entry.checked:
+        texts += [*entry.checked.read, *entry.checked.unreadable]
+    return fact_words(" ".join(texts))
+
+
+def unsupported_facts(caveat: Caveat, support: frozenset[str]) -> list[str]:
+    """The caveat's words with a digit that its basis does not state, in text order."""
+    own = {"source": caveat.quote, "inference": caveat.reason}.get(caveat.basis) or ""
+    have = support | fact_words(own)
+    return sorted(fact_words(caveat.text) - have, key=caveat.text.casefold().find)
+
+
 # --------------------------------------------------------------------------- the lint
 
 
@@ -360,6 +414,7 @@ def lint_entry(entry: RegistryEntry) -> list[LintFinding]:
     # RL102: cuts and joined table cells are said in checked.note.
     note = entry.checked.note if entry.checked else None
     cut = [q.what for q in quotes if _CUT.search(q.text)]
+    cut += [f"caveat {i}" for i, c in enumerate(entry.caveats) if c.quote and _CUT.search(c.quote)]
     if cut and not (note and _CUT_NOTE.search(note)):
         add(R_CUT, f"{', '.join(cut)} is cut ('...') or joins table cells (' | '); say so in checked.note")
 
@@ -437,6 +492,18 @@ def lint_entry(entry: RegistryEntry) -> list[LintFinding]:
             add(R_LEVEL, f"{q.what} reports a figure but its level is {'/'.join(sorted(levels))}: measured?")
         elif _RAN.search(q.text) and levels & {"recommended", "computed"}:
             add(R_LEVEL, f"{q.what} says its author ran the pair but its level is {'/'.join(sorted(levels))}: ran?")
+
+    # RL109: every caveat's checkable facts are in what it rests on; an inference says from what.
+    support = _entry_support(entry, quotes)
+    for i, caveat in enumerate(entry.caveats):
+        if caveat.basis == "inference" and not (caveat.reason and caveat.reason.strip()):
+            add(R_CAVEAT, f"caveat {i} is marked inference but gives no reason (what paircheck concludes it from)")
+            continue
+        unsupported = unsupported_facts(caveat, support)
+        if unsupported:
+            where = {"quote": "in any quote of the entry", "source": "in its quote or the entry's",
+                     "inference": "in its reason or the entry's quotes"}[caveat.basis]
+            add(R_CAVEAT, f"caveat {i} ({caveat.text[:40]!r}...) states {', '.join(unsupported)}, not written {where}")
     return out
 
 

@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from paircheck._registry.entry import Checked, EngineQuote, Measurement, RegistryEntry, Source, VocabPrint
+from paircheck._registry.entry import Caveat, Checked, EngineQuote, Measurement, RegistryEntry, Source, VocabPrint
 from paircheck._registry.identity import ModelIdentity, ModelRef, normalise_name, ref_key
 from paircheck._registry.schema import SCHEMA_VERSION, RegistryError, _as_date, _check_document, _where
 from paircheck.constants import canonical_engine, canonical_method
@@ -246,7 +246,10 @@ def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
         engine_evidence=tuple(sorted(item.get("engine_evidence", {}).items())),
         figure=item.get("figure"),
         quote_url=item.get("quote_url"),
-        caveats=tuple(c.strip() for c in item.get("caveats", ())),
+        caveats=(
+            *(Caveat(" ".join(c.split())) for c in item.get("caveats", ())),
+            *(_build_caveat(c) for c in item.get("caveat", ())),
+        ),
         see_also=tuple(item.get("see_also", ())),
         target_vocab=_build_vocab(item.get("target_vocab")),
         draft_vocab=_build_vocab(item.get("draft_vocab")),
@@ -256,6 +259,14 @@ def _build_entry(item: Mapping[str, Any]) -> RegistryEntry:
             for q in item.get("engine_quote", ())
         ),
     )
+
+
+def _build_caveat(c: Mapping[str, Any]) -> Caveat:
+    def words(key: str) -> str | None:
+        return " ".join(c[key].split()) if c.get(key) else None
+
+    text = " ".join(c["text"].split())
+    return Caveat(text=text, basis=c["basis"], url=c.get("url"), quote=words("quote"), reason=words("reason"))
 
 
 def _build_measurement(m: Mapping[str, Any]) -> Measurement:

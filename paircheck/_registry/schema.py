@@ -78,6 +78,11 @@ _MEASURED_REQUIRED = ("quantity", "value", "quote", "engine")
 _MEASURED_TEXT = ("engine_version", "target_quant", "draft_quant", "hardware", "settings", "url")
 _MEASURED_KEYS = frozenset(_MEASURED_REQUIRED) | frozenset(_MEASURED_TEXT) | {"draft_max", "value_max"}
 _ENGINE_QUOTE_KEYS = frozenset({"engine", "quote", "url"})
+# What a [[pair.caveat]] table rests on (a plain caveat string rests on the entry's quotes):
+# "source": words of another page the entry cites and read (url, quote); "inference":
+# paircheck's own conclusion, with the reason it rests on.
+CAVEAT_BASES: tuple[str, ...] = ("source", "inference")
+_CAVEAT_KEYS = frozenset({"text", "basis", "url", "quote", "reason"})
 
 _ID_RE = re.compile(r"^[a-z0-9](?:[a-z0-9.]|-(?!-{2}))*[a-z0-9]$")
 _FAMILY_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*[a-z0-9]$")
@@ -101,7 +106,7 @@ _ENTRY_REQUIRED = (
 )
 _ENTRY_OPTIONAL = (
     "why", "fails_on", "engine_evidence", "figure", "quote_url", "caveats", "see_also",
-    "target_vocab", "draft_vocab", "measured", "engine_quote",
+    "target_vocab", "draft_vocab", "measured", "engine_quote", "caveat",
 )
 _MODEL_KEYS = frozenset({"name", "repo", "builtin"})
 _SOURCE_KEYS = frozenset({"url", "kind"})
@@ -195,6 +200,7 @@ def _check_entry(item: Mapping[str, Any]) -> list[str]:
     p += _check_quote_and_checked(item)
     p += _check_engine_quotes(item)
     p += _check_measured(item)
+    p += _check_caveat_tables(item)
     if "caveats" in item:
         caveats = item["caveats"]
         if not isinstance(caveats, list) or not all(isinstance(c, str) and c.strip() for c in caveats):
@@ -364,6 +370,49 @@ def _check_measured(item: Mapping[str, Any]) -> list[str]:
         n = m.get("draft_max")
         if "draft_max" in m and (isinstance(n, bool) or not isinstance(n, int) or n <= 0):
             p.append(f"{where}: draft_max must be a positive integer (draft tokens per step)")
+    return p
+
+
+def _check_caveat_tables(item: Mapping[str, Any]) -> list[str]:
+    """``[[pair.caveat]]``: a caveat with what it rests on, another read page's words or a reason."""
+    if "caveat" not in item:
+        return []
+    rows = item["caveat"]
+    if not isinstance(rows, list) or not rows:
+        return ["caveat must be a list of tables ([[pair.caveat]])"]
+    p: list[str] = []
+    read = _read_urls(item)
+    for i, c in enumerate(rows):
+        where = f"caveat[{i}]"
+        if not isinstance(c, Mapping):
+            p.append(f"{where}: must be a table with text and basis")
+            continue
+        p += [f"{where}: unknown field {k!r}" for k in sorted(set(c) - _CAVEAT_KEYS)]
+        p += [f"{where}: missing required field {k!r}" for k in ("text", "basis") if k not in c]
+        for key in ("text", "url", "quote", "reason"):
+            if key in c and not (isinstance(c[key], str) and c[key].strip()):
+                p.append(f"{where}: {key} must be a non-empty string")
+        if isinstance(c.get("text"), str) and len(c["text"]) > MAX_CAVEAT:
+            p.append(f"{where}: text longer than {MAX_CAVEAT} characters")
+        basis = c.get("basis")
+        if "basis" in c and basis not in CAVEAT_BASES:
+            p.append(f"{where}: basis {basis!r} is not one of: {', '.join(CAVEAT_BASES)} "
+                     "(a caveat its entry's quotes support is a plain string in caveats)")
+        if basis == "source":
+            p += [f"{where}: a 'source' caveat needs {k!r}" for k in ("url", "quote") if k not in c]
+            if "reason" in c:
+                p.append(f"{where}: reason is for an 'inference' caveat (a 'source' one quotes its page)")
+            if "quote" in c:
+                p += _check_one_quote(where, c["quote"])
+            if isinstance(c.get("url"), str) and c["url"] not in read:
+                p.append(f"{where}: url must be one of the URLs in checked.read")
+        elif basis == "inference":
+            if "reason" not in c:
+                p.append(f"{where}: an 'inference' caveat needs a 'reason': what paircheck concludes it from")
+            if "url" in c or "quote" in c:
+                p.append(f"{where}: an 'inference' caveat has a reason, not url or quote (quoted words: 'source')")
+            if isinstance(c.get("reason"), str) and len(c["reason"]) > MAX_CAVEAT:
+                p.append(f"{where}: reason longer than {MAX_CAVEAT} characters")
     return p
 
 

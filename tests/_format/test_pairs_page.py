@@ -23,7 +23,7 @@ from paircheck._engine import engines
 from paircheck._format.html import render_html, search_text, sort_key
 from paircheck._format.markdown import render_markdown_summary
 from paircheck._registry.consult import target_matches
-from paircheck._registry.entry import Measurement, RegistryEntry
+from paircheck._registry.entry import Caveat, Measurement, RegistryEntry
 from paircheck._registry.launch import (
     LLAMACPP_SPEC_TYPES,
     SGLANG_ALGORITHMS,
@@ -41,7 +41,9 @@ from paircheck.preflight.entry import lint_argv
 from paircheck.preflight.python_lint import lint_python
 
 REPO = Path(__file__).resolve().parents[2]
-MAX_BYTES = 300_000
+# A budget, not a measurement: 298.8 KB for 89 pairs before issue 35 gave caveats their
+# quotes and bases (301.6 KB after); the page must stay one small self-contained file.
+MAX_BYTES = 320_000
 SCREENSHOT = REPO / "docs" / "pairs-page.png"
 
 
@@ -142,7 +144,8 @@ def test_every_pair_is_in_the_page_with_its_facts(registry: Registry, page: str)
     for e in registry:
         block = page[page.index(f'id="pair-{e.id}"'):]
         block = block[: block.index("</tbody>")]
-        for text in (e.target.name, e.draft.name, e.quote, *e.caveats, e.notes, pairs_command(e),
+        caveats = [c.shown() for c in e.caveats] + [c.reason for c in e.caveats if c.reason]
+        for text in (e.target.name, e.draft.name, e.quote, *caveats, e.notes, pairs_command(e),
                      *(line.text for line in launch_lines(e)), e.source.checked.isoformat()):
             assert html.escape(text) in block, (e.id, text)
         assert f'href="{html.escape(e.source.url)}"' in block
@@ -180,7 +183,8 @@ def test_everything_from_the_registry_is_escaped(registry: Registry) -> None:
         target=dataclasses.replace(base.target, name="T" + HOSTILE, repo="org/t" + HOSTILE),
         draft=dataclasses.replace(base.draft, name="D" + HOSTILE),
         family="fam" + HOSTILE, method="draft-model", notes="N" + HOSTILE, quote="Q" + HOSTILE,
-        caveats=("C" + HOSTILE,), see_also=("https://example.org/" + HOSTILE,), id="id" + HOSTILE,
+        caveats=(Caveat("C" + HOSTILE), Caveat("I" + HOSTILE, "inference", reason="R" + HOSTILE)),
+        see_also=("https://example.org/" + HOSTILE,), id="id" + HOSTILE,
     )
     text = render_html([evil])
     tags = parse(text)

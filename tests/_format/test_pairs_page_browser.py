@@ -427,7 +427,10 @@ def test_registry_text_is_escaped_not_run(b: Any, tmp_path: Path) -> None:
     evil = json.dumps(HOSTILE + " </script><script>window.pwned=2</script>")  # a TOML basic string too
     for key in ("notes", "quote"):
         block = re.sub(rf'^{key} = ".*"$', f"{key} = {evil}", block, count=1, flags=re.M)
-    block = block.replace('caveats = ["', 'caveats = ["<b onmouseover=alert(1)>x</b> & ', 1)
+    # A caveat of each kind: a plain string and a [[pair.caveat]] table's text and basis.
+    block = re.sub(r"^caveats = .*\n", "", block, count=1, flags=re.M)
+    block = re.sub(r"^notes = ", 'caveats = ["<b onmouseover=alert(1)>x</b> & "]\nnotes = ', block, count=1, flags=re.M)
+    block += '\n[[pair.caveat]]\ntext = "T <i onclick=alert(3)>i</i>"\nbasis = "inference"\nreason = ' + evil + "\n"
     registry = tmp_path / "registry"
     registry.mkdir()
     (registry / "pairs.toml").write_text("schema_version = 2\n\n" + block, encoding="utf-8")
@@ -440,6 +443,7 @@ def test_registry_text_is_escaped_not_run(b: Any, tmp_path: Path) -> None:
     b.execute_script("document.querySelectorAll('details').forEach(d => d.open = true)")
     text = b.find_element("id", "pairs").text
     assert HOSTILE in text and "<b onmouseover=alert(1)>x</b> &" in text
+    assert "T <i onclick=alert(3)>i</i> [paircheck's inference]. Basis: " + HOSTILE in text
     assert count_text(b) == "1 of 1 pairs"
 
 

@@ -333,6 +333,43 @@ def test_evidence_fields_are_validated(tmp_path: Path, change: tuple[str, str], 
     assert needle in load_error(write_registry(tmp_path, HEADER + GOOD_ENTRY.replace(old, new)))
 
 
+@pytest.mark.parametrize(
+    ("table", "needle"),
+    [
+        ('text = "t"\nbasis = "guess"', "basis 'guess' is not one of: source, inference"),
+        ('text = "t"\nbasis = "inference"', "an 'inference' caveat needs a 'reason'"),
+        ('text = "t"\nbasis = "source"\nurl = "https://example.org/docs"', "a 'source' caveat needs 'quote'"),
+        ('text = "t"\nbasis = "source"\nurl = "https://example.org/x"\nquote = "q"', "url must be one of the URLs"),
+        ('text = "t"\nbasis = "inference"\nreason = "r"\nquote = "q"', "has a reason, not url or quote"),
+        ('basis = "inference"\nreason = "r"', "caveat[0]: missing required field 'text'"),
+        ('text = "t"\nbasis = "inference"\nreason = "r"\nwhy = "w"', "caveat[0]: unknown field 'why'"),
+    ],
+)
+def test_caveat_tables_are_validated(tmp_path: Path, table: str, needle: str) -> None:
+    body = HEADER + GOOD_ENTRY + "\n[[pair.caveat]]\n" + table + "\n"
+    assert needle in load_error(write_registry(tmp_path, body))
+
+
+def test_caveats_load_in_file_order_with_their_basis(tmp_path: Path) -> None:
+    body = HEADER + GOOD_ENTRY.replace('notes = "demo"', 'notes = "demo"\ncaveats = ["From the quote."]') + (
+        '\n[[pair.caveat]]\ntext = "Needs 8 GB."\nbasis = "source"\nurl = "https://example.org/docs"\n'
+        'quote = "It needs 8 GB."\n\n[[pair.caveat]]\ntext = "Slow on CPU."\nbasis = "inference"\n'
+        'reason = "The draft is 0.5B."\n'
+    )
+    entry = next(iter(load_registry(write_registry(tmp_path, body))))
+    assert [(c.basis, c.shown()) for c in entry.caveats] == [
+        ("quote", "From the quote."),
+        ("source", "Needs 8 GB."),
+        ("inference", "Slow on CPU [paircheck's inference]."),
+    ]
+    doc = entry.to_dict()
+    assert doc["caveats"][2] == "Slow on CPU [paircheck's inference]."
+    assert doc["caveat_bases"][1] == {
+        "text": "Needs 8 GB.", "basis": "source", "url": "https://example.org/docs", "quote": "It needs 8 GB.",
+        "reason": None,
+    }
+
+
 def test_per_engine_evidence_and_failure_levels_load(tmp_path: Path) -> None:
     body = (
         HEADER
@@ -528,7 +565,7 @@ def test_issue_17_corrections_hold(registry: Registry) -> None:
     assert qwen36 is not None and qwen36.evidence == "computed" and qwen36.caveats
     coder = registry.get("deepseek-r1-distill-qwen-32b--deepseek-r1-draft-qwen2.5-coder-0.5b")
     assert coder.draft.repo.endswith("-GGUF") and coder.evidence == "recommended"
-    assert any("no engine" in c for c in coder.caveats)
+    assert any("no engine" in c.text for c in coder.caveats)
 
 
 def test_issue_25_corrections_hold(registry: Registry) -> None:

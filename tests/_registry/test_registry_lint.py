@@ -8,6 +8,8 @@ caught. ``test_one_planted_example_of_each_class_is_caught`` plants them all at 
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 from pathlib import Path
 
@@ -18,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_registry import HEADER, write_registry  # noqa: E402
 
 from paircheck._registry import lint as L  # noqa: E402
-from paircheck._registry.entry import Measurement, RegistryEntry  # noqa: E402
+from paircheck._registry.entry import Caveat, Measurement, RegistryEntry  # noqa: E402
 from paircheck._registry.load import Registry, load_registry  # noqa: E402
 from paircheck._registry.schema import QUANTITIES, RegistryError  # noqa: E402
 
@@ -309,6 +311,85 @@ def test_the_level_is_not_below_the_quote(findings: list[L.LintFinding], tmp_pat
     assert L.R_LEVEL.code not in _lint(tmp_path, hardware)
 
 
+# --------------------------------------------------------------------------- RL109
+
+# A caveat that states a size no quote of the entry gives (the audit's "106B total").
+PLANT_CAVEAT = CLEAN.replace('notes = "demo"', 'caveats = ["The draft is itself a 106B MoE."]\nnotes = "demo"')
+# The same fact, quoted from a page the entry read.
+SOURCED_CAVEAT = CLEAN + """
+[[pair.caveat]]
+text = "The draft is itself a 106B MoE."
+basis = "source"
+url = "https://docs.vllm.ai/en/latest/demo.html"
+quote = "Demo-0.5B is distilled from a 106B total MoE."
+"""
+INFERRED_CAVEAT = CLEAN + """
+[[pair.caveat]]
+text = "Both pad to 152064 rows, so vLLM accepts them."
+basis = "inference"
+reason = "Both configs' vocab_size is 152064 (the entries' vocab records)."
+"""
+
+
+def test_a_caveat_states_only_what_it_rests_on(findings: list[L.LintFinding], tmp_path: Path) -> None:
+    assert _real(findings, L.R_CAVEAT) == []
+    found = L.lint_entry(_one(tmp_path, PLANT_CAVEAT))
+    assert [f.rule for f in found] == [L.R_CAVEAT] and "states 106b" in found[0].message
+    # Supported by the entry's own quote: the plain string is enough.
+    quoted = PLANT_CAVEAT.replace("as its draft model.", "as its draft model; the draft is a 106B MoE.")
+    assert L.lint_entry(_one(tmp_path, quoted)) == []
+    # Supported by a quoted page the entry read, or marked inference with a reason stating it.
+    assert L.lint_entry(_one(tmp_path, SOURCED_CAVEAT)) == []
+    assert L.lint_entry(_one(tmp_path, INFERRED_CAVEAT)) == []
+    # An inference whose reason does not state its number is caught too.
+    vague = INFERRED_CAVEAT.replace("Both configs' vocab_size is 152064", "Both configs pad the same way")
+    assert [f.rule for f in L.lint_entry(_one(tmp_path, vague))] == [L.R_CAVEAT]
+    # A source quote that does not hold the number does not support it.
+    unsupported = SOURCED_CAVEAT.replace("a 106B total MoE", "a large MoE")
+    assert [f.rule for f in L.lint_entry(_one(tmp_path, unsupported))] == [L.R_CAVEAT]
+    # A cut in a caveat's quote is said in checked.note, like any quote's (RL102).
+    cut = SOURCED_CAVEAT.replace("distilled from a 106B", "distilled ... from a 106B")
+    assert [f.rule for f in L.lint_entry(_one(tmp_path, cut))] == [L.R_CUT]
+
+
+def test_an_inference_without_its_basis_is_refused(tmp_path: Path) -> None:
+    # The schema refuses it before the lint runs ...
+    no_reason = re.sub(r"^reason = .*\n", "", INFERRED_CAVEAT, flags=re.M)
+    with pytest.raises(RegistryError, match="an 'inference' caveat needs a 'reason'"):
+        _load(tmp_path, no_reason)
+    # ... and the lint catches one built without it (a registry loaded another way).
+    entry = _one(tmp_path, CLEAN)
+    bare = dataclasses.replace(entry, caveats=(Caveat("Slow on CPUs.", "inference"),))
+    found = L.lint_entry(bare)
+    assert [f.rule for f in found] == [L.R_CAVEAT] and "gives no reason" in found[0].message
+
+
+def test_a_pr_number_is_supported_by_the_cited_pr_and_a_name_by_the_sides() -> None:
+    support = L.fact_words("https://github.com/sgl-project/sglang/pull/4716 Llama-3.3-70B-Instruct")
+    assert L.unsupported_facts(Caveat("Needs PR 4716 for the 70B."), support) == []
+    assert L.unsupported_facts(Caveat("Needs PR 4717 for the 70B."), support) == ["4717"]
+
+
+@pytest.mark.parametrize(
+    ("caveat", "quote"),
+    [
+        ("152064 vs 151936", "vocab 152,064 and 151,936"),  # thousands separators
+        ("up to 1.14x", "1.05-1.14× on SWE-bench"),  # a ratio sign
+        ("vLLM before 0.18.0", "introduced in v0.18.0"),  # a version's v
+        ("a Q8_0 31B", "-m models/Gemma4-31B-Q8_0.gguf"),  # a file name's quantization and size
+        ("EXL2 4.0bpw", "exl2/4.0bpw"),  # case
+    ],
+)
+def test_fact_words_match_as_written(caveat: str, quote: str) -> None:
+    assert L.fact_words(caveat) <= L.fact_words(quote)
+
+
+def test_fact_words_do_not_match_other_numbers() -> None:
+    assert L.fact_words("V0 engine") == {"v0"}  # an engine generation is not a version
+    assert not L.fact_words("vLLM 0.9") <= L.fact_words("the vLLM 0.9.1 docs")
+    assert not L.fact_words("a 150 W limit") <= L.fact_words("at 150W")  # written differently: reword it
+
+
 # --------------------------------------------------------------------------- all together
 
 
@@ -321,6 +402,7 @@ PLANTS = {
     L.R_MEASURED: PLANT_NO_DATA,
     L.R_NUMBER: PLANT_NUMBER,
     L.R_LEVEL: PLANT_LEVEL,
+    L.R_CAVEAT: PLANT_CAVEAT,
 }
 
 

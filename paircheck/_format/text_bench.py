@@ -178,7 +178,7 @@ def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     hw = p.hardware
     acc = "" if p.acceptance is None else f" {p.acceptance:.2f}"
     said_acc = f"acceptance{acc} {_BASIS_WORD.get(p.acceptance_basis, p.acceptance_basis)}"
-    if p.acceptance_basis == "measured" and p.acceptance is None:
+    if p.work_basis == "replayed":
         said_acc = "the probe's MEASURED counts"
     if p.faster:
         head = (f"PREDICTED on {hw.name}: {p.pair_tokens_per_s:.1f} tokens/s with the draft at draft max "

@@ -115,6 +115,9 @@ class GpuPrediction:
     target_shape: Shape | None = None
     draft_shape: Shape | None = None
     constants: Constants = FITTED
+    # The work per draft length: "replayed" (a probe's counts, exact for its texts) or "iid"
+    # (Leviathan et al.'s expected work at the acceptance).
+    work_basis: str = "iid"
 
     @property
     def faster(self) -> bool:
@@ -146,6 +149,7 @@ class GpuPrediction:
             "acceptance_basis": self.acceptance_basis,
             "acceptance_note": self.acceptance_note,
             "costs_basis": "roofline",
+            "work_basis": self.work_basis,
             "memory_needed_gib": None if self.memory_needed_gib is None else round(self.memory_needed_gib, 2),
             "fits": self.fits,
             "by_draft_max": [{"draft_max": p.draft_max, "pair_tokens_per_s": round(p.pair_tokens_per_s, 2),
@@ -198,6 +202,7 @@ def predict_on(
         raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
     costs = roofline_costs(target, draft, hardware, context, constants)
     assumed = acceptance is None and works is None
+    work_basis = "iid" if works is None else "replayed"
     a = ASSUMED_ACCEPTANCE if assumed else acceptance
     lengths = K_SEARCH if draft_max is None else tuple(sorted({*K_SEARCH, draft_max}))
     if works is None:
@@ -221,7 +226,7 @@ def predict_on(
         hardware, hardware_basis, context, a, "assumed" if assumed else acceptance_basis, acceptance_note, k,
         at.target_tokens_per_s, at.pair_tokens_per_s, at.speedup,
         by_length=[LengthPoint(j, p.pair_tokens_per_s or 0.0, p.speedup) for j, p in sorted(preds.items())],
-        band=band, target_shape=target, draft_shape=draft, constants=constants,
+        band=band, target_shape=target, draft_shape=draft, constants=constants, work_basis=work_basis,
     )
 
 

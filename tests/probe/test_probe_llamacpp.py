@@ -200,6 +200,43 @@ def test_estimate_models_the_speed_on_the_measured_counts(probe_file: Path, prob
     assert "ASSUMED acceptance 0.5..0.9" in plain and "paircheck probe" in plain
 
 
+def test_estimate_on_a_gpu_prices_the_probes_measured_counts(probe_file: Path, probed: dict[str, Any],
+                                                             smol: dict[str, Path]) -> None:
+    """Issue 33: `estimate --from probe.json --gpu NAME`: the work the probe replayed (exact for
+    greedy decoding), priced by the roofline for the named GPU instead of the probe machine."""
+    from paircheck.api import describe
+    from paircheck.hardware.pick import pick
+    from paircheck.hardware.table import load_gpus
+    from paircheck.speed.model import Work, predict
+    from paircheck.speed.on_gpu import DEFAULT_CONTEXT, shapes
+    from paircheck.speed.roofline import roofline_costs
+
+    done = _cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file), "--gpu", "4090",
+                "--json")
+    assert done.returncode == 0, done.stderr
+    pred = json.loads(done.stdout)["predicted"]
+    entry = _entry(probed, smol["q2_k"])
+    assert pred["acceptance_basis"] == "measured" and pred["acceptance"] == entry["acceptance_rate"]
+    assert pred["gpu"]["name"] == "GeForce RTX 4090" and pred["costs_basis"] == "roofline"
+    picked = pick(load_gpus(), "4090")
+    assert picked is not None and picked.hardware is not None
+    t_shape, d_shape = shapes(describe(str(smol["target"])), describe(str(smol["q2_k"])), None, None)
+    costs = roofline_costs(t_shape, d_shape, picked.hardware, DEFAULT_CONTEXT)
+    rows = {r["draft_max"]: r for r in entry["by_draft_max"] if r["p_min"] == 0}
+    assert {p["draft_max"] for p in pred["by_draft_max"]} == set(rows)
+    for point in pred["by_draft_max"]:
+        r = rows[point["draft_max"]]
+        work = Work(float(r["tokens"]), tuple(float(b) for b in r["batches"]), float(r["draft_decodes"]),
+                    float(r["generations"]))
+        expected = predict(work, costs)
+        assert expected is not None and point["speedup"] == pytest.approx(expected.speedup, abs=2e-3)
+    assert pred["speedup"] == max(p["speedup"] for p in pred["by_draft_max"])
+    text = " ".join(_cli("estimate", str(smol["target"]), str(smol["q2_k"]), "--from", str(probe_file), "--gpu",
+                         "4090").stdout.split())
+    assert "on GeForce RTX 4090" in text and "from the probe's MEASURED counts" in text
+    assert f"acceptance MEASURED: {probe_file}" in text
+
+
 def test_the_checks_launch_line_takes_the_measured_draft_length(probe_file: Path, probed: dict[str, Any],
                                                                smol: dict[str, Path]) -> None:
     from paircheck.speed.model import MIN_GAIN

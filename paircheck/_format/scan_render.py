@@ -17,6 +17,7 @@ from paircheck._format import hub_scan_render as hub_render
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
 from paircheck._format.text_base import simple_table, wrap
+from paircheck._format.text_report import next_lines
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 from paircheck.scan.hub_scan import HubScanResult
@@ -230,6 +231,11 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
                           "weights to model speed or memory from).", options.width)
         elif any(c.modelled_speedup is None or c.memory_bytes is None for c in result.candidates):
             lines += wrap(NO_TENSORS, options.width)
+        if not n_usable and any(c.checks_passed is not None for c in result.candidates):
+            checks = "llama.cpp's" if result.engine == "all" else f"{result.engine}'s"
+            lines += wrap(f"None usable; the nearest first: accepted at load before refused, then the more of "
+                          f"{checks} checks passed (in its order), then the larger share of the target's token "
+                          "texts in the draft's vocabulary.", options.width)
         reasons = [(i, c) for i, c in enumerate(result.candidates, 1) if c.reason or c.size_warning]
         if reasons:
             lines += ["", "why:"]
@@ -266,6 +272,7 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
                             options.width), line]
     elif line:
         lines += ["", "best draft for llama.cpp, ready to run:", line]  # a command: never wrapped
+    lines += next_lines(result.next_steps, options)  # no usable draft: the check's draftless way
     return "\n".join(lines)
 
 
@@ -304,6 +311,8 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "gpu_draft_max": c.gpu_draft_max,
                 "gpu_fits": c.gpu_fits,
                 "gpu_acceptance_basis": c.gpu_acceptance_basis,
+                "checks_passed": c.checks_passed,
+                "shared_texts": c.shared_texts,
                 **({"engines": c.engines} if c.engines else {}),
             }
             for i, c in enumerate(result.candidates, 1)
@@ -314,6 +323,7 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "cache": {"hits": result.cache_hits, "misses": result.cache_misses},
         "modelled_acceptance": REFERENCE_ACCEPTANCE,
         "launch": launch_line(result),
+        "next_steps": list(result.next_steps),
         "probe": result.probe_file,
         "device": result.device,
     }

@@ -6,8 +6,9 @@ text_pairs, text_bench, text_lint, text_fit, scan_render) sit on top of it.
 
 from __future__ import annotations
 
+import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from paircheck._format.interface import RenderOptions
 
@@ -41,14 +42,49 @@ def prose_or_command(text: str, width: int, indent: str = "") -> list[str]:
 
 
 
-def middle_cut(text: str, width: int) -> str:
+def middle_cut(text: str, width: int, head: int | None = None) -> str:
     """A name cut in the middle with an ellipsis when longer than ``width``: its start and its
-    end (a quantization, the extension) stay, and it stays on one line of a table. Full names
-    are in JSON and in the paths of commands."""
+    end (a quantization, the extension) stay, and it stays on one line of a table. ``head``:
+    how many characters of the start to keep (default: half). Full names are in JSON and in
+    the paths of commands."""
     if len(text) <= width or width < 5:
         return text
-    head = (width - 1) // 2
-    return text[:head] + "…" + text[len(text) - (width - 1 - head):]
+    keep = width - 1
+    head = keep // 2 if head is None else max(1, min(head, keep - 1))
+    return text[:head] + "…" + text[len(text) - (keep - head):]
+
+
+_WORD_ENDS = "-_. /:"
+# A parameter count ("0.5B", "135M", "8x7B"): what tells two drafts of one family apart.
+_SIZE = re.compile(r"(?<![A-Za-z0-9.])(?:\d+x)?\d+(?:\.\d+)?[BbMm](?![A-Za-z])")
+
+
+def distinct_cut(text: str, others: Iterable[str], width: int) -> str | None:
+    """``text`` cut in the middle (as ``middle_cut``) so that it still names only itself among
+    ``others``: no other name starts with the kept start and ends with the kept end, so
+    'Qwen2.5-0.5B-Instruct' is never shown as 'Qwen2…nstruct', which 1.5B also reads as. Both
+    parts keep 4 characters or more. Of the cuts that do, the one that keeps a parameter count
+    whole, then whose parts end and start at a word's edge, then the one nearest the middle.
+    None when no cut at this width tells it apart (the caller wraps it)."""
+    if len(text) <= width or width < 5:
+        return text
+    rivals = [o for o in others if o != text]
+    keep = width - 1
+    least = min(4, keep // 3)
+    sizes = [m.span() for m in _SIZE.finditer(text)]
+    best: tuple[tuple[int, int, int], int] | None = None
+    for head in range(least, keep - least + 1):
+        tail = len(text) - (keep - head)  # where the kept end starts
+        start, end = text[:head], text[tail:]
+        if any(o.startswith(start) and o.endswith(end) for o in rivals):
+            continue
+        kept = sum(b <= head or a >= tail for a, b in sizes)
+        edges = (text[head] in _WORD_ENDS or start[-1] in _WORD_ENDS) + (
+            text[tail - 1] in _WORD_ENDS or end[0] in _WORD_ENDS)
+        score = (kept, edges, -abs(head - keep // 2))
+        if best is None or score > best[0]:
+            best = (score, head)
+    return None if best is None else middle_cut(text, width, best[1])
 
 
 def cell(text: str, width: int, hyphens: bool = False) -> str:

@@ -270,17 +270,27 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     method_width = max(len(r.method) for r in reports) if reports else 8
     name_width = max(engine_width, method_width)
     ok_width = max([2] + [len(_OK.get(r.verdict, ("yes?", ""))[0]) for r in reports])
-    # engine | ok | reason | how it fails: the two text columns share what is left.
-    rest = max(30, options.width - name_width - ok_width - 2 - 2 - 2)
-    reason_width = max(20, rest * 3 // 5)
-    fails_width = max(12, rest - reason_width)
-    rows = []
+    # engine | ok | reason | how it fails. An engine's own error text is long (a vLLM or SGLang
+    # message runs to a dozen lines in a cell): the cell points to it, printed whole below.
+    said: dict[str, list[str]] = {}
+    fails_cells = []
     for r in reports:
-        fails = r.engine_says if r.first_failure is not None and r.engine_says else ("-" if r.compatible else "")
+        fails = "-" if r.compatible else ""
+        if r.first_failure is not None and r.engine_says:
+            engines = said.setdefault(r.engine_says, [])
+            engines.append(r.engine)
+            fails = f"its error [{list(said).index(r.engine_says) + 1}] below"
         if r.run_time_aborts:
             fails = "aborts at run time"
         if r.outcome == RUNS_USELESS and not r.engine_says:
             fails = "no error: it starts, and the draft proposes nothing useful"
+        fails_cells.append(fails)
+    rest = max(30, options.width - name_width - ok_width - 2 - 2 - 2)
+    # tabulate makes a column at least its header and two spaces wide.
+    fails_width = max(len("how it fails") + 2, min(max(map(len, fails_cells), default=0), 20, rest // 3))
+    reason_width = max(20, rest - fails_width)
+    rows = []
+    for r, fails in zip(reports, fails_cells, strict=True):
         ok, color = _OK.get(r.verdict, ("yes?", "yellow"))
         if r.outcome == RUNS_WITHOUT_SPECULATION:
             ok = "off"
@@ -296,6 +306,11 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
 
     table = tabulate(rows, headers=("engine", "ok", "reason", "how it fails"), tablefmt="simple", disable_numparse=True)
     lines = [*wrap(head, options.width), "", table, ""]
+    if said:
+        lines.append("Each engine's own error, as it prints it:")
+        for n, (text, engines) in enumerate(said.items(), 1):
+            lines += wrap(f"[{n}] {', '.join(engines)}: {text}", options.width, "  ", "    ")
+        lines.append("")
     lines += wrap(
         "ok: yes = accepted, yes? = accepted on what could be checked (a value was unknown), abort = accepted at "
         "load, predicted to abort at run time, NO = refused, off = runs without speculation",

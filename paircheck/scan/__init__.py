@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
-from paircheck.findings import ABORTS, ACCEPTED, REFUSED, Report
+from paircheck.findings import ABORTS, ACCEPTED, FAIL, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
@@ -75,6 +75,14 @@ class CandidateResult:
     gpu_draft_max: int | None = None
     gpu_fits: bool | None = None
     gpu_acceptance_basis: str | None = None
+    # How near an unusable draft came, so that none ranks above a nearer one for no reason
+    # (a file's size says nothing about a draft that cannot run): how many of the engine's
+    # checks, in its order, passed before the first failure (all of them for one accepted at
+    # load and predicted to abort), then the share of the target's token texts its vocabulary
+    # has (at any id; estimated from a sample of the draft's ids, _shared_texts). Both None for
+    # a usable or unchecked draft.
+    checks_passed: int | None = None
+    shared_texts: float | None = None
 
     @property
     def probed_slower(self) -> bool:
@@ -101,7 +109,7 @@ class CandidateResult:
         """With ``--engine all``: the engines that accept the pair."""
         return [name for name, verdict in self.engines.items() if verdict == ACCEPTED]
 
-    def sort_key(self) -> tuple[int, int, int, int, float, float, str]:
+    def sort_key(self) -> tuple[int, int, int, int, int, float, float, float, str]:
         usable = {True: 0, None: 1, False: 2}[self.usable]
         # On a named GPU (scan --gpu) the drafts predicted there come first, fastest first, a
         # pair that does not fit its memory after those that do; then, as without a GPU, the
@@ -115,7 +123,8 @@ class CandidateResult:
         # --engine all: a draft more engines accept first (0 for a single engine).
         # Documented by name before documented only by vocabulary (a family's), before undocumented.
         documented = 0 if self.documented and self.documented_by != "vocabulary" else (1 if self.documented else 2)
-        return usable, -len(self.accepted_by), on_gpu, documented, speed, size, self.location
+        near = -(self.checks_passed or 0), -(self.shared_texts or 0.0)
+        return usable, -len(self.accepted_by), on_gpu, documented, *near, speed, size, self.location
 
 
 @dataclass(frozen=True)
@@ -138,6 +147,8 @@ class ScanResult:
     # With --gpu (or a GPU found here): the device (speed.on_gpu's "gpu" object), how it was
     # chosen, the target alone's predicted tokens/s there, and the context predicted at.
     device: dict[str, Any] | None = None
+    # With no usable draft: what the check of such a pair offers instead (draftless_steps).
+    next_steps: list[str] = field(default_factory=list)
 
     @property
     def usable(self) -> list[CandidateResult]:
@@ -210,6 +221,34 @@ def _memory(target: ModelDescription, draft: ModelDescription) -> int | None:
     return int(result.total_device_bytes + result.total_host_bytes)
 
 
+def draftless_steps(target: ModelDescription, engine: str, candidates: Iterable[CandidateResult]) -> list[str]:
+    """With no usable draft, what the check of a refused pair offers instead: llama.cpp's
+    n-gram methods, which need no draft (the check's own lines, ``ngram_suggestion``; none
+    when the target itself does not load). Nothing when a draft is usable, or for another
+    engine than llama.cpp."""
+    from paircheck._engine.llamacpp_methods import ngram_suggestion
+
+    if engine not in (LLAMACPP, "all") or any(c.usable for c in candidates):
+        return []
+    return ngram_suggestion(check_descriptions(target, target, LLAMACPP, None, registry=False, fingerprint=False))
+
+
+# Draft ids sampled to estimate shared_texts: counting every text of a 150k-token vocabulary
+# took about 50 ms a candidate (3x the rest of its summary); 4096 lookups take about 1 ms.
+_TEXT_SAMPLE = 4096
+
+
+def _shared_texts(target: frozenset[bytes], draft: list[bytes]) -> float | None:
+    """The share of the target's token texts the draft's vocabulary has, estimated from evenly
+    spaced draft ids: the draft's size x the sample's share found in the target / the target's
+    size (at most 1). Exact for a draft of at most 4096 tokens."""
+    if not target or not draft:
+        return None
+    sample = draft[::max(1, len(draft) // _TEXT_SAMPLE)]
+    found = sum(1 for text in sample if text in target)
+    return round(min(1.0, len(draft) * found / len(sample) / len(target)), 4)
+
+
 def _usable(report: Report) -> bool | None:
     # A pair accepted at load that is predicted to abort at run time is not a usable draft.
     return {ACCEPTED: True, REFUSED: False, ABORTS: False}.get(report.verdict)
@@ -225,6 +264,7 @@ class TargetFacts:
     weights: WeightBytes | None
     file_bytes: int | None
     registry: Any  # a loaded registry, or None when it cannot be read
+    texts: frozenset[bytes]  # the target's token texts, for an unusable draft's shared_texts
 
     @classmethod
     def of(cls, target: ModelDescription) -> TargetFacts:
@@ -238,7 +278,7 @@ class TargetFacts:
             registry = None  # "documented" is then false for all; the verdicts do not depend on it
         fps = fingerprints(target.vocab)
         return cls(fps.full, identities(target), file_vocab(target, fps), description_weight_bytes(target),
-                   _file_bytes(target.resolved_path), registry)
+                   _file_bytes(target.resolved_path), registry, frozenset(target.vocab.texts or ()))
 
 
 def _same_model(target: ModelDescription, facts: TargetFacts, draft: ModelDescription, draft_bytes: int | None,
@@ -310,6 +350,11 @@ def summarize(
     )
     documented = bool(matches)
     documented_by = ("vocabulary" if matches[0].by_vocabulary() else "name") if matches else None
+    passed = shared = None
+    if usable is False:
+        fails = [i for i, c in enumerate(main.checks) if c.status == FAIL]
+        passed = fails[0] if fails else len(main.checks)
+        shared = _shared_texts(facts.texts, draft.vocab.texts or [])
     return CandidateResult(
         location=found.location,
         name=found.name,
@@ -329,6 +374,8 @@ def summarize(
         memory_bytes=memory,
         documented_by=documented_by,
         shape=shape,
+        checks_passed=passed,
+        shared_texts=shared,
     )
 
 
@@ -405,6 +452,7 @@ def rank(
         searched=list(searched or []),
         cache_hits=cache.hits if cache is not None else 0,
         cache_misses=cache.misses if cache is not None else 0,
+        next_steps=draftless_steps(target, engine, results),
     )
 
 
@@ -419,8 +467,8 @@ def _from_cache(
     elif kind == "error":
         unreadable.append(Unreadable(found.location, str(value.get("error"))))
     elif kind == "result":
-        if "modelled_speedup" not in value:
-            return False  # written before the modelled columns existed: read the file again
+        if "modelled_speedup" not in value or "checks_passed" not in value:
+            return False  # written before these fields existed: read the file again
         # The path as found this time (a symlink, an Ollama blob): the key is the real path.
         value.update(location=found.location, name=found.name, where=found.where)
         try:
@@ -498,6 +546,6 @@ def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], l
 
 
 __all__ = [
-    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare", "probe_best",
-    "rank", "scan", "summarize",
+    "NO_TENSORS", "REFERENCE_ACCEPTANCE", "CandidateResult", "ScanResult", "Unreadable", "compare",
+    "draftless_steps", "probe_best", "rank", "scan", "summarize",
 ]

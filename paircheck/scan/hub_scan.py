@@ -42,6 +42,7 @@ from paircheck.scan import (
     Unreadable,
     _from_cache,
     _one_line,
+    draftless_steps,
     rank,
     summarize,
 )
@@ -186,6 +187,7 @@ def scan_hub(
         cache_hits=cache.hits if cache is not None else 0,
         cache_misses=cache.misses if cache is not None else 0,
         hub=report,
+        next_steps=draftless_steps(desc, engine, results),
     )
 
 

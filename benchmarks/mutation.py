@@ -141,7 +141,7 @@ def _score(target: Target, work: Path, seconds: float) -> Score:
     return Score(target, killed, timeout, survived, no_tests, other, seconds)
 
 
-def run(target: Target, jobs: int, verbose: bool) -> Score:
+def run(target: Target, jobs: int, verbose: bool) -> Score | None:
     work = SCRATCH / target.name
     _prepare(target, work)
     env = dict(os.environ)
@@ -154,7 +154,8 @@ def run(target: Target, jobs: int, verbose: bool) -> Score:
     seconds = time.monotonic() - start
     if proc.returncode != 0:
         tail = "" if verbose else "\n".join(proc.stdout.splitlines()[-20:])
-        raise SystemExit(f"mutmut failed on {target.module} (exit {proc.returncode}):\n{tail}")
+        print(f"mutmut failed on {target.module} (exit {proc.returncode}):\n{tail}", file=sys.stderr)
+        return None
     return _score(target, work, seconds)
 
 
@@ -181,10 +182,14 @@ def main() -> int:
     chosen = [by_name[n] for n in args.names] if args.names else list(TARGETS)
 
     scores: list[Score] = []
+    failed: list[str] = []
     head = f"{'module':<24} {'mutants':>7} {'killed':>6} {'surv.':>5} {'untested':>8} {'score':>6} {'time':>7}"
     print(head)
     for target in chosen:
         s = run(target, args.jobs, args.verbose)
+        if s is None:
+            failed.append(target.name)
+            continue
         scores.append(s)
         print(f"{target.name:<24} {s.total:>7} {s.killed + s.timeout:>6} {len(s.survived):>5} "
               f"{len(s.no_tests):>8} {s.percent:>5.1f}% {s.seconds:>6.0f}s", flush=True)
@@ -195,7 +200,9 @@ def main() -> int:
     total = sum(s.seconds for s in scores)
     print(f"{len(scores)} modules in {total / 60:.1f} min; score = (killed + timed out) / mutants; "
           f"'untested': no selected test reaches the mutated function")
-    return 0
+    if failed:
+        print(f"mutmut could not run on: {', '.join(failed)}")
+    return 1 if failed else 0
 
 
 def _write_json(path: Path, scores: list[Score]) -> None:

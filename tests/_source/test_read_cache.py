@@ -18,7 +18,7 @@ from pathlib import Path
 import fit_shapes
 import pytest
 
-from paircheck._source.read_cache import MAGIC, SUFFIX, ReadCache
+from paircheck._source.read_cache import MAGIC, SETTLE_NS, SUFFIX, ReadCache, file_stamp
 from paircheck.api import check_pair, describe
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
@@ -301,3 +301,47 @@ def test_a_well_formed_entry_of_the_wrong_shape_is_a_miss(real_vocab: Callable[[
         entry.write_bytes(struct.pack("<8sIQ", MAGIC, zlib.crc32(payload), len(payload)) + payload)
         _same(describe(path, cache=cache), fresh)
     assert cache.hits == 0
+
+
+def test_the_settle_time_is_two_seconds_from_the_later_of_both_times(gguf_factory: Callable[..., Path],
+                                                                     tmp_path: Path) -> None:
+    # put() on stamps made to have been changed just under and just over two seconds ago,
+    # so the test tells 2 s from 2 ms (a file written by the test is always moments old)
+    path = str(gguf_factory("settle.gguf"))
+    desc = describe(path)
+    read = (desc.metadata, desc.vocab, desc.identity)
+    real = file_stamp(path)
+    assert real is not None and ReadCache(tmp_path).settle_ns == SETTLE_NS == 2 * 10**9
+
+    def stamp(mtime_ago_s: float, ctime_ago_s: float) -> tuple[str, int, int, int, int, int]:
+        now = time.time_ns()
+        return real[0], real[1], real[2], real[3], now - int(mtime_ago_s * 1e9), now - int(ctime_ago_s * 1e9)
+
+    cache = ReadCache(tmp_path / "c")
+    young, old, mixed = stamp(1.5, 1.5), stamp(2.5, 2.5), stamp(60.0, 1.5)
+    for s in (young, old, mixed):
+        cache.put(s, {}, read)
+    assert cache.get(young, {}) is None  # changed 1.5 s ago: not kept
+    assert cache.get(mixed, {}) is None  # its change time (ctime) is recent: not kept either
+    kept = cache.get(old, {})
+    assert kept is not None and kept[1] == desc.vocab
+    assert len(_entries(tmp_path / "c")) == 1
+
+
+def test_two_values_of_one_override_have_their_own_entries(real_vocab: Callable[[str], Path],
+                                                           tmp_path: Path) -> None:
+    path = str(real_vocab("llama-spm"))
+    cache = _cache(tmp_path)
+    off = {"tokenizer.ggml.add_bos_token": ("bool", False)}
+    on = {"tokenizer.ggml.add_bos_token": ("bool", True)}
+    eos = {"tokenizer.ggml.eos_token_id": ("int", 7)}
+    assert describe(path, off, cache=cache).vocab.add_bos is False
+    assert describe(path, on, cache=cache).vocab.add_bos is True
+    assert describe(path, eos, cache=cache).vocab.eos_id == 7
+    assert len(_entries(tmp_path)) == 3 and cache.hits == 0
+    # each comes back as it was kept, from its own entry
+    assert describe(path, off, cache=cache).vocab.add_bos is False
+    assert describe(path, on, cache=cache).vocab.add_bos is True
+    assert describe(path, eos, cache=cache).vocab.eos_id == 7
+    assert describe(path, cache=cache).vocab.eos_id != 7
+    assert cache.hits == 3

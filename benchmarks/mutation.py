@@ -53,6 +53,8 @@ _ENGINE_TESTS = (
     "tests/_engine/test_launch_lines.py",
 )
 
+_PROBE_TESTS = ("tests/probe/test_replay.py", "tests/probe/test_replay_edges.py", "tests/probe/test_summary.py")
+
 # The pure modules (no files, no network, no processes) and their fast tests. The slow,
 # process-starting tests (llama-server, the oracles) are left out on purpose: a mutant they
 # alone would catch shows up as a survivor here and gets a fast test of its own.
@@ -65,8 +67,8 @@ TARGETS: tuple[Target, ...] = (
     Target("registry.lint", "paircheck/_registry/lint.py", ("tests/_registry/test_registry_lint.py",)),
     Target("registry.schema", "paircheck/_registry/schema.py",
            ("tests/_registry/test_registry.py", "tests/_registry/test_registry_lint.py")),
-    Target("probe.replay", "paircheck/probe/replay.py", ("tests/probe/test_replay.py",)),
-    Target("probe.summary", "paircheck/probe/summary.py", ("tests/probe/test_replay.py",)),
+    Target("probe.replay", "paircheck/probe/replay.py", _PROBE_TESTS),
+    Target("probe.summary", "paircheck/probe/summary.py", _PROBE_TESTS),
     Target("speed.model", "paircheck/speed/model.py", ("tests/speed", "tests/probe/test_replay.py")),
     *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", _ENGINE_TESTS) for m in (
         "common", "llamacpp", "llamacpp_methods", "vllm", "sglang", "transformers", "lmstudio",

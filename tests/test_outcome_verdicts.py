@@ -59,10 +59,12 @@ def test_a_rule_attaches_its_fix_only_to_a_failure() -> None:
     assert passed().fix is None and undecided().fix is None
     assert (RULE.code, RULE.name) == (failed().code, failed().name)
     w = RULE.warn("careful", n=3)
-    assert (w.status, w.fix, w.details) == (WARN, "Do this.", {"n": 3})
+    assert (w.code, w.name, w.status, w.message, w.fix, w.details) == ("TX001", "thing", WARN, "careful", "Do this.",
+                                                                       {"n": 3})
     assert Rule("TX002", "n", "t", "e", "").warn("careful").fix is None  # no empty fix shown
     n = RULE.note("for your information", fix="maybe this", k=1)
-    assert (n.status, n.fix, n.details, n.message) == (INFO, "maybe this", {"k": 1}, "for your information")
+    assert (n.code, n.name, n.status, n.fix, n.details, n.message) == ("TX001", "thing", INFO, "maybe this", {"k": 1},
+                                                                       "for your information")
     assert RULE.note("plain").fix is None
 
 
@@ -134,7 +136,7 @@ def test_each_level_of_report_exit(desc: ModelDescription) -> None:
     assert outcome.DEFAULT_FAIL_ON == outcome.CRASH
     assert outcome.slow_warnings(slow) == ["PW001"] and outcome.slow_warnings(hurting) == []
     assert outcome.hurting_warnings(harmless) == [] and outcome.hurting_warnings(hurting) == ["LW102"]
-    with pytest.raises(ValueError, match="unknown --fail-on level 'loud'"):
+    with pytest.raises(ValueError, match=r"^unknown --fail-on level 'loud' \(known: refused, crash, slow, warning\)$"):
         outcome.report_exit(unknown, "loud")
 
 

@@ -345,3 +345,59 @@ def test_two_values_of_one_override_have_their_own_entries(real_vocab: Callable[
     assert describe(path, eos, cache=cache).vocab.eos_id == 7
     assert describe(path, cache=cache).vocab.eos_id != 7
     assert cache.hits == 3
+
+
+def test_a_modification_time_set_in_the_future_is_not_settled(gguf_factory: Callable[..., Path],
+                                                              tmp_path: Path) -> None:
+    # the later of both times decides: here the mtime (utime can set it ahead), not the ctime
+    path = str(gguf_factory("ahead.gguf"))
+    desc = describe(path)
+    real = file_stamp(path)
+    assert real is not None
+    now = time.time_ns()
+    ahead = (real[0], real[1], real[2], real[3], now + 60 * 10**9, now - 60 * 10**9)
+    cache = ReadCache(tmp_path / "c")
+    cache.put(ahead, {}, (desc.metadata, desc.vocab, desc.identity))
+    assert cache.get(ahead, {}) is None and (cache.hits, cache.misses) == (0, 1)
+    assert cache.get(ahead, {}) is None and cache.misses == 2
+
+
+def test_which_entries_the_bound_keeps(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    paths = [str(real_vocab(name)) for name in ("llama-spm", "phi-3", "qwen2")]
+    cache = _cache(tmp_path, max_entries=2)
+    for i in (0, 1, 0, 2):  # llama-spm is used again before qwen2 comes: phi-3 is the oldest
+        describe(paths[i], cache=cache)
+        time.sleep(0.01)
+    look = _cache(tmp_path)
+    stamps = [file_stamp(p) for p in paths]
+    assert all(s is not None for s in stamps)
+    kept = [look.get(s, {}) is not None for s in stamps if s is not None]
+    assert kept == [True, False, True]
+
+
+def test_the_size_bound_counts_every_entry_kept(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    paths = [str(real_vocab(name)) for name in ("llama-spm", "phi-3")]
+    sizes = []
+    for p in paths:  # each entry's size, alone in a folder
+        folder = tmp_path / f"alone-{len(sizes)}"
+        describe(p, cache=_cache(folder))
+        (entry,) = _entries(folder)
+        sizes.append(entry.stat().st_size)
+    both = _cache(tmp_path / "both", max_bytes=sum(sizes))  # exactly both: both kept
+    for p in paths:
+        describe(p, cache=both)
+        time.sleep(0.01)
+    assert len(_entries(tmp_path / "both")) == 2
+    one = _cache(tmp_path / "one", max_bytes=sum(sizes) - 1)  # a byte less: the older goes
+    for p in paths:
+        describe(p, cache=one)
+        time.sleep(0.01)
+    (left,) = _entries(tmp_path / "one")
+    stamp = file_stamp(paths[1])
+    assert stamp is not None and _cache(tmp_path / "one").get(stamp, {}) is not None
+    # an entry written under a larger bound is read by a cache whose bound is its exact length
+    payload = sizes[0] - 20  # the header: magic, CRC32, length
+    stamp0 = file_stamp(paths[0])
+    assert stamp0 is not None
+    assert _cache(tmp_path / "alone-0", max_bytes=payload).get(stamp0, {}) is not None
+    assert _cache(tmp_path / "alone-0", max_bytes=payload - 1).get(stamp0, {}) is None

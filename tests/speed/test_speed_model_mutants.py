@@ -154,3 +154,66 @@ def test_a_negative_fit_falls_back_to_the_better_one_parameter_fit() -> None:
     assert fit.round_ms >= 0 and fit.round_token_ms >= 0 and (fit.round_ms == 0 or fit.round_token_ms == 0)
     assert fit.residuals == pytest.approx(tuple(y - best[0] * x0 - best[1] * x1 for x0, x1, y in rows))
     assert sse(*best) < sse(*[o for o in options if o != best][0])
+
+
+def test_predict_needs_time_on_both_sides_however_small() -> None:
+    c = Costs(10.0, 2.0)
+    assert predict(Work(1, (1,), 0), c) is None  # a pass but no token after the first: no time alone
+    rel = assumed_costs(0.1)
+    one = predict(Work(2, (1,), 0), rel)  # one decode alone (1.0), one plain step (1.0)
+    assert one is not None and one.speedup == pytest.approx(1.0)
+    cheap = predict(Work(2, (), 5), rel)  # the pair's time is 5 draft decodes: 0.5 of one target decode
+    assert cheap is not None and cheap.speedup == pytest.approx(2.0)
+
+
+def test_the_defaults_of_the_assumed_speedup_are_no_growth_and_no_round_cost() -> None:
+    assert assumed_speedup(0.8, 4, 0.1) == pytest.approx(3.3616 / 1.4)
+    assert best_assumed(0.8, 0.1, k_max=4)[1] == pytest.approx(max(
+        assumed_speedup(0.8, k, 0.1) for k in range(1, 5)))
+
+
+def test_best_assumed_prices_growth_and_round_costs() -> None:
+    def by_hand(k: int, growth: float, round_cost: float) -> float:
+        e = (1 - 0.85 ** (k + 1)) / 0.15
+        return e / (k * 0.05 + 1 + growth * k + round_cost)
+
+    for growth, round_cost in ((0.1, 0.0), (0.0, 0.5), (0.05, 0.2)):
+        speeds = {k: by_hand(k, growth, round_cost) for k in range(1, 17)}
+        k, speed = best_assumed(0.85, 0.05, growth, round_cost, k_max=16)
+        assert k == max(speeds, key=lambda j: speeds[j]) and speed == pytest.approx(speeds[k])
+    # the round cost favours longer drafts, the growth shorter ones
+    assert best_assumed(0.85, 0.05, 0.0, 0.5, k_max=16)[0] > best_assumed(0.85, 0.05, 0.1, 0.0, k_max=16)[0]
+
+
+def test_a_small_positive_round_cost_is_kept_as_fitted() -> None:
+    runs = [_run((2, 0, 3), 9, 0.5, 0.25, COSTS), _run((0, 4, 0, 1), 12, 0.5, 0.25, COSTS),
+            _run((5,), 0, 0.5, 0.25, COSTS)]
+    fit = fit_round_costs(COSTS, runs)
+    assert (fit.round_ms, fit.round_token_ms) == pytest.approx((0.5, 0.25))
+
+
+def test_a_negative_per_round_fit_falls_back_to_a_cost_per_token() -> None:
+    # planted -0.5 x rounds + 0.5 x batch tokens: the per-round cost would be negative
+    runs = [_run((4, 0, 0), 0, -0.5, 0.5, COSTS), _run((0, 0, 2), 0, -0.5, 0.5, COSTS),
+            _run((1, 1, 1), 0, -0.5, 0.5, COSTS)]
+    rows = [(float(sum(w.batches)), float(w.batch_tokens), -0.5 * sum(w.batches) + 0.5 * w.batch_tokens)
+            for w, _ in runs]
+    per_token = sum(x1 * y for _, x1, y in rows) / sum(x1 * x1 for _, x1, _ in rows)
+    fit = fit_round_costs(COSTS, runs)
+    assert fit.round_ms == 0.0 and fit.round_token_ms == pytest.approx(per_token) and 0 < per_token < 1
+
+
+def test_a_small_negative_token_cost_falls_back_to_a_small_cost_per_round() -> None:
+    runs = [_run((4, 0, 0), 0, 0.5, -0.02, COSTS), _run((0, 0, 2), 0, 0.5, -0.02, COSTS),
+            _run((1, 1, 1), 0, 0.5, -0.02, COSTS)]
+    rows = [(float(sum(w.batches)), float(w.batch_tokens), 0.5 * sum(w.batches) - 0.02 * w.batch_tokens)
+            for w, _ in runs]
+    per_round = sum(x0 * y for x0, _, y in rows) / sum(x0 * x0 for x0, _, _ in rows)
+    fit = fit_round_costs(COSTS, runs)
+    assert fit.round_token_ms == 0.0 and fit.round_ms == pytest.approx(per_round) and 0 < per_round < 1
+
+
+def test_runs_without_batches_fit_nothing() -> None:
+    w = Work(1, (), 0)
+    fit = fit_round_costs(COSTS, [(w, 3.0), (w, 5.0)])
+    assert (fit.round_ms, fit.round_token_ms) == (0.0, 0.0) and fit.residuals == (3.0, 5.0)

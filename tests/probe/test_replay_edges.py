@@ -131,3 +131,42 @@ def test_expected_sampled_at_exactly_p_min_drafts_the_token() -> None:
     assert expected_sampled(tr, probs, 4, 0.5)[1] == pytest.approx(exact.drafted)
     # just above it the token is cut: another count
     assert expected_sampled(tr, probs, 4, 0.51)[1] == pytest.approx(replay(tr, 4, 0.51).drafted) != exact.drafted
+
+
+def _brute(tr: PromptTrace, probs: list[float], k: int, p_min: float, g: int = 1) -> tuple[float, float, float, float]:
+    """expected_sampled's (passes, drafted, accepted, decodes) by recursion over the passes,
+    every outcome of every pass weighed by its probability: an oracle for its dynamic programme
+    (for traces whose n_predict is their length, so no pass drafts past the recorded end)."""
+    n = len(tr.target)
+    if g >= n:
+        return 0.0, 0.0, 0.0, 0.0
+    room = min(k, tr.n_predict - g - 1)
+    size = 0
+    while size < room and tr.draft_conf[g + size] >= p_min:
+        size += 1
+    decodes = 0.0 if room <= 0 else float(size if size == room else size + 1)
+    if size == 0:  # a plain step
+        p, d, a, dd = _brute(tr, probs, k, p_min, g + 1)
+        return p + 1.0, d, a, dd + decodes
+    out = [0.0, 0.0, 0.0, 0.0]
+    reach = 1.0
+    for i in range(size + 1):  # i drafted tokens accepted, then a rejection (or the draft's end)
+        p_stop = 1.0 if i == size else 1.0 - probs[g + i]
+        p, d, a, dd = _brute(tr, probs, k, p_min, g + i + 1)
+        for j, v in enumerate((1.0 + p, size + d, i + a, decodes + dd)):
+            out[j] += reach * p_stop * v
+        if i < size:
+            reach *= probs[g + i]
+    return out[0], out[1], out[2], out[3]
+
+
+@pytest.mark.parametrize("p_min", [0.0, 0.5])
+def test_expected_sampled_is_every_outcome_weighed_by_its_probability(p_min: float) -> None:
+    conf = [0.9, 0.4, 0.9, 0.9, 0.3, 0.9, 0.9, 0.9]  # at p-min 0.5 the first pass is a plain step
+    tr = trace(list(T), conf)
+    probs = [0.0, 0.9, 0.6, 0.75, 0.5, 0.95, 0.3, 0.8]
+    for k in (1, 2, 3, 5):
+        passes, drafted, accepted, _, decodes = expected_sampled(tr, probs, k, p_min)
+        p, d, a, dd = _brute(tr, probs, k, p_min)
+        # its passes count the prompt pass too
+        assert (passes, drafted, accepted, decodes) == pytest.approx((p + 1.0, d, a, dd)), (k, p_min)

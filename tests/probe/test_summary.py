@@ -115,3 +115,26 @@ def test_accept_probabilities_past_the_recorded_candidates_are_zero() -> None:
     probs = accept_probabilities(A, cands)
     assert probs == [0.0, 0.7, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0]
     assert all(isinstance(p, float) for p in probs)
+
+
+def test_prompts_traces_and_probabilities_must_pair_up() -> None:
+    with pytest.raises(ValueError):
+        summarize("d.gguf", [("a", "code"), ("b", "chat")], [A], [0.0], None, k_max=2)
+    with pytest.raises(ValueError):
+        rows_for([A, B], [0.0], None, [PA], k_max=2)
+
+
+def test_every_part_of_a_summary_is_priced_and_bounded_by_k_max() -> None:
+    perfect = trace(list(T), [0.9] * 8)
+    s = summarize("d.gguf", [("a", "code")], [perfect], [0.0], COSTS, k_max=1)
+    assert all(r.predicted is not None for p in s.prompts for r in p.rows)
+    assert s.kinds[0].best_draft_max == 1 and s.best_draft_max == 1  # longer drafts were not asked for
+    sampled = summarize("d.gguf", [("a", "code")], [perfect], [0.0], COSTS, [[1.0] * 8], k_max=1)
+    assert sampled.kinds[0].best_draft_max == 1 and len(sampled.rows) == 1
+
+
+def test_the_first_position_is_never_a_draft_to_accept() -> None:
+    # position 0 comes from the prompt pass: its placeholder is never priced, even when the
+    # target's candidates there happen to hold it
+    probs = accept_probabilities(A, [{0: 1.0}, {11: 0.5}])
+    assert probs[0] == 0.0 and probs[1] == 0.5

@@ -401,3 +401,54 @@ def test_the_size_bound_counts_every_entry_kept(real_vocab: Callable[[str], Path
     assert stamp0 is not None
     assert _cache(tmp_path / "alone-0", max_bytes=payload).get(stamp0, {}) is not None
     assert _cache(tmp_path / "alone-0", max_bytes=payload - 1).get(stamp0, {}) is None
+
+
+def test_the_folder_is_made_with_its_parents(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    path = str(real_vocab("llama-spm"))
+    cache = _cache(tmp_path / "not" / "yet" / "there")  # as cache_home()/read on a fresh machine
+    describe(path, cache=cache)
+    describe(path, cache=cache)
+    assert cache.hits == 1 and len(_entries(tmp_path / "not" / "yet" / "there")) == 1
+
+
+def test_a_path_that_is_not_utf8_is_kept_too(gguf_factory: Callable[..., Path], tmp_path: Path) -> None:
+    # a file name with a byte that is not UTF-8 (os.fsdecode gives a lone surrogate)
+    path = gguf_factory("caf\udce9.gguf")
+    assert os.fsencode(str(path)).endswith(b"caf\xe9.gguf")
+    cache = _cache(tmp_path / "c")
+    first = describe(str(path), cache=cache)
+    again = describe(str(path), cache=cache)
+    assert cache.hits == 1 and again.vocab == first.vocab
+
+
+def test_the_token_texts_are_kept_once(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    # llama-spm's texts are its stored tokens: the entry holds them once, not twice
+    import marshal
+
+    path = str(real_vocab("llama-spm"))
+    desc = describe(path, cache=_cache(tmp_path))
+    (entry,) = _entries(tmp_path)
+    once = len(marshal.dumps(desc.vocab.texts, 2))
+    assert once < entry.stat().st_size < 1.5 * once
+
+
+def test_an_entry_whose_shared_count_is_past_the_tokens_is_a_miss(real_vocab: Callable[[str], Path],
+                                                                   tmp_path: Path) -> None:
+    # a well-formed entry (right CRC) whose count of shared texts is past the token list
+    import marshal
+    import struct
+    import zlib
+
+    path = str(real_vocab("llama-spm"))
+    describe(path, cache=_cache(tmp_path))
+    (entry,) = _entries(tmp_path)
+    data = entry.read_bytes()
+    key, meta, vocab, identity, shared = marshal.loads(data[20:])
+    assert type(shared) is int and shared > 0
+    for bad in (shared + 1, -1, float(shared)):
+        payload = marshal.dumps((key, meta, vocab, identity, bad), 2)
+        entry.write_bytes(struct.pack("<8sIQ", MAGIC, zlib.crc32(payload), len(payload)) + payload)
+        cache = _cache(tmp_path)
+        again = describe(path, cache=cache)
+        assert cache.hits == 0, bad
+        assert again.vocab.texts == describe(path).vocab.texts

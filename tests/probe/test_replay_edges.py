@@ -170,3 +170,46 @@ def test_expected_sampled_is_every_outcome_weighed_by_its_probability(p_min: flo
         p, d, a, dd = _brute(tr, probs, k, p_min)
         # its passes count the prompt pass too
         assert (passes, drafted, accepted, decodes) == pytest.approx((p + 1.0, d, a, dd)), (k, p_min)
+
+
+def _brute_batches(tr: PromptTrace, probs: list[float], k: int, p_min: float, g: int = 1) -> list[float]:
+    """The expected number of target batches of each size (index: size - 1), as _brute."""
+    n = len(tr.target)
+    out = [0.0] * (k + 1)
+    if g >= n:
+        return out
+    room = min(k, tr.n_predict - g - 1)
+    size = 0
+    while size < room and tr.draft_conf[g + size] >= p_min:
+        size += 1
+    if size == 0:
+        rest = _brute_batches(tr, probs, k, p_min, g + 1)
+        rest[0] += 1.0
+        return rest
+    reach = 1.0
+    for i in range(size + 1):
+        weight = reach * (1.0 if i == size else 1.0 - probs[g + i])
+        for b, v in enumerate(_brute_batches(tr, probs, k, p_min, g + i + 1)):
+            out[b] += weight * v
+        out[size] += weight
+        if i < size:
+            reach *= probs[g + i]
+    return out
+
+
+@pytest.mark.parametrize("p_min", [0.0, 0.5])
+def test_expected_batches_are_every_outcome_weighed_by_its_probability(p_min: float) -> None:
+    conf = [0.9, 0.4, 0.9, 0.9, 0.3, 0.9, 0.9, 0.9]
+    tr = trace(list(T), conf)
+    probs = [0.0, 0.9, 0.6, 0.75, 0.5, 0.95, 0.3, 0.8]
+    for k in (1, 2, 3, 5):
+        want = _brute_batches(tr, probs, k, p_min)
+        while want and want[-1] == 0.0:
+            want.pop()
+        assert expected_sampled(tr, probs, k, p_min)[3] == pytest.approx(tuple(want)), (k, p_min)
+
+
+def test_a_two_token_generation_has_one_plain_step() -> None:
+    two = trace([0, 11], target=(10, 11), n_predict=2)
+    assert expected_sampled(two, [0.0, 1.0], 4) == (2.0, 0.0, 0.0, (1.0,), 0.0)
+    assert replay(two, 4) == Counts(tokens=2, passes=2, batches=(1,))

@@ -357,10 +357,10 @@ def render_html(entries: Sequence[RegistryEntry], query: ModelIdentity | None = 
                    else [" Sources were last read on ", first, ". "])
     if query is None:
         heading = "Documented speculative-decoding pairs"
-        scope = f"{n} target/draft pairs from paircheck's registry"
+        scope = f"{n} target/draft pair{'' if n == 1 else 's'} from paircheck's registry"
     else:
         heading = f"Drafts documented for {query.display()}"
-        scope = f"{n} pairs from paircheck's registry for this target"
+        scope = f"{n} pair{'' if n == 1 else 's'} from paircheck's registry for this target"
     intro = _el(
         "p",
         f"{scope}, each with its source, the evidence for each engine, the supporting quote and its "

@@ -346,3 +346,36 @@ def test_the_readme_table_fits_100_columns_and_cuts_only_what_it_must(registry: 
     eagle = next(r for e, r in zip(registry, rows, strict=True) if e.id.startswith("llama-4-scout"))
     assert "| Llama-4-Scout-17B-16E-Instruct | sglang-EAGLE3-…-v1 |" in eagle
     assert re.search(r"\| [^|]*…", table)
+
+
+# --------------------------------------------------------------------------- small pages (issue 37)
+
+
+def _lede(text: str) -> str:
+    """The introduction's words, tags dropped."""
+    start = text.index('class="lede"')
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text[start:text.index("</p>", start)])).split())
+
+
+def test_a_one_entry_page_says_is_and_one_date(registry: Registry) -> None:
+    running = next(e for e in registry if e.shown_running() and not e.fails_on)
+    failing = next(e for e in registry if e.status == "fails")
+    one = _lede(render_html([running]))
+    assert "1 target/draft pair from" in one
+    assert "1 is shown running by their source" in one and "0 are documented to fail" in one
+    day = running.source.checked.isoformat()
+    assert f"Sources were last read on {day} ." in one and "between" not in one
+    assert "1 is documented to fail" in _lede(render_html([failing]))
+
+
+def test_two_dates_are_a_range_and_one_date_twice_is_one_day(registry: Registry) -> None:
+    by_date = sorted(registry, key=lambda e: e.source.checked)
+    early, late = by_date[0], by_date[-1]
+    assert early.source.checked != late.source.checked
+    both = _lede(render_html([late, early]))  # in any order: the earlier date first
+    assert (f"Sources were last read between {early.source.checked.isoformat()} and "
+            f"{late.source.checked.isoformat()} .") in both
+    assert "2 target/draft pairs from" in both
+    twin = next(e for e in by_date[1:] if e.source.checked == early.source.checked and e is not early)
+    same = _lede(render_html([early, twin]))
+    assert f"Sources were last read on {early.source.checked.isoformat()} ." in same and "between" not in same

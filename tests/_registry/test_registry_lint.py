@@ -445,3 +445,82 @@ def test_findings_print_the_rule(tmp_path: Path) -> None:
 def test_a_registry_error_is_not_a_lint_finding(tmp_path: Path) -> None:
     with pytest.raises(RegistryError):
         load_registry(write_registry(tmp_path, HEADER + CLEAN.replace('status = "works"', 'status = "maybe"')))
+
+
+# --------------------------------------------------------------------------- holes (issue 37)
+# Each case below is one a mutation audit found unplanted: the rule's branch could be
+# deleted and every test above still passed.
+
+
+def _messages(tmp_path: Path, body: str, rule: L.LintRule) -> list[str]:
+    return [f.message for f in L.lint_entry(_one(tmp_path, body)) if f.rule == rule]
+
+
+def test_rl101_a_quote_attributed_to_another_engine_backs_only_that_engine(tmp_path: Path) -> None:
+    # vLLM's docs back vLLM; the engine quote naming SGLang is vLLM's, so it backs SGLang not
+    body = CLEAN.replace('engines = ["vllm"]', 'engines = ["vllm", "sglang"]') + """
+[[pair.engine_quote]]
+engine = "vllm"
+quote = "vLLM serves demo/Demo-7B with demo/Demo-0.5B the way SGLang does."
+url = "https://docs.vllm.ai/en/latest/demo.html"
+"""
+    found = _messages(tmp_path, body, L.R_ENGINE)
+    assert len(found) == 1 and found[0].startswith("sglang is named by no quote")
+    # the same words in a quote of its own (unattributed, or SGLang's) back it
+    own = body.replace('quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+                       'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model, as in SGLang."')
+    assert _messages(tmp_path, own, L.R_ENGINE) == []
+
+
+def test_rl104_a_sibling_failure_without_any_quote(tmp_path: Path) -> None:
+    # recorded as a sibling report, but nothing quotes what was reported
+    body = CLEAN.replace('engines = ["vllm"]', 'engines = ["llama.cpp"]').replace(
+        'evidence = "recommended"',
+        'evidence = "recommended"\nengine_evidence = { vllm = "sibling" }\nfails_on = ["vllm"]',
+    ).replace(
+        'quote = "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model."',
+        'quote = "Run demo/Demo-7B with demo/Demo-0.5B as its draft in llama-server; vLLM refuses a sibling."',
+    )
+    assert _messages(tmp_path, body, L.R_NEGATIVE) == ["the sibling failure on vllm has no quote saying what was "
+                                                       "reported"]
+    quoted = body + """
+[[pair.engine_quote]]
+engine = "vllm"
+quote = "vLLM rejects demo/Demo-7B-FP8 with demo/Demo-0.5B as draft: vocab sizes differ."
+url = "https://docs.vllm.ai/en/latest/demo.html"
+"""
+    assert _messages(tmp_path, quoted, L.R_NEGATIVE) == []
+
+
+def test_rl106_measured_numbers_on_an_engine_at_another_level(tmp_path: Path) -> None:
+    # two engines, only one of them measured: the numbers must be on that one
+    two = MEASURED_ENTRY.replace('engines = ["vllm"]', 'engines = ["vllm", "sglang"]').replace(
+        'evidence = "measured"', 'evidence = "measured"\nengine_evidence = { sglang = "recommended" }').replace(
+        "as its draft model.", "as its draft model, in vLLM and SGLang.")
+    assert _messages(tmp_path, two, L.R_MEASURED) == []
+    on_sglang = two.replace('engine = "vllm"\nquote = "Demo-7B', 'engine = "sglang"\nquote = "Demo-7B')
+    assert _messages(tmp_path, on_sglang, L.R_MEASURED) == [
+        "vllm is 'measured' but has no [[pair.measured]] numbers",
+        "measured[0] is on sglang, whose level is recommended"]
+
+
+def test_rl106_measured_without_an_engine(tmp_path: Path) -> None:
+    # The schema already refuses an entry without engines from TOML; lint_entry is a library
+    # function on any RegistryEntry, and says what is missing on one built in code.
+    entry = dataclasses.replace(_one(tmp_path, PLANT_NO_DATA), engines=())
+    assert [f.message for f in L.lint_entry(entry) if f.rule == L.R_MEASURED] == [
+        "measured evidence needs the engine the numbers were measured on"]
+
+
+def test_rl108_each_level_below_what_the_quote_shows(tmp_path: Path) -> None:
+    # a figure is measured evidence: filed as "ran" or "computed" it is below it
+    for level in ("ran", "computed", "recommended"):
+        figure = PLANT_LEVEL.replace('evidence = "recommended"', f'evidence = "{level}"')
+        found = _messages(tmp_path, figure, L.R_LEVEL)
+        assert found == [f"quote reports a figure but its level is {level}: measured?"], level
+    # an author who ran it is "ran" evidence at least: "computed" is below it too
+    computed = PLANT_RAN.replace('evidence = "recommended"', 'evidence = "computed"')
+    assert _messages(tmp_path, computed, L.R_LEVEL) == [
+        "quote says its author ran the pair but its level is computed: ran?"]
+    measured = PLANT_RAN.replace('evidence = "recommended"', 'evidence = "measured"')
+    assert _messages(tmp_path, measured, L.R_LEVEL) == []

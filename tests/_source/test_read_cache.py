@@ -18,7 +18,7 @@ from pathlib import Path
 import fit_shapes
 import pytest
 
-from paircheck._source.read_cache import MAGIC, SUFFIX, ReadCache
+from paircheck._source.read_cache import MAGIC, SETTLE_NS, SUFFIX, ReadCache, file_stamp
 from paircheck.api import check_pair, describe
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
@@ -301,3 +301,154 @@ def test_a_well_formed_entry_of_the_wrong_shape_is_a_miss(real_vocab: Callable[[
         entry.write_bytes(struct.pack("<8sIQ", MAGIC, zlib.crc32(payload), len(payload)) + payload)
         _same(describe(path, cache=cache), fresh)
     assert cache.hits == 0
+
+
+def test_the_settle_time_is_two_seconds_from_the_later_of_both_times(gguf_factory: Callable[..., Path],
+                                                                     tmp_path: Path) -> None:
+    # put() on stamps made to have been changed just under and just over two seconds ago,
+    # so the test tells 2 s from 2 ms (a file written by the test is always moments old)
+    path = str(gguf_factory("settle.gguf"))
+    desc = describe(path)
+    read = (desc.metadata, desc.vocab, desc.identity)
+    real = file_stamp(path)
+    assert real is not None and ReadCache(tmp_path).settle_ns == SETTLE_NS == 2 * 10**9
+
+    def stamp(mtime_ago_s: float, ctime_ago_s: float) -> tuple[str, int, int, int, int, int]:
+        now = time.time_ns()
+        return real[0], real[1], real[2], real[3], now - int(mtime_ago_s * 1e9), now - int(ctime_ago_s * 1e9)
+
+    cache = ReadCache(tmp_path / "c")
+    young, old, mixed = stamp(1.5, 1.5), stamp(2.5, 2.5), stamp(60.0, 1.5)
+    for s in (young, old, mixed):
+        cache.put(s, {}, read)
+    assert cache.get(young, {}) is None  # changed 1.5 s ago: not kept
+    assert cache.get(mixed, {}) is None  # its change time (ctime) is recent: not kept either
+    kept = cache.get(old, {})
+    assert kept is not None and kept[1] == desc.vocab
+    assert len(_entries(tmp_path / "c")) == 1
+
+
+def test_two_values_of_one_override_have_their_own_entries(real_vocab: Callable[[str], Path],
+                                                           tmp_path: Path) -> None:
+    path = str(real_vocab("llama-spm"))
+    cache = _cache(tmp_path)
+    off = {"tokenizer.ggml.add_bos_token": ("bool", False)}
+    on = {"tokenizer.ggml.add_bos_token": ("bool", True)}
+    eos = {"tokenizer.ggml.eos_token_id": ("int", 7)}
+    assert describe(path, off, cache=cache).vocab.add_bos is False
+    assert describe(path, on, cache=cache).vocab.add_bos is True
+    assert describe(path, eos, cache=cache).vocab.eos_id == 7
+    assert len(_entries(tmp_path)) == 3 and cache.hits == 0
+    # each comes back as it was kept, from its own entry
+    assert describe(path, off, cache=cache).vocab.add_bos is False
+    assert describe(path, on, cache=cache).vocab.add_bos is True
+    assert describe(path, eos, cache=cache).vocab.eos_id == 7
+    assert describe(path, cache=cache).vocab.eos_id != 7
+    assert cache.hits == 3
+
+
+def test_a_modification_time_set_in_the_future_is_not_settled(gguf_factory: Callable[..., Path],
+                                                              tmp_path: Path) -> None:
+    # the later of both times decides: here the mtime (utime can set it ahead), not the ctime
+    path = str(gguf_factory("ahead.gguf"))
+    desc = describe(path)
+    real = file_stamp(path)
+    assert real is not None
+    now = time.time_ns()
+    ahead = (real[0], real[1], real[2], real[3], now + 60 * 10**9, now - 60 * 10**9)
+    cache = ReadCache(tmp_path / "c")
+    cache.put(ahead, {}, (desc.metadata, desc.vocab, desc.identity))
+    assert cache.get(ahead, {}) is None and (cache.hits, cache.misses) == (0, 1)
+    assert cache.get(ahead, {}) is None and cache.misses == 2
+
+
+def test_which_entries_the_bound_keeps(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    paths = [str(real_vocab(name)) for name in ("llama-spm", "phi-3", "qwen2")]
+    cache = _cache(tmp_path, max_entries=2)
+    for i in (0, 1, 0, 2):  # llama-spm is used again before qwen2 comes: phi-3 is the oldest
+        describe(paths[i], cache=cache)
+        time.sleep(0.01)
+    look = _cache(tmp_path)
+    stamps = [file_stamp(p) for p in paths]
+    assert all(s is not None for s in stamps)
+    kept = [look.get(s, {}) is not None for s in stamps if s is not None]
+    assert kept == [True, False, True]
+
+
+def test_the_size_bound_counts_every_entry_kept(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    paths = [str(real_vocab(name)) for name in ("llama-spm", "phi-3")]
+    sizes = []
+    for p in paths:  # each entry's size, alone in a folder
+        folder = tmp_path / f"alone-{len(sizes)}"
+        describe(p, cache=_cache(folder))
+        (entry,) = _entries(folder)
+        sizes.append(entry.stat().st_size)
+    both = _cache(tmp_path / "both", max_bytes=sum(sizes))  # exactly both: both kept
+    for p in paths:
+        describe(p, cache=both)
+        time.sleep(0.01)
+    assert len(_entries(tmp_path / "both")) == 2
+    one = _cache(tmp_path / "one", max_bytes=sum(sizes) - 1)  # a byte less: the older goes
+    for p in paths:
+        describe(p, cache=one)
+        time.sleep(0.01)
+    (left,) = _entries(tmp_path / "one")
+    stamp = file_stamp(paths[1])
+    assert stamp is not None and _cache(tmp_path / "one").get(stamp, {}) is not None
+    # an entry written under a larger bound is read by a cache whose bound is its exact length
+    payload = sizes[0] - 20  # the header: magic, CRC32, length
+    stamp0 = file_stamp(paths[0])
+    assert stamp0 is not None
+    assert _cache(tmp_path / "alone-0", max_bytes=payload).get(stamp0, {}) is not None
+    assert _cache(tmp_path / "alone-0", max_bytes=payload - 1).get(stamp0, {}) is None
+
+
+def test_the_folder_is_made_with_its_parents(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    path = str(real_vocab("llama-spm"))
+    cache = _cache(tmp_path / "not" / "yet" / "there")  # as cache_home()/read on a fresh machine
+    describe(path, cache=cache)
+    describe(path, cache=cache)
+    assert cache.hits == 1 and len(_entries(tmp_path / "not" / "yet" / "there")) == 1
+
+
+def test_a_path_that_is_not_utf8_is_kept_too(gguf_factory: Callable[..., Path], tmp_path: Path) -> None:
+    # a file name with a byte that is not UTF-8 (os.fsdecode gives a lone surrogate)
+    path = gguf_factory("caf\udce9.gguf")
+    assert os.fsencode(str(path)).endswith(b"caf\xe9.gguf")
+    cache = _cache(tmp_path / "c")
+    first = describe(str(path), cache=cache)
+    again = describe(str(path), cache=cache)
+    assert cache.hits == 1 and again.vocab == first.vocab
+
+
+def test_the_token_texts_are_kept_once(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    # llama-spm's texts are its stored tokens: the entry holds them once, not twice
+    import marshal
+
+    path = str(real_vocab("llama-spm"))
+    desc = describe(path, cache=_cache(tmp_path))
+    (entry,) = _entries(tmp_path)
+    once = len(marshal.dumps(desc.vocab.texts, 2))
+    assert once < entry.stat().st_size < 1.5 * once
+
+
+def test_an_entry_whose_shared_count_is_past_the_tokens_is_a_miss(real_vocab: Callable[[str], Path],
+                                                                   tmp_path: Path) -> None:
+    # a well-formed entry (right CRC) whose count of shared texts is past the token list
+    import marshal
+    import struct
+    import zlib
+
+    path = str(real_vocab("llama-spm"))
+    describe(path, cache=_cache(tmp_path))
+    (entry,) = _entries(tmp_path)
+    data = entry.read_bytes()
+    key, meta, vocab, identity, shared = marshal.loads(data[20:])
+    assert type(shared) is int and shared > 0
+    for bad in (shared + 1, -1, float(shared)):
+        payload = marshal.dumps((key, meta, vocab, identity, bad), 2)
+        entry.write_bytes(struct.pack("<8sIQ", MAGIC, zlib.crc32(payload), len(payload)) + payload)
+        cache = _cache(tmp_path)
+        again = describe(path, cache=cache)
+        assert cache.hits == 0, bad
+        assert again.vocab.texts == describe(path).vocab.texts

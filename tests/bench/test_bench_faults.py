@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import interrupt
 import pytest
 
 from paircheck.bench.measure import load_result
@@ -178,7 +179,8 @@ def test_ctrl_c_keeps_what_was_measured(standin: StandIn, tmp_path: Path) -> Non
     out = tmp_path / "r.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "paircheck", *_bench_args(standin.url, out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=interrupt.default_sigint)
     deadline = time.monotonic() + 30
     while standin.completions < 5 and time.monotonic() < deadline:
         time.sleep(0.05)  # the 5th request hangs: 3 warm-up + 1 measured are done

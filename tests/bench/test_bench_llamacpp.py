@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import interrupt
 import llamacpp_build
 import pytest
 from tiny_model import TinyShape, write_tiny_llama
@@ -346,6 +347,7 @@ def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=interrupt.default_sigint,
     )
     baseline = out / "baseline.json"
     deadline = time.monotonic() + 120

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import interrupt
 import pytest
 import smollm
 from gguf import GGUFWriter
@@ -177,7 +178,8 @@ def test_ctrl_c_keeps_what_was_measured_and_stops_the_server(
     draft = smollm.quantized("Q2_K", tools["llama-quantize"])
     out = tmp_path / "r.json"
     proc = subprocess.Popen(_argv(tools["llama-server"], str(target), str(draft), *_common(prompts, out, n=96), "--",
-                                  *smollm.SERVER_FLAGS), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  *smollm.SERVER_FLAGS), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=interrupt.default_sigint)
     deadline = time.monotonic() + 600
     while time.monotonic() < deadline:
         try:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from paircheck.probe.replay import Counts, PromptTrace, TailTooShort, expected_sampled, greedy_agreement, replay
-from paircheck.probe.summary import Row, accept_probabilities, summarize
+from paircheck.probe.run import ProbeSettings
+from paircheck.probe.summary import DEFAULT_P_MIN, KindSummary, Row, accept_probabilities, summarize
 from paircheck.speed.model import Costs
 
 T = (10, 11, 12, 13, 14, 15, 16, 17)  # the target's greedy tokens; T[0] comes from the prompt pass
@@ -127,11 +128,17 @@ def test_a_trailing_end_of_generation_is_accepted_and_the_pass_still_counts() ->
 
 
 def test_the_context_limit_caps_drafting() -> None:
-    # n_ctx - (prompt + generated - 1) - 2 = 9 - (5 + 1 - 1) - 2 = 2 at the first pass
+    # get_n_draft_max's n_ctx - n_tokens - 2, where slot.prompt holds the prompt and every
+    # generated token but the last sampled one: 9 - (5 + 1 - 1) - 2 = 2 at the first pass
     c = replay(trace(list(T)), draft_max=8, n_ctx=9)
-    assert c.drafted > 0
-    first = replay(trace(list(T), n_predict=8), draft_max=8, n_ctx=9)
-    assert first.drafted == c.drafted
+    # g=1: 2 drafted, both accepted -> g=4; g=4: 9 - (5 + 3) - 2 < 0: plain steps to the end
+    assert c == Counts(tokens=8, passes=6, drafted=2, accepted=2, verifications=1, batches=(4, 0, 1),
+                      draft_decodes=2)
+    # one more slot of context: 3 at the first pass (-> g=5), then 10 - (5 + 4) - 2 < 0
+    assert replay(trace(list(T)), draft_max=8, n_ctx=10) == Counts(
+        tokens=8, passes=5, drafted=3, accepted=3, verifications=1, batches=(3, 0, 0, 1), draft_decodes=3)
+    # a context this large caps nothing: n_predict does (8 - 1 - 1 = 6)
+    assert replay(trace(list(T)), draft_max=8, n_ctx=100) == replay(trace(list(T)), draft_max=8)
     assert replay(trace(list(T)), draft_max=8, n_ctx=100).drafted == 6
 
 
@@ -201,3 +208,74 @@ def test_a_draft_predicted_slower_is_never_recommended() -> None:
     s = summarize("d.gguf", [("p", "code")], [trace(list(T))], [0.0], costs)
     assert s.best is not None and s.best.predicted_speedup is not None and s.best.predicted_speedup < 1.0
     assert s.recommended is None
+
+
+COSTS = Costs(10.0, 2.0, ((1, 4.0), (17, 20.0)), ((1, 1.0), (17, 3.0)), 1.5, 0.25)
+
+
+def by_hand(r: Row) -> float:
+    """A row's speedup priced by hand from its replayed work at COSTS (as in the test above)."""
+    pair = r.draft_decodes * 2.0 + sum(n * (10.0 + (b - 1) + (1.0 + (b - 1) / 8) + 1.5 + 0.25 * b)
+                                      for b, n in enumerate(r.batches, 1))
+    return (r.tokens - r.generations) * 10.0 / pair
+
+
+def test_on_a_tie_the_shorter_draft_and_the_lower_p_min_win() -> None:
+    # 3 tokens: the one pass after the prompt's has room for 1 draft (3 - 1 - 1), so every
+    # draft length and both p-mins replay the same work: a 16-way tie at every p-min
+    tr = trace([0, 11, 12], target=(10, 11, 12), n_predict=3)
+    s = summarize("d.gguf", [("p", "code")], [tr], [0.0, 0.5], COSTS)
+    assert len({r.predicted_speedup for r in s.rows}) == 1
+    assert s.best_draft_max == 1  # "on a tie the shorter draft": less work for the same gain
+    assert s.best is not None and (s.best.draft_max, s.best.p_min) == (1, 0.0)
+    assert s.kinds[0].best_draft_max == 1
+
+
+def test_a_faster_longer_draft_beats_a_shorter_one() -> None:
+    # the opposite of a tie: a perfect draft gains with every token it may draft
+    s = summarize("d.gguf", [("p", "code")], [trace(list(T))], [0.0], COSTS)
+    speeds = {r.draft_max: by_hand(r) for r in s.rows}
+    assert speeds[6] > speeds[1] and s.best_draft_max == max(speeds, key=lambda k: (round(speeds[k], 6), -k)) == 6
+
+
+def test_each_kind_of_prompt_is_summarized_on_its_own_prompts() -> None:
+    good = trace(list(T))  # the draft agrees everywhere
+    top = [99] * len(T)
+    top[1] = 11  # one agreement in 7
+    bad = trace(top)
+    prompts = [("a", "code"), ("b", "chat"), ("c", "code")]
+    s = summarize("d.gguf", prompts, [good, bad, good], [0.0], COSTS)
+    assert [k.kind for k in s.kinds] == ["code", "chat"]  # in the order the kinds first appear
+    code, chat = s.kinds
+    assert isinstance(code, KindSummary) and code.acceptance_rate == 1.0
+    assert chat.acceptance_rate == pytest.approx(1 / 7)
+    assert s.acceptance_rate == pytest.approx(15 / 21) and (s.agreed, s.compared) == (15, 21)
+    # the perfect draft's best length (priced by hand: 6, the n_predict cap) and, there, its
+    # accepted tokens per pass: the prompt pass and one verification of 6
+    assert code.best_draft_max == 6 and code.accepted_per_pass == pytest.approx(6 / 2)
+    # the chat prompts' own best, from their rows alone
+    chat_rows = summarize("d.gguf", [("b", "chat")], [bad], [0.0], COSTS).rows
+    speeds = {r.draft_max: by_hand(r) for r in chat_rows}
+    best = max(speeds, key=lambda k: (round(speeds[k], 6), -k))
+    assert chat.best_draft_max == best
+    assert chat.accepted_per_pass == pytest.approx(next(r for r in chat_rows if r.draft_max == best).accepted_per_pass)
+    assert [p.acceptance_rate for p in s.prompts] == pytest.approx([1.0, 1 / 7, 1.0])
+    assert [p.prompt_id for p in s.prompts] == ["a", "b", "c"] and s.prompts[1].kind == "chat"
+    # without costs no length is best, and the kind reads k=1: 3 accepted in 5 passes (k=1 above)
+    free = summarize("d.gguf", prompts, [good, bad, good], [0.0], None)
+    assert free.kinds[0].best_draft_max is None and free.kinds[0].accepted_per_pass == pytest.approx(0.6)
+
+
+def test_the_library_defaults_replay_llamacpps_p_min_and_the_clis() -> None:
+    # llama.cpp's default --spec-draft-p-min is 0 (common/common.h); the library's default
+    # settings replay it first, and the same values as `paircheck probe --p-min`'s default
+    from paircheck.cli.probe import probe as probe_command
+
+    assert DEFAULT_P_MIN[0] == 0.0 and ProbeSettings().p_min == DEFAULT_P_MIN == (0.0, 0.5, 0.75, 0.9)
+    cli_default = next(p.default for p in probe_command.params if p.name == "p_min")
+    assert tuple(float(x) for x in str(cli_default).split(",")) == DEFAULT_P_MIN
+    # the tails are recorded down to the lowest positive p-min
+    assert ProbeSettings().tail_limit == 0.5 and ProbeSettings(p_min=(0.0,)).tail_limit > 1.0
+    # replay's own default is llama.cpp's: p-min 0 drafts through any confidence
+    low = trace(list(T), [0.01] * 8)
+    assert replay(low, draft_max=4) == replay(low, draft_max=4, p_min=0.0) and replay(low, draft_max=4).drafted > 0

@@ -231,7 +231,10 @@ def test_budget_flags_bound_calls_and_reads(standin: Standin, hub: TestServer, t
     errors = [u["error"] for u in doc["unreadable"]]
     assert any("not made" in e and "--hub-calls" in e for e in errors)
     assert any(e.startswith("not read") and "--hub-reads" in e for e in errors)
-    assert {r["usable"] for r in doc["candidates"] if r["found_in"] == "hub"} <= {True, False, None}
+    # what was read is judged (a verdict, not "not checked"), and only what was read is listed
+    hub_rows = [r for r in doc["candidates"] if r["found_in"] == "hub"]
+    assert hub_rows and {r["repo"] for r in hub_rows} == set(_read_repos(hub))
+    assert all(r["usable"] in (True, False) for r in hub_rows)
 
 
 def test_listing_pages_are_followed(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
@@ -468,3 +471,21 @@ def test_scan_hub_on_a_named_gpu_ranks_by_predicted_tokens_per_s(standin: Standi
         assert "no draft is predicted to help on this GPU" in said
     assert "MODELLED" not in text.split("\n\n")[1]  # the device-free column gives way to the GPU's
     assert all(len(x) <= 80 for x in text.splitlines() if not x.startswith(("hf download", "llama-server")))
+
+
+@pytest.mark.parametrize(("label", "fourteen_b_is_a_candidate"), [("16B", False), ("18.5B", True)])
+def test_a_draft_is_at_most_0_8_of_the_targets_size(standin: Standin, hub: TestServer, tmp_path: Path,
+                                                    real_vocab: Callable[[str], Path], label: str,
+                                                    fourteen_b_is_a_candidate: bool) -> None:
+    """The size margin (issue 37: no stand-in lay between 0.8x and 1.0x of the target): a local
+    Qwen2.5 target that calls itself 16B has the 14B (14.77B parameters, 0.92x) as a model of
+    nearly its size, not a draft; one that calls itself 18.5B has it at 0.798x, a draft."""
+    from hub_standin import qwen25_shape, write_gguf
+
+    target = write_gguf(real_vocab("qwen2"), tmp_path / f"qwen2.5-{label.lower()}-instruct.gguf", qwen25_shape("14B"),
+                        {"name": f"Qwen2.5 {label} Instruct", "basename": "Qwen2.5", "size_label": label,
+                         "finetune": "Instruct"})
+    doc, _ = _scan(hub, tmp_path, str(target), "--hub-reads", "30")
+    hub_repos = {r["repo"] for r in doc["candidates"] if r["found_in"] == "hub"}
+    assert any("-7B-" in r for r in hub_repos)  # 0.41x of either: always a draft
+    assert any("-14B-" in r for r in hub_repos) is fourteen_b_is_a_candidate, sorted(hub_repos)

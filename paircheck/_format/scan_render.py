@@ -174,11 +174,16 @@ def _device_lines(result: ScanResult, width: int) -> list[str]:
     if not rated or alone is None:
         return lines + wrap(f"no speed predicted on {gpu['name']}: no usable draft has tensor infos", width)
     best = rated[0]
+    if dev.get("target_fits") is False:
+        return lines + wrap(
+            f"the target alone does not fit the {gpu['memory_gib']:g} GiB of {gpu['name']} (weights and KV cache "
+            f"at {dev['context']} tokens), with or without a draft: `paircheck fit` says what does; PREDICTED "
+            f"{alone:.1f} tokens/s for it were it to fit", width)
     if best.gpu_speedup is None or best.gpu_speedup < MIN_GAIN or best.gpu_fits is False:
         return lines + wrap(
             f"no draft is predicted to help on this GPU: PREDICTED {alone:.1f} tokens/s for the target alone on "
             f"{gpu['name']}, the best draft {best.gpu_speedup:.2f}x"
-            + (" and it does not fit the memory" if best.gpu_fits is False else ""), width)
+            + (", and target + draft do not fit its memory" if best.gpu_fits is False else ""), width)
     return lines + wrap(
         f"PREDICTED on {gpu['name']}: {best.gpu_tokens_per_s:.1f} tokens/s with {_label(best)} at draft max "
         f"{best.gpu_draft_max}, {best.gpu_speedup:.2f}x the target alone ({alone:.1f} tokens/s)", width)
@@ -263,9 +268,10 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     line = launch_line(result, relative=True)
     best = result.best_for_llamacpp
     if line and best is not None and best.gpu_slower and result.device is not None:
-        lines += ["", *wrap(f"RUN WITHOUT A DRAFT on {result.device['gpu']['name']}: no draft is predicted faster "
-                            f"than the target alone there (the best, {_label(best)}, {best.gpu_speedup:.2f}x):",
-                            options.width), line]
+        why = ("target + draft do not fit its memory" if best.gpu_fits is False else
+               "no draft is predicted faster than the target alone there")
+        lines += ["", *wrap(f"RUN WITHOUT A DRAFT on {result.device['gpu']['name']}: {why} (the best, {_label(best)}, "
+                            f"{best.gpu_speedup:.2f}x):", options.width), line]
     elif line and best is not None and best.probed_slower:
         lines += ["", *wrap("RUN WITHOUT A DRAFT: paircheck probe predicts no probed draft faster than the target "
                             f"alone on this machine (the best, {_label(best)}, {best.measured_speedup:.2f}x):",

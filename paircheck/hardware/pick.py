@@ -41,7 +41,9 @@ def pick(gpus: Sequence[Gpu], gpu: str | None = None, bandwidth_gbs: float | Non
         mem = vram_bytes if vram_bytes is not None else int(row.memory_gib * GIB)
         source = row.source if bandwidth_gbs is None else "--bandwidth"
         hw = Hardware(row.name, bw, mem / GIB, row.vendor, source)
-        return Picked(hw, "table", mem, f"GPU table: {_row_note(row)}")
+        given = "" if vram_bytes is None else f"; memory {vram_bytes / GIB:g} GiB (--vram)"
+        given += "" if bandwidth_gbs is None else f"; bandwidth {bandwidth_gbs:g} GB/s (--bandwidth)"
+        return Picked(hw, "table", mem, f"GPU table: {_row_note(row)}{given}")
     if bandwidth_gbs is not None:
         hw = Hardware(f"{bandwidth_gbs:g} GB/s device", bandwidth_gbs, None if vram_bytes is None else vram_bytes / GIB,
                       "", "--bandwidth")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from paircheck.hardware.device import Hardware
 from paircheck.scan import REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
-from paircheck.speed.on_gpu import DEFAULT_CONTEXT, predict_on, shape_of
+from paircheck.speed.on_gpu import DEFAULT_CONTEXT, GIB, predict_on, shape_of
 from paircheck.speed.roofline import Shape
 from paircheck.weights import description_weight_bytes
 
@@ -29,6 +29,8 @@ def predict_candidates(result: ScanResult, hardware: Hardware, basis: str, note:
         device["problem"] = "the target has no tensor infos here (a vocab-only file, or one shard of several)"
         return result
     target = shape_of(result.target, wb)
+    if hardware.memory_gib is not None:
+        device["target_fits"] = target.memory_bytes(context) <= hardware.memory_gib * GIB
     for c in result.candidates:
         _predict(c, target, hardware, basis, context, device)
     result.candidates.sort(key=CandidateResult.sort_key)

@@ -169,6 +169,21 @@ def _points_said() -> str:
     return "published measurements on NVIDIA and Apple GPUs"
 
 
+def _acceptance_lines(est: Estimate, basis: str, note: str | None, width: int) -> list[str]:
+    """Where the acceptance comes from, what the registry documents, and the warnings."""
+    lines: list[str] = []
+    if note and basis in ("measured", "documented"):
+        lines += wrap(f"acceptance {_BASIS_WORD[basis]}: {note}", width)
+    if basis == "assumed":
+        lines += wrap("acceptance ASSUMED: measure it with `paircheck probe TARGET DRAFT`, then --from the result",
+                      width)
+    for doc in est.documented:
+        lines += wrap(f"documented: {doc}", width)
+    for w in est.warnings:
+        lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    return lines
+
+
 def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     """``estimate --gpu``: predicted tokens/s on the device, alone and at each draft length."""
     from tabulate import tabulate
@@ -211,15 +226,7 @@ def render_gpu_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
     elif need is not None:
         lines += wrap(f"memory: about {need:.1f} GiB for both models' weights and KV caches at {p.context} tokens "
                       "(`paircheck fit` counts every buffer)", width)
-    if p.acceptance_note and p.acceptance_basis in ("measured", "documented"):
-        lines += wrap(f"acceptance {_BASIS_WORD[p.acceptance_basis]}: {p.acceptance_note}", width)
-    if p.acceptance_basis == "assumed":
-        lines += wrap("acceptance ASSUMED: measure it with `paircheck probe TARGET DRAFT`, then --from the result",
-                      width)
-    for doc in est.documented:
-        lines += wrap(f"documented: {doc}", width)
-    for w in est.warnings:
-        lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    lines += _acceptance_lines(est, p.acceptance_basis, p.acceptance_note, width)
     c = p.constants
     reach = (f"{c.efficiency_of(hw.vendor, p.target_shape.weights):.0%}" if p.target_shape is not None else
              f"{c.efficiency_of(hw.vendor):.0%}")
@@ -315,17 +322,7 @@ def render_estimate(est: Estimate, width: int = DEFAULT_WIDTH) -> str:
         lines += wrap(f"cost ratio c = {est.cost_ratio} (given)", width)
     if est.acceptance_source and est.acceptance_source.startswith("bench:"):
         lines += wrap(f"acceptance MEASURED in {est.acceptance_source[6:]} (draft_n_accepted / draft_n)", width)
-    if est.acceptance_note and est.acceptance_basis == "measured":
-        lines += wrap(f"acceptance MEASURED: {est.acceptance_note}", width)
-    if est.acceptance_note and est.acceptance_basis == "documented":
-        lines += wrap(f"acceptance DOCUMENTED: {est.acceptance_note}", width)
-    if est.acceptance_basis == "assumed":
-        lines += wrap("acceptance ASSUMED: measure it with `paircheck probe TARGET DRAFT`, then --from the result",
-                      width)
-    for doc in est.documented:
-        lines += wrap(f"documented: {doc}", width)
-    for w in est.warnings:
-        lines += wrap(f"warning {w.code} {w.name}: {w.message}", width)
+    lines += _acceptance_lines(est, est.acceptance_basis, est.acceptance_note, width)
     if est.device_note:
         lines += wrap(f"device: {est.device_note}", width)
     if est.costs_basis == "measured":

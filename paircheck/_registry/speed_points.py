@@ -5,16 +5,10 @@ GPU speed prediction is held to (``registry/speed/points.toml``, schema in regis
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 from paircheck._registry.schema import RegistryError
 
@@ -161,12 +155,7 @@ def points_path() -> Path:
 
 
 def load_points(path: Path | None = None) -> tuple[SpeedPoint, ...]:
+    from paircheck._registry.toml_file import read_toml
+
     path = path or points_path()
-    try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
-    except OSError as exc:
-        raise RegistryError(str(path), f"cannot read: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise RegistryError(str(path), f"invalid TOML: {exc}") from None
-    return parse_points(raw, str(path))
+    return parse_points(read_toml(path, "the speed points"), str(path))

@@ -12,16 +12,10 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 from paircheck.errors import InputError
 
@@ -124,15 +118,10 @@ def parse_table(raw: Mapping[str, Any], where: str) -> tuple[Gpu, ...]:
 
 def load_gpus(path: Path | None = None) -> tuple[Gpu, ...]:
     """The shipped table (or the one at ``path``)."""
+    from paircheck._registry.toml_file import read_toml
+
     path = path or table_path()
-    try:
-        with path.open("rb") as fh:
-            raw = tomllib.load(fh)
-    except OSError as exc:
-        raise InputError(str(path), f"cannot read the GPU table: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(str(path), f"invalid TOML: {exc}") from None
-    return parse_table(raw, str(path))
+    return parse_table(read_toml(path, "the GPU table"), str(path))
 
 
 def find_gpu(name: str, gpus: Sequence[Gpu]) -> Gpu:

@@ -23,7 +23,8 @@ prediction is clear of 1 by more than the tolerance. Every comparison is written
 
 What it costs: 18 minutes on the 2-core machine, measured with nothing else running (the
 probe of three drafts with its calibration about 3, twelve interleaved bench runs the rest,
-the random draft's the slowest); the slowest test of the suite.
+the random draft's the slowest), up to twice that when the machine's speed drifts and points
+are measured again (RETRIES); the slowest test of the suite.
 """
 
 from __future__ import annotations
@@ -54,6 +55,14 @@ K_VALUES = (2, 4, 8, 12)
 # that misses the 10% goal; docs/probe.md gives the errors measured.
 TPS_TOLERANCE = 0.25
 SPEEDUP_TOLERANCE = 0.35
+# A speedup is the pair over the target alone, so it can be judged only when bench's target
+# alone runs at the speed the probe calibrated. In one run on this VM (2026-12-02) the target
+# alone measured 26-39 tokens/s between bench runs minutes apart against 26.6 calibrated, while
+# the pair's tokens/s stayed within 11% of the prediction on all 12 points: the machine, not the
+# model, moved. A point whose target alone is more than TPS_TOLERANCE off is measured again (up
+# to RETRIES times); one still off is reported, its pair's tokens/s still held, its speedup not,
+# and at most a third of the points may be such.
+RETRIES = 2
 PROMPTS = [
     Prompt("code", "Write a Python function merge_sorted(a, b) that merges two sorted lists of integers into "
                    "one sorted list in linear time, with a docstring.", "code"),
@@ -95,38 +104,50 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], tmp_path: Pa
              f"tolerance: tokens/s {TPS_TOLERANCE:.0%}, speedup {SPEEDUP_TOLERANCE:.0%}",
              f"{'draft':<10} {'k':>3} {'pred tok/s':>10} {'meas tok/s':>10} {'pred x':>7} {'meas x':>7} "
              f"{'base pred':>9} {'base meas':>9}  verdict"]
-    failures = []
+    failures: list[str] = []
+    drifted_rows: list[str] = []
     best_measured: dict[str, float] = {}
     for name, summary in zip(drafts, outcome.summaries, strict=True):
         for k in K_VALUES:
             row = summary.row(k, 0.0)
             assert row is not None and row.predicted is not None
             pred = row.predicted
-            done = run_pair(target, str(models[name]), binary, tmp_path / f"bench-{name}-{k}",
-                            BenchSettings(runs=3, n_predict=N_PREDICT, chat_template=True), PROMPTS, 1024, FLAGS,
-                            max_runs=6, draft_args=["--spec-draft-n-max", str(k)])
-            comp = done.comparison
-            assert comp is not None and comp.outputs_equal, f"{name} k={k}: the pair changed the output"
-            assert comp.decode_speedup is not None and comp.draft_tokens_per_second is not None
+            assert pred.pair_tokens_per_s is not None and pred.target_tokens_per_s is not None
+            for attempt in range(RETRIES + 1):
+                done = run_pair(target, str(models[name]), binary, tmp_path / f"bench-{name}-{k}-{attempt}",
+                                BenchSettings(runs=3, n_predict=N_PREDICT, chat_template=True), PROMPTS, 1024,
+                                FLAGS, max_runs=6, draft_args=["--spec-draft-n-max", str(k)])
+                comp = done.comparison
+                assert comp is not None and comp.outputs_equal, f"{name} k={k}: the pair changed the output"
+                assert comp.decode_speedup is not None and comp.draft_tokens_per_second is not None
+                base = comp.baseline_tokens_per_second.median if comp.baseline_tokens_per_second else float("nan")
+                drift = abs(base - pred.target_tokens_per_s) / pred.target_tokens_per_s
+                if drift <= TPS_TOLERANCE:
+                    break
             measured_x, measured_tps = comp.decode_speedup, comp.draft_tokens_per_second.median
             best_measured[str(models[name])] = max(best_measured.get(str(models[name]), 0.0), measured_x)
-            base = comp.baseline_tokens_per_second.median if comp.baseline_tokens_per_second else float("nan")
-            assert pred.pair_tokens_per_s is not None and pred.target_tokens_per_s is not None
             tps_err = abs(pred.pair_tokens_per_s - measured_tps) / measured_tps
             x_err = abs(pred.speedup - measured_x) / measured_x
             clear = abs(pred.speedup - 1.0) > SPEEDUP_TOLERANCE
             sign_ok = not clear or (pred.speedup > 1.0) == (measured_x > 1.0)
-            ok = tps_err <= TPS_TOLERANCE and x_err <= SPEEDUP_TOLERANCE and sign_ok
+            drifted = drift > TPS_TOLERANCE
+            ok = tps_err <= TPS_TOLERANCE and (drifted or (x_err <= SPEEDUP_TOLERANCE and sign_ok))
+            said = (f"target alone {drift:.0%} off the calibration after {attempt + 1} runs: speedup not judged"
+                    if drifted else f"speedup {x_err:.0%} off{', sign wrong' if not sign_ok else ''}"
+                    + (f", measured {attempt + 1}x" if attempt else ""))
             lines.append(f"{name:<10} {k:>3} {pred.pair_tokens_per_s:>10.1f} {measured_tps:>10.1f} "
                          f"{pred.speedup:>6.2f}x {measured_x:>6.2f}x {pred.target_tokens_per_s:>9.1f} "
-                         f"{base:>9.1f}  {'ok' if ok else 'FAIL'} (tok/s {tps_err:.0%} off, speedup {x_err:.0%} off"
-                         f"{', sign wrong' if not sign_ok else ''}{'' if comp.conclusive else ', runs unstable'})")
+                         f"{base:>9.1f}  {'ok' if ok else 'FAIL'} (tok/s {tps_err:.0%} off, {said}"
+                         f"{'' if comp.conclusive else ', runs unstable'})")
             if not ok:
                 failures.append(lines[-1])
+            if drifted:
+                drifted_rows.append(lines[-1])
     folder = Path(os.environ.get("PAIRCHECK_ARTIFACTS", "test-artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "speed-differential.txt").write_text("\n".join(lines) + "\n")
     assert not failures, "\n".join(lines)
+    assert len(drifted_rows) <= len(lines[2:]) // 3, "the machine drifted too much to judge:\n" + "\n".join(lines)
     # the recommendation follows the measurement: a draft measured (near) the fastest, never the random one
     rec = outcome.data["recommendation"]
     assert rec["draft"] is not None and rec["draft"] != str(models["random"])

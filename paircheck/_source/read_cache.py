@@ -69,7 +69,10 @@ Read = tuple[GGUFMetadata, LlamaVocab, Identity]
 
 
 class _Unusable(Exception):
-    """An entry that is not what this version wrote."""
+    """An entry that is not what this version wrote, or a value an entry cannot hold.
+
+    Always caught inside the cache (a miss, or nothing kept) and never shown, so it carries
+    no message."""
 
 
 def file_stamp(path: str) -> Stamp | None:
@@ -219,18 +222,18 @@ def _encode(value: Any) -> Any:
         return ("M", [(_encode(k), _encode(v)) for k, v in value.items()])
     if is_dataclass(value) and _CLASSES.get(kind.__name__) is kind:
         return ("D", kind.__name__, [_encode(getattr(value, f.name)) for f in fields(value)])
-    raise _Unusable(kind.__name__)
+    raise _Unusable
 
 
 def _decode(value: Any) -> Any:
     if type(value) is not tuple:
         if type(value) not in _PLAIN:
-            raise _Unusable(type(value).__name__)
+            raise _Unusable
         return value
     tag = value[0]
     if tag == "F":
         if type(value[1]) not in _CONTAINERS:
-            raise _Unusable("flat")
+            raise _Unusable
         return value[1]
     if tag == "C":
         return _MAKE[value[1]](_decode(item) for item in value[2])
@@ -238,4 +241,4 @@ def _decode(value: Any) -> Any:
         return {_decode(k): _decode(v) for k, v in value[1]}
     if tag == "D":
         return _CLASSES[value[1]](*(_decode(item) for item in value[2]))
-    raise _Unusable(str(tag))
+    raise _Unusable

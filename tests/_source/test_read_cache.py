@@ -452,3 +452,73 @@ def test_an_entry_whose_shared_count_is_past_the_tokens_is_a_miss(real_vocab: Ca
         again = describe(path, cache=cache)
         assert cache.hits == 0, bad
         assert again.vocab.texts == describe(path).vocab.texts
+
+
+def test_entries_are_readable_by_their_owner_only(gguf_factory: Callable[..., Path], tmp_path: Path) -> None:
+    # an entry names the real path of a user's file and holds its vocabulary: in a cache
+    # folder other users can list, they cannot read it
+    import stat
+
+    path = str(gguf_factory("private.gguf"))
+    describe(path, cache=_cache(tmp_path / "c"))
+    (entry,) = _entries(tmp_path / "c")
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o600
+
+
+def test_an_entry_with_a_long_tail_is_a_miss_read_no_further(gguf_factory: Callable[..., Path],
+                                                             tmp_path: Path) -> None:
+    # 64 MB after a valid entry (a file appended to by mistake): one byte past the payload is
+    # enough to tell it is not what was written, so the miss costs no more memory than the entry
+    import tracemalloc
+
+    path = str(gguf_factory("tail.gguf"))
+    fresh = describe(path)
+    cache = _cache(tmp_path / "c")
+    describe(path, cache=cache)
+    (entry,) = _entries(tmp_path / "c")
+    size = entry.stat().st_size
+    assert size < 1 << 20
+    with open(entry, "r+b") as handle:
+        handle.truncate(size + (64 << 20))  # a sparse tail of zeros: nothing written to disk
+    stamp = file_stamp(path)
+    assert stamp is not None
+    tracemalloc.start()
+    try:
+        found = cache.get(stamp, {})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found is None and cache.misses == 2
+    assert peak < 8 << 20, peak
+    _same(describe(path, cache=cache), fresh)  # and the entry is written again, whole
+    assert _entries(tmp_path / "c")[0].stat().st_size == size
+
+
+def test_a_value_the_encoder_never_writes_is_a_miss(real_vocab: Callable[[str], Path], tmp_path: Path) -> None:
+    # A well-formed entry (right CRC) holding, where the vocabulary's eos id goes, a value
+    # that is neither plain nor tagged: marshal can hold a list or a set, the encoder never
+    # writes one untagged. Taken as it is, the check would see an eos id of [2].
+    import dataclasses
+    import marshal
+    import struct
+    import zlib
+
+    from paircheck.model import LlamaVocab
+
+    path = str(real_vocab("llama-spm"))
+    fresh = describe(path)
+    describe(path, cache=_cache(tmp_path))
+    (entry,) = _entries(tmp_path)
+    key, meta, vocab, identity, shared = marshal.loads(entry.read_bytes()[20:])
+    assert vocab[:2] == ("D", "LlamaVocab")
+    at = [f.name for f in dataclasses.fields(LlamaVocab)].index("eos_id")
+    assert vocab[2][at] == fresh.vocab.eos_id
+    for odd in ([fresh.vocab.eos_id], {fresh.vocab.eos_id}):
+        values = list(vocab[2])
+        values[at] = odd
+        payload = marshal.dumps((key, meta, ("D", "LlamaVocab", values), identity, shared), 2)
+        entry.write_bytes(struct.pack("<8sIQ", MAGIC, zlib.crc32(payload), len(payload)) + payload)
+        cache = _cache(tmp_path)
+        again = describe(path, cache=cache)
+        assert cache.hits == 0, odd
+        assert again.vocab.eos_id == fresh.vocab.eos_id

@@ -55,18 +55,58 @@ _ENGINE_TESTS = (
 
 _PROBE_TESTS = ("tests/probe/test_replay.py", "tests/probe/test_replay_edges.py", "tests/probe/test_summary.py")
 
+# test_llamacpp_cases.py without its libllama and llama-server halves (those start processes and
+# take minutes): paircheck's own verdict on each case.
+_LLAMACPP_CASES_FAST = tuple(f"tests/_engine/test_llamacpp_cases.py::{t}" for t in (
+    "test_section9_case",
+    "test_case_14_15_wrong_key_types_fail_the_load",
+    "test_loader_defaults",
+    "test_case_24_nul_duplicate_aborts_and_nul_is_cut",
+    "test_case_26_no_vocab",
+    "test_case_29_override_applies_to_both",
+    "test_text_failure_names_id_and_both_texts",
+    "test_vocab_tail_warning_names_the_range",
+    "test_big_endian_file_is_read_but_llamacpp_refuses_it",
+    "test_gguf_v2_reads_like_v3",
+    "test_bos_override_is_suggested_only_when_it_makes_the_pair_pass",
+))
+
+# The validation tests of test_registry.py (a raw document in, its problems out) and the
+# shipped registry's own validation; not the CLI and lookup tests, which load it again and again.
+_SCHEMA_TESTS = tuple(f"tests/_registry/test_registry.py::{t}" for t in (
+    "test_real_registry_raw_documents_validate",
+    "test_good_minimal_registry_loads",
+    "test_missing_field_is_reported",
+    "test_bad_enum_is_reported",
+    "test_bad_url_date_and_fails_without_why",
+    "test_duplicate_id_is_reported",
+    "test_broken_toml_syntax",
+    "test_unknown_field_and_bad_fingerprint",
+    "test_valid_vocab_accepted",
+    "test_wrong_schema_version_and_empty",
+    "test_entry_without_evidence_or_quote_is_rejected",
+    "test_checked_record_is_required_and_must_account_for_every_url",
+    "test_unreadable_source_needs_the_quote_from_a_read_url",
+    "test_quote_must_be_one_short_sentence",
+    "test_evidence_fields_are_validated",
+    "test_caveat_tables_are_validated",
+    "test_per_engine_evidence_and_failure_levels_load",
+    "test_measured_rows_are_validated",
+    "test_engine_quotes_are_validated",
+    "test_an_entry_may_name_no_engine_only_when_it_works",
+))
+
 # The pure modules (no files, no network, no processes) and their fast tests. The slow,
 # process-starting tests (llama-server, the oracles) are left out on purpose: a mutant they
 # alone would catch shows up as a survivor here and gets a fast test of its own.
 TARGETS: tuple[Target, ...] = (
     Target("outcome", "paircheck/outcome.py", ("tests/test_outcome_verdicts.py",)),
     Target("findings", "paircheck/findings.py", ("tests/test_outcome_verdicts.py", "tests/_engine/test_engines.py")),
-    Target("vocab", "paircheck/vocab.py", ("tests/_engine/test_llamacpp_cases.py", "tests/_source/test_gguf_reader.py",
-                                           "tests/test_fingerprint.py", "tests/test_fixtures_gen.py")),
+    Target("vocab", "paircheck/vocab.py", ("tests/test_vocab_derive.py", *_LLAMACPP_CASES_FAST)),
     Target("read_cache", "paircheck/_source/read_cache.py", ("tests/_source/test_read_cache.py",)),
-    Target("registry.lint", "paircheck/_registry/lint.py", ("tests/_registry/test_registry_lint.py",)),
-    Target("registry.schema", "paircheck/_registry/schema.py",
-           ("tests/_registry/test_registry.py", "tests/_registry/test_registry_lint.py")),
+    Target("registry.lint", "paircheck/_registry/lint.py",
+           ("tests/_registry/test_registry_lint.py", "tests/_registry/test_lint_messages.py")),
+    Target("registry.schema", "paircheck/_registry/schema.py", _SCHEMA_TESTS),
     Target("probe.replay", "paircheck/probe/replay.py", _PROBE_TESTS),
     Target("probe.summary", "paircheck/probe/summary.py", _PROBE_TESTS),
     Target("speed.model", "paircheck/speed/model.py", ("tests/speed", "tests/probe/test_replay.py")),
@@ -118,7 +158,9 @@ def _prepare(target: Target, work: Path) -> None:
         "only_mutate": [target.module],
         "also_copy": ["fixtures", "registry"],
         "pytest_add_cli_args_test_selection": list(target.tests),
-        "pytest_add_cli_args": ["-p", "no:cacheprovider"],
+        # a temporary folder of its own: pytest's shared /tmp/pytest-of-USER/pytest-current link,
+        # moved by another session's pytest mid-test, fails a test (a mutant counted as killed)
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "--basetemp", str(work / "tmp")],
         # the suite's tests are quick: a mutant that makes them 10x slower loops
         "timeout_multiplier": 10.0,
         "use_git_change_detection": False,

@@ -165,8 +165,9 @@ class ReadCache:
             pass
 
     def _entry(self, key: str) -> Path:
-        # The name only spreads the entries: the key inside decides (see ``get``).
-        raw = key.encode("utf-8", "surrogateescape")
+        # The name only spreads the entries: the key inside decides (see ``get``). The key is a
+        # repr(), which escapes the lone surrogates of a file name that is not UTF-8: it always encodes.
+        raw = key.encode()
         return self.folder / f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}{SUFFIX}"
 
     def _bound(self) -> None:

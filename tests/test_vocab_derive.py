@@ -443,3 +443,107 @@ def test_parse_override_refuses(text: str, message: str) -> None:
 def test_a_vocab_is_a_fresh_object_each_time() -> None:
     meta = _meta()
     assert derive_llama_vocab(meta) == derive_llama_vocab(meta, {}) and isinstance(derive_llama_vocab(meta), LlamaVocab)
+
+
+# --------------------------------------------------------------------------- edges the mutation run found
+
+
+class _AtMost(str):
+    """A string exactly GGUF's maximum long: still readable."""
+
+    def __len__(self) -> int:
+        return T.GGUF_MAX_STRING_LENGTH
+
+
+def test_a_string_of_exactly_the_gguf_maximum_is_read() -> None:
+    assert _failure(_meta(NAME=(S, _AtMost("x")))) is None
+
+
+def test_an_alignment_of_an_unknown_type_is_named_by_its_number() -> None:
+    assert _failure(_meta(ALIGNMENT=(99, 32))) == "key 'general.alignment' must be of type u32 but is 99"
+
+
+def test_a_charsmap_of_exactly_four_elements_and_one_counted_but_not_kept() -> None:
+    assert _failure(_meta("t5", PRECOMPILED_CHARSMAP=_array(ValueType.UINT8, [0, 0, 0, 0]))) == (
+        "Index out of array bounds in precompiled charsmap!")
+    # the size is the first four bytes only: a fifth does not count
+    five = GGUFArray(ValueType.UINT8, 300, None, head=bytes([2, 1, 0, 0, 1]))
+    assert _failure(_meta("t5", PRECOMPILED_CHARSMAP=(ARR, five))) is None
+
+
+def test_a_byte_token_at_id_0_is_checked_too() -> None:
+    assert _failure(_typed(20, {0: b"ab"})) == (
+        "basic_string::substr: __pos (which is 3) > this->size() (which is 2) "
+        "(token 0 is typed BYTE but its text b'ab' is not '<0xHH>')")
+    # unless it ends generation (the eos at id 0)
+    meta = _typed(20, {0: b"ab"})
+    meta.kv[K.EOS_ID] = (U32, 0)
+    assert _failure(meta) is None
+
+
+def test_a_byte_token_after_an_end_of_generation_one_is_checked() -> None:
+    assert _failure(_typed(20, {2: b"ab", 9: b"cd"})) == (
+        "basic_string::substr: __pos (which is 3) > this->size() (which is 2) "
+        "(token 9 is typed BYTE but its text b'cd' is not '<0xHH>')")
+
+
+def test_a_plamo2_byte_token_that_is_not_hex_does_not_hide_the_others() -> None:
+    toks = [b"<unk>", b"<0xZZ>"] + [f"<0x{b:02X}>".encode() for b in range(256)] + [b"w"]
+    types = [TokenType.NORMAL] + [TokenType.BYTE] * 257 + [TokenType.NORMAL]
+    assert _failure(_meta("plamo2", toks, TOKEN_TYPE=_array(I32, [int(t) for t in types]))) is None
+
+
+def test_ids_0_from_keys_are_kept() -> None:
+    toks = _texts(20, t0=b"</s>", t3=b"<|fim_pad|>", t5=b"<|eot_id|>", t6=b"<|eom_id|>", t7=b"<|tool_response>")
+    v = derive_llama_vocab(_meta(tokens=toks, EOS_ID=(U32, 0), EOT_ID=(U32, 0), EOM_ID=(U32, 0),
+                                 FIM_PAD_ID=(U32, 0)))
+    assert (v.eos_id, v.eot_id, v.eom_id, v.eot_candidates) == (0, 0, 0, ())
+    # id 0 is the fim pad, the eos and </s>: Gemma 4's <|tool_response> makes </s> ordinary
+    assert v.eog_ids == frozenset({5, 6, 7})
+    plain = derive_llama_vocab(_meta(tokens=_texts(20, t3=b"<|fim_pad|>"), EOS_ID=(U32, 0), FIM_PAD_ID=(U32, 0)))
+    assert plain.eog_ids == frozenset({0})
+
+
+def test_the_defaults_each_bad_id_falls_back_to() -> None:
+    # an id past the vocabulary is ignored, with the default it keeps in the warning
+    keys = {"UNK_ID": K.UNK_ID, "SEP_ID": K.SEP_ID, "PAD_ID": K.PAD_ID, "MASK_ID": K.MASK_ID}
+    bad = {name: (U32, 1 << 20) for name in keys}
+    plamo = [b"<unk>"] + [f"<0x{b:02X}>".encode() for b in range(256)] + [b"w"]
+    plamo_types = _array(I32, [1] + [int(TokenType.BYTE)] * 256 + [1])
+    for model, tokens, extra, defaults in (
+        ("llama", _texts(20), {}, {"UNK_ID": 0, "SEP_ID": -1, "PAD_ID": -1, "MASK_ID": -1}),
+        ("bert", _texts(120), {}, {"UNK_ID": 100, "SEP_ID": 102, "PAD_ID": 0, "MASK_ID": 103}),
+        ("t5", _texts(20), {}, {"UNK_ID": 2, "SEP_ID": -1, "PAD_ID": 0, "MASK_ID": -1}),
+        ("plamo2", plamo, {"TOKEN_TYPE": plamo_types}, {"UNK_ID": 0, "SEP_ID": -1, "PAD_ID": 3, "MASK_ID": -1}),
+    ):
+        v = derive_llama_vocab(_meta(model, tokens, **bad, **extra))
+        assert v.failure is None, model
+        assert v.loader_warnings == [f"bad special token: '{keys[name]}' = {1 << 20}, using default id {i}"
+                                     for name, i in defaults.items()], model
+
+
+def test_a_default_id_0_of_an_empty_vocabulary_is_disabled() -> None:
+    v = derive_llama_vocab(_meta(tokens=[]))
+    assert v.loader_warnings == [
+        "default special token 'tokenizer.ggml.bos_token_id' = 1 out of vocab range, disabling",
+        "default special token 'tokenizer.ggml.eos_token_id' = 2 out of vocab range, disabling",
+        "default special token 'tokenizer.ggml.unknown_token_id' = 0 out of vocab range, disabling"]
+
+
+def test_a_text_is_cut_at_its_first_nul() -> None:
+    assert derive_llama_vocab(_meta(tokens=_texts(8, t3=b"ab\x00cd\x00ef"))).texts[3] == b"ab"
+
+
+def test_a_string_override() -> None:
+    v = derive_llama_vocab(_meta("gpt2"), {K.TOKENIZER_PRE: ("str", "llama-bpe")})
+    assert (v.pre, v.add_bos) == ("llama-bpe", True)
+
+
+def test_gemma4_warns_before_a_late_key_fails_the_load() -> None:
+    # llama.cpp logs the Gemma 4 override, then reads normalizer.lowercase and fails on its type
+    v = derive_llama_vocab(_meta("gemma4", NORMALIZER_LOWERCASE=(U32, 1)))
+    assert v.failure is not None
+    assert v.failure.message == "key tokenizer.ggml.normalizer.lowercase has wrong type u32 but expected type bool"
+    assert v.loader_warnings == ["override 'tokenizer.ggml.add_bos_token' to 'true' for Gemma4"]
+    sep = derive_llama_vocab(_meta("gemma4", ADD_SEP=(U32, 1)))
+    assert sep.loader_warnings == []  # add_sep is read before

@@ -317,3 +317,43 @@ def test_file_extensions_in_any_case() -> None:
 def test_an_engine_without_homes_has_none() -> None:
     assert not L.is_engine_home("https://example.org/", "no-such-engine")
     assert not L.names_engine("no-such-engine", "no-such-engine")
+
+
+def test_a_file_name_inside_a_sentence_names_its_model() -> None:
+    assert L.text_tokens("run Demo-7B.gguf now") == {"run", "demo", "7b", "now"}
+    assert L.text_tokens("Demo-7B.GGUF and more") == {"demo", "7b", "and", "more"}
+
+
+def test_only_slashes_end_a_card_url() -> None:
+    ref = ModelRef(name="Demo-X", repo="demo/Demo-X")
+    assert L.names_side("this model", ref, "https://huggingface.co/demo/Demo-X/")
+
+
+def test_a_name_that_goes_on_is_another_model() -> None:
+    assert L.drift("Demo-7B-qat-X", ModelRef(name="Demo-7B")) == []
+
+
+def test_a_failure_quoted_from_the_targets_card(tmp_path: Path) -> None:
+    # the card names its own model: a quote on it naming the draft names the exact pair
+    card = "https://huggingface.co/demo/Demo-7B"
+    body = _read_also(P.CLEAN.replace('evidence = "recommended"', 'evidence = "recommended"\nfails_on = ["sglang"]\n'
+                                      'engine_evidence = { sglang = "code-refuses" }'), card) + f"""
+[[pair.engine_quote]]
+engine = "sglang"
+quote = "SGLang refuses it with Demo-0.5B as the draft."
+url = "{card}"
+"""
+    assert _lines(tmp_path, body) == []
+    elsewhere = body.replace(f'url = "{card}"\n', f'url = "{VLLM_DOCS}"\n')
+    assert _lines(tmp_path, elsewhere) == [
+        f"{ID}: RL104 negative-not-exact: " + NO_EXACT.format(engine="sglang", level="code-refuses")]
+
+
+def test_a_run_at_several_levels_names_them_all(tmp_path: Path) -> None:
+    body = P.CLEAN.replace('engines = ["vllm"]', 'engines = ["vllm", "sglang"]').replace(
+        'evidence = "recommended"', 'evidence = "recommended"\nengine_evidence = { sglang = "computed" }').replace(
+        "Serve demo/Demo-7B with demo/Demo-0.5B as its draft model.",
+        "I tested demo/Demo-7B with demo/Demo-0.5B in vLLM and SGLang.")
+    assert _lines(tmp_path, body) == [
+        f"{ID}: RL108 level-below-quote: quote says its author ran the pair but its level is "
+        "computed/recommended: ran?"]

@@ -71,9 +71,10 @@ _LLAMACPP_CASES_FAST = tuple(f"tests/_engine/test_llamacpp_cases.py::{t}" for t 
     "test_bos_override_is_suggested_only_when_it_makes_the_pair_pass",
 ))
 
-# The validation tests of test_registry.py (a raw document in, its problems out) and the
+# Every schema problem in full (test_schema_problems.py), the validation tests of test_registry.py
+# (a raw document in, its problems out) and the
 # shipped registry's own validation; not the CLI and lookup tests, which load it again and again.
-_SCHEMA_TESTS = tuple(f"tests/_registry/test_registry.py::{t}" for t in (
+_SCHEMA_TESTS = ("tests/_registry/test_schema_problems.py", *(f"tests/_registry/test_registry.py::{t}" for t in (
     "test_real_registry_raw_documents_validate",
     "test_good_minimal_registry_loads",
     "test_missing_field_is_reported",
@@ -94,7 +95,7 @@ _SCHEMA_TESTS = tuple(f"tests/_registry/test_registry.py::{t}" for t in (
     "test_measured_rows_are_validated",
     "test_engine_quotes_are_validated",
     "test_an_entry_may_name_no_engine_only_when_it_works",
-))
+)))
 
 # The pure modules (no files, no network, no processes) and their fast tests. The slow,
 # process-starting tests (llama-server, the oracles) are left out on purpose: a mutant they

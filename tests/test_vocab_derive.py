@@ -500,8 +500,9 @@ def test_ids_0_from_keys_are_kept() -> None:
     assert (v.eos_id, v.eot_id, v.eom_id, v.eot_candidates) == (0, 0, 0, ())
     # id 0 is the fim pad, the eos and </s>: Gemma 4's <|tool_response> makes </s> ordinary
     assert v.eog_ids == frozenset({5, 6, 7})
-    plain = derive_llama_vocab(_meta(tokens=_texts(20, t3=b"<|fim_pad|>"), EOS_ID=(U32, 0), FIM_PAD_ID=(U32, 0)))
-    assert plain.eog_ids == frozenset({0})
+    # the fim pad alone at id 0 (the eos elsewhere)
+    pad = derive_llama_vocab(_meta(tokens=_texts(20, t3=b"<|fim_pad|>"), EOS_ID=(U32, 19), FIM_PAD_ID=(U32, 0)))
+    assert pad.eog_ids == frozenset({0, 19})
 
 
 def test_the_defaults_each_bad_id_falls_back_to() -> None:

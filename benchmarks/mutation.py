@@ -53,6 +53,20 @@ _ENGINE_TESTS = (
     "tests/_engine/test_launch_lines.py",
 )
 
+# The fast, in-process selection per engine module (see TARGETS); a module not listed yet
+# falls back to the file-reading tests.
+_ENGINE_SELECTION: dict[str, tuple[str, ...]] = {
+    "versions": ("tests/_engine/test_rules_versions.py", "tests/_engine/test_engine_boundaries.py"),
+    "chat_template": ("tests/_engine/test_rules_chat_template.py",),
+    "pair_size": ("tests/_engine/test_rules_pair_size.py",),
+    "tensorrt_llm": ("tests/_engine/test_rules_tensorrt_llm.py",),
+    "lmstudio": ("tests/_engine/test_rules_lmstudio.py",),
+    "ollama": ("tests/_engine/test_rules_ollama.py",),
+    "koboldcpp": ("tests/_engine/test_rules_koboldcpp.py",),
+    **{m: _ENGINE_TESTS for m in (
+        "common", "llamacpp", "llamacpp_methods", "vllm", "sglang", "transformers")},
+}
+
 _PROBE_TESTS = ("tests/probe/test_replay.py", "tests/probe/test_replay_edges.py", "tests/probe/test_summary.py")
 
 # The pure modules (no files, no network, no processes) and their fast tests. The slow,
@@ -70,9 +84,10 @@ TARGETS: tuple[Target, ...] = (
     Target("probe.replay", "paircheck/probe/replay.py", _PROBE_TESTS),
     Target("probe.summary", "paircheck/probe/summary.py", _PROBE_TESTS),
     Target("speed.model", "paircheck/speed/model.py", ("tests/speed", "tests/probe/test_replay.py")),
-    *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", _ENGINE_TESTS) for m in (
-        "common", "llamacpp", "llamacpp_methods", "vllm", "sglang", "transformers", "lmstudio",
-        "koboldcpp", "ollama", "tensorrt_llm", "pair_size", "chat_template", "versions")),
+    # The engine rules: tests/_engine/test_rules_<module>.py builds small descriptions in
+    # memory (tests/rule_desc.py), so each mutant runs a second or two of tests instead of
+    # the hundreds of file-reading tests of _ENGINE_TESTS (tests/_engine takes minutes).
+    *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", tests) for m, tests in _ENGINE_SELECTION.items()),
 )
 
 # mutmut's exit codes per mutant (mutmut.stats.status_by_exit_code), grouped.
@@ -116,7 +131,7 @@ def _prepare(target: Target, work: Path) -> None:
     settings = {
         "source_paths": ["paircheck"],
         "only_mutate": [target.module],
-        "also_copy": ["fixtures", "registry"],
+        "also_copy": ["fixtures", "registry", "docs"],  # docs: tests that check a table there
         "pytest_add_cli_args_test_selection": list(target.tests),
         "pytest_add_cli_args": ["-p", "no:cacheprovider"],
         # the suite's tests are quick: a mutant that makes them 10x slower loops

@@ -40,21 +40,10 @@ class Target:
     tests: tuple[str, ...]  # the fast tests that cover it (pytest node ids or files)
 
 
-_ENGINE_TESTS = (
-    "tests/_engine/test_engines.py",
-    "tests/_engine/test_engine_cases.py",
-    "tests/_engine/test_engine_boundaries.py",
-    "tests/_engine/test_methods.py",
-    "tests/_engine/test_swapped_pair.py",
-    "tests/_engine/test_loadable.py",
-    "tests/_engine/test_pair_size_params.py",
-    "tests/_engine/test_chat_template.py",
-    "tests/_engine/test_engine_sources.py",
-    "tests/_engine/test_launch_lines.py",
-)
-
-# The fast, in-process selection per engine module (see TARGETS); a module not listed yet
-# falls back to the file-reading tests.
+# The engine rules' selection: tests/_engine/test_rules_<module>.py per module, built on small
+# descriptions in memory (tests/rule_desc.py). tests/_engine's other files read real GGUF and
+# Hugging Face files (minutes in all), far too slow to run once per mutant; vllm and versions
+# add test_engine_boundaries.py, which is pure too.
 _ENGINE_SELECTION: dict[str, tuple[str, ...]] = {
     "versions": ("tests/_engine/test_rules_versions.py", "tests/_engine/test_engine_boundaries.py"),
     "chat_template": ("tests/_engine/test_rules_chat_template.py",),
@@ -63,8 +52,12 @@ _ENGINE_SELECTION: dict[str, tuple[str, ...]] = {
     "lmstudio": ("tests/_engine/test_rules_lmstudio.py",),
     "ollama": ("tests/_engine/test_rules_ollama.py",),
     "koboldcpp": ("tests/_engine/test_rules_koboldcpp.py",),
-    **{m: _ENGINE_TESTS for m in (
-        "common", "llamacpp", "llamacpp_methods", "vllm", "sglang", "transformers")},
+    "common": ("tests/_engine/test_rules_common.py",),
+    "transformers": ("tests/_engine/test_rules_transformers.py",),
+    "sglang": ("tests/_engine/test_rules_sglang.py",),
+    "vllm": ("tests/_engine/test_rules_vllm.py", "tests/_engine/test_engine_boundaries.py"),
+    "llamacpp_methods": ("tests/_engine/test_rules_llamacpp_methods.py",),
+    "llamacpp": ("tests/_engine/test_rules_llamacpp.py",),
 }
 
 _PROBE_TESTS = ("tests/probe/test_replay.py", "tests/probe/test_replay_edges.py", "tests/probe/test_summary.py")
@@ -84,9 +77,6 @@ TARGETS: tuple[Target, ...] = (
     Target("probe.replay", "paircheck/probe/replay.py", _PROBE_TESTS),
     Target("probe.summary", "paircheck/probe/summary.py", _PROBE_TESTS),
     Target("speed.model", "paircheck/speed/model.py", ("tests/speed", "tests/probe/test_replay.py")),
-    # The engine rules: tests/_engine/test_rules_<module>.py builds small descriptions in
-    # memory (tests/rule_desc.py), so each mutant runs a second or two of tests instead of
-    # the hundreds of file-reading tests of _ENGINE_TESTS (tests/_engine takes minutes).
     *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", tests) for m, tests in _ENGINE_SELECTION.items()),
 )
 

@@ -12,7 +12,7 @@ from paircheck import llamacpp_tables as T
 from paircheck._engine import koboldcpp as K
 from paircheck._engine import llamacpp_methods as M
 from paircheck.findings import FAIL, PASS, RUNS_WITHOUT_SPECULATION, WARN
-from paircheck.model import LoadFailure
+from paircheck.model import LoadFailure, TensorSectionError
 
 RUN = "koboldcpp --model TARGET --draftmodel DRAFT --draftamount 8"
 
@@ -155,9 +155,25 @@ def test_head_types_get_llamacpps_rules() -> None:
     assert dspark.checks[0].message == "--draftmodel runs it as a DSpark drafter (draft-dspark)"
     # a recurrent MTP drafter is run as MTP: the recurrent check is for classic drafts
     assert report.checks[0].status == PASS
-    # a failing head check whose llama.cpp report names no engine message
-    nameless = K.ENGINE_OBJ.evaluate(t, desc("df.gguf", arch="dflash", kv={"dflash.block_count": 1}), "draft")
-    assert nameless.checks[2].status == FAIL
+    # a failing head check for which llama.cpp's report has no engine message: none is made up
+    assistant = desc("a.gguf", arch="gemma4-assistant", kv={"gemma4-assistant.nextn_predict_layers": 1,
+                                                            "gemma4-assistant.embedding_length": 64})
+    gemma = desc("t.gguf", arch="gemma4", kv={"gemma4.embedding_length": 64})
+    quiet = K.ENGINE_OBJ.evaluate(gemma, assistant, "draft")
+    assert statuses(quiet)[2] == ("KC004", FAIL) and quiet.checks[2].message.startswith("LC032 gemma4_assistant")
+    assert quiet.engine_says is None
+
+
+def test_vendored_check_names_the_side_that_does_not_load() -> None:
+    for side in ("target", "draft"):
+        broken = desc(f"{side}.gguf")
+        broken.metadata.tensor_error = TensorSectionError("tensor 'output.weight' data is not within the file bounds",
+                                                          f"{side}.gguf", 100, 200)
+        pair = (broken, desc("d.gguf")) if side == "target" else (desc("t.gguf"), broken)
+        report = K.ENGINE_OBJ.evaluate(*pair, "draft")
+        assert report.checks[2].code == "KC003" and report.checks[2].status == FAIL
+        assert report.checks[2].message == (f"{side}: llama.cpp refuses to load it: tensor 'output.weight' data is not "
+                                            "within the file bounds")
 
 
 def test_a_failing_head_kind_skips_the_method_checks() -> None:

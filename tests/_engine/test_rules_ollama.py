@@ -42,12 +42,13 @@ def test_gguf_draft_needs_0_30() -> None:
         ("OL001", FAIL, "a GGUF DRAFT needs Ollama >= 0.30.0; this release takes a DRAFT only as a safetensors "
                         "directory with ollama create --experimental")]
     assert report.engine_says == "DRAFT model references are not supported with --experimental yet: mtp.gguf"
-    assert (report.target, report.draft, report.method) == (t, d, "draft")
+    assert (report.engine, report.target, report.draft, report.method) == ("ollama", t, d, "draft")
 
 
 def test_gguf_mtp_draft_runs() -> None:
-    t = desc("t.gguf", arch="qwen35", kv={"qwen35.embedding_length": 64})
-    report = O.ENGINE_OBJ.evaluate(t, mtp_draft(), "draft")
+    t, d = desc("t.gguf", arch="qwen35", kv={"qwen35.embedding_length": 64}), mtp_draft()
+    report = O.ENGINE_OBJ.evaluate(t, d, "draft")
+    assert report.target is t and report.draft is d
     assert [(c.code, c.status, c.message) for c in report.checks] == [
         ("OL001", PASS, "the DRAFT is launched as --spec-type draft-mtp"),
         ("OL002", PASS, "llama.cpp draft-mtp checks pass")]

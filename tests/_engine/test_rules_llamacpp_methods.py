@@ -142,6 +142,8 @@ def test_eagle3_failures() -> None:
     four = M.evaluate_eagle3(t, eagle3(ids(1, 2, 3, 4)))
     assert four.checks[1].status == FAIL
     far = M.evaluate_eagle3(t, eagle3(ids(1, 2, 40)))
+    assert far.checks[3].message == ("layer id 40 > target n_layer 32: EAGLE3: target layer id 40 exceeds target "
+                                     "n_layer 32 (the process aborts)")
     assert far.checks[3].status == FAIL and far.engine_says == ("GGML_ABORT: EAGLE3: target layer id ... exceeds "
                                                                 "target n_layer ...")
     wide = M.evaluate_eagle3(t, eagle3(ids(1, 2, 3), hidden=128))
@@ -306,6 +308,11 @@ def test_mtp_on_the_target() -> None:
     assert report.next_steps == ["llama-server -m t.gguf --spec-type draft-mtp",
                                  "No -md: the target's own MTP layers draft."]
     assert report.warnings == []  # no head warnings for the target's own layers
+    # not even when the target (a fine-tune) names a base model other than itself
+    t.identity = Identity(architecture="qwen35", name="My-Finetune", base_models=("Qwen/Qwen3.5-9B",))
+    same.identity = t.identity
+    assert M.evaluate_mtp(t, same).warnings == []
+    assert [w.code for w in M.evaluate_mtp(t, mtp_target(name="h.gguf", nextn=1)).warnings] == []
     assert M.same_model(t, same) and not M.same_model(mtp_target(), mtp_target())
 
 

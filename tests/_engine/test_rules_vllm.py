@@ -12,7 +12,7 @@ from rule_desc import desc, hf_desc, statuses, tensors, texts, vocab
 
 from paircheck._engine import vllm as V
 from paircheck._engine.versions import pick
-from paircheck.findings import FAIL, PASS, RUNS_USELESS, SKIP, WARN
+from paircheck.findings import FAIL, PASS, RUNS_USELESS, SKIP, WARN, Report
 from paircheck.model import ModelDescription
 
 
@@ -23,6 +23,14 @@ def at(version: str):  # type: ignore[no-untyped-def]
 def serve(method: str, model: str = "DRAFT") -> str:
     return (f"vllm serve TARGET --speculative-config '{{\"method\": \"{method}\", \"model\": \"{model}\", "
             "\"num_speculative_tokens\": 4}'")
+
+
+def ev(target: ModelDescription, draft: ModelDescription, method: str, version: str | None = None) -> Report:
+    """V.ENGINE_OBJ.evaluate, and the report names the pair and the method (in vLLM's spelling) it judged."""
+    report = V.ENGINE_OBJ.evaluate(target, draft, method, version)
+    assert report.engine == "vllm" and report.method == V.ENGINE_OBJ.resolve(method)
+    assert report.target is target and report.draft is draft
+    return report
 
 
 def rows(n: int, name: str = "m.gguf", **kw: Any) -> ModelDescription:
@@ -256,7 +264,7 @@ def test_rows_check() -> None:
 
 def test_draft_model_pair() -> None:
     t, d = rows(300, "t.gguf"), rows(300, "d.gguf")
-    report = V.ENGINE_OBJ.evaluate(t, d, "draft-simple")
+    report = ev(t, d, "draft-simple")
     assert (report.engine, report.method, report.target, report.draft) == ("vllm", "draft_model", t, d)
     assert [(c.code, c.status, c.message) for c in report.checks] == [
         ("VL001", PASS, "the draft is an independent model"),
@@ -266,55 +274,55 @@ def test_draft_model_pair() -> None:
 
 
 def test_draft_model_rows_and_tokens() -> None:
-    report = V.ENGINE_OBJ.evaluate(rows(320), rows(300), "draft_model")
+    report = ev(rows(320), rows(300), "draft_model")
     assert statuses(report) == [("VL001", PASS), ("VL002", FAIL), ("VL003", PASS)]
     assert report.engine_says == V.SAME_VOCAB_ERROR.format(t=320, d=300) and report.next_steps == []
     other = rows(300, v=vocab(300, token_texts=texts(2) + texts(298, "x")))
-    useless = V.ENGINE_OBJ.evaluate(rows(300), other, "draft_model")
+    useless = ev(rows(300), other, "draft_model")
     failed = useless.checks[2]
     assert (failed.code, failed.status, failed.effect) == ("VL003", FAIL, RUNS_USELESS)
     assert failed.message == ("token 2 differs: target 't2', draft 'x0'; vLLM runs, but the draft's proposals are "
                               "other tokens")
     assert useless.engine_says is None
-    head = V.ENGINE_OBJ.evaluate(rows(300), rows(300, arch="eagle3"), "draft_model")
+    head = ev(rows(300), rows(300, arch="eagle3"), "draft_model")
     assert head.checks[0].status == FAIL and head.checks[0].message == (
         "the draft is a eagle3 head; draft_model runs it as a standalone model, which a head is not; use its own "
         "method")
 
 
 def test_draft_model_before_0_15() -> None:
-    report = V.ENGINE_OBJ.evaluate(rows(300), rows(300), "draft_model", "0.14.1")
+    report = ev(rows(300), rows(300), "draft_model", "0.14.1")
     assert [(c.code, c.status, c.message) for c in report.checks] == [
         ("VL006", FAIL, "this vLLM has no draft_model method: 'Speculative decoding with draft model is not "
                         "supported yet...'")]
     assert report.engine_says == V.NO_DRAFT_MODEL_ERROR and report.next_steps == []
     # a draft detected as something else still goes that way
-    eagle = V.ENGINE_OBJ.evaluate(rows(300), rows(300, "org/eagle-x"), "draft_model", "0.14.1")
+    eagle = ev(rows(300), rows(300, "org/eagle-x"), "draft_model", "0.14.1")
     assert eagle.checks[0].code == "VL001"
 
 
 def test_draft_model_detected_as_another_method() -> None:
     t = rows(300)
     qwen = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), mtp_num_hidden_layers=1)
-    report = V.ENGINE_OBJ.evaluate(t, qwen, "draft_model")
+    report = ev(t, qwen, "draft_model")
     assert [(c.code, c.status, c.message) for c in report.checks] == [
         ("VL001", FAIL, "vLLM does not run this draft as draft_model but as MTP (it loads only the draft's MTP "
                         "layers, as if they were the target's): model_type 'qwen3_5' becomes 'qwen3_5_mtp' in "
                         "hf_config_override")]
     assert report.checks[0].details == {"runs_as": "mtp"} and report.engine_says is None
-    direct = V.ENGINE_OBJ.evaluate(t, folder("org/m", "deepseek_mtp", num_nextn_predict_layers=1), "draft_model")
+    direct = ev(t, folder("org/m", "deepseek_mtp", num_nextn_predict_layers=1), "draft_model")
     assert direct.checks[0].message.endswith(": model_type 'deepseek_mtp' is an MTP type")
-    eagle = V.ENGINE_OBJ.evaluate(t, rows(300, "org/eagle-x"), "draft_model")
+    eagle = ev(t, rows(300, "org/eagle-x"), "draft_model")
     assert eagle.checks[0].message == ("vLLM does not run this draft as draft_model but as eagle: detected from the "
                                        "draft's name or kind")
-    gguf_head = V.ENGINE_OBJ.evaluate(t, desc("a.gguf", arch="gemma4-assistant"), "draft_model")
+    gguf_head = ev(t, desc("a.gguf", arch="gemma4-assistant"), "draft_model")
     assert gguf_head.checks[0].message.endswith("as if they were the target's): detected from the draft's name or "
                                                 "kind")
 
 
 def test_draft_model_detected_as_mtp_with_zero_layers_or_v41() -> None:
     zero = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), mtp_num_hidden_layers=0)
-    report = V.ENGINE_OBJ.evaluate(rows(300), zero, "draft_model")
+    report = ev(rows(300), zero, "draft_model")
     assert [(c.code, c.status) for c in report.checks] == [("VL004", FAIL)]
     assert report.checks[0].message == (
         "the draft has no MTP layers (config.json mtp_num_hidden_layers = 0): with num_speculative_tokens set vLLM "
@@ -324,30 +332,30 @@ def test_draft_model_detected_as_mtp_with_zero_layers_or_v41() -> None:
     assert report.engine_says == V.ZERO_LAYERS_ERROR
     v41 = folder("org/t", "deepseek_v41")
     mtp_draft = folder("org/d", "deepseek_v3", num_nextn_predict_layers=1)
-    refused = V.ENGINE_OBJ.evaluate(v41, mtp_draft, "draft_model")
+    refused = ev(v41, mtp_draft, "draft_model")
     assert [(c.code, c.status, c.message) for c in refused.checks] == [
         ("VL004", FAIL, "DeepSeek V4.1 has no classic-MTP draft: vLLM refuses method mtp for it (use dspark)")]
     assert refused.engine_says == V.DEEPSEEK_V41_ERROR
-    assert V.ENGINE_OBJ.evaluate(v41, mtp_draft, "draft_model", "0.29.0").checks[0].code == "VL001"
+    assert ev(v41, mtp_draft, "draft_model", "0.29.0").checks[0].code == "VL001"
     # an eagle draft for a v41 target is not refused as MTP
-    assert V.ENGINE_OBJ.evaluate(v41, rows(300, "org/eagle-x"), "draft_model").checks[0].code == "VL001"
+    assert ev(v41, rows(300, "org/eagle-x"), "draft_model").checks[0].code == "VL001"
 
 
 def test_draft_model_config_raises_first() -> None:
-    report = V.ENGINE_OBJ.evaluate(rows(300), folder("org/i", "inkling_model"), "draft_model")
+    report = ev(rows(300), folder("org/i", "inkling_model"), "draft_model")
     assert statuses(report) == [("VL004", FAIL)] and report.engine_says == V.INKLING_NO_MTP_ERROR
     assert report.engine == "vllm" and report.method == "draft_model"
 
 
 def test_head_methods() -> None:
     t, h = rows(300), rows(300, "org/eagle3-head", arch="eagle3")
-    report = V.ENGINE_OBJ.evaluate(t, h, "draft-eagle3")
+    report = ev(t, h, "draft-eagle3")
     assert (report.engine, report.method, report.target, report.draft) == ("vllm", "eagle3", t, h)
     assert [(c.code, c.status, c.message) for c in report.checks] == [("VL001", PASS, "the draft is a eagle3 head")]
     assert [(w.code, w.status, w.message) for w in report.warnings] == [
         ("VL101", WARN, "vLLM will not check that this head was trained for the target")]
     assert report.next_steps == [serve("eagle3")]
-    model = V.ENGINE_OBJ.evaluate(t, rows(300), "eagle")
+    model = ev(t, rows(300), "eagle")
     assert model.checks[0].message == ("the draft is an independent model; method eagle needs a eagle head; use method "
                                        "draft_model for an independent model")
     assert model.warnings == [] and model.next_steps == []
@@ -356,28 +364,28 @@ def test_head_methods() -> None:
 def test_head_name_warning() -> None:
     t = rows(300)
     h = rows(300, "head.gguf", arch="eagle3")
-    report = V.ENGINE_OBJ.evaluate(t, h, "eagle3")
+    report = ev(t, h, "eagle3")
     assert [(w.code, w.message) for w in report.warnings][1] == (
         "VL102", "the name 'head.gguf' lacks 'eagle3': without \"method\": \"eagle3\" vLLM runs it as a draft_model")
-    old = V.ENGINE_OBJ.evaluate(t, h, "eagle3", "0.16.0")
+    old = ev(t, h, "eagle3", "0.16.0")
     assert old.warnings[1].message == ("the name 'head.gguf' lacks 'eagle3': without \"method\": \"eagle3\" vLLM "
                                        "raises 'Unsupported speculative method: 'None'' (no default before 0.17.0)")
     dflash = rows(300, "org/eagle-dflash", arch="dflash")
-    other = V.ENGINE_OBJ.evaluate(t, dflash, "dflash")
+    other = ev(t, dflash, "dflash")
     assert other.warnings[1].message == ("the name 'org/eagle-dflash' lacks 'dflash': without \"method\": \"dflash\" "
                                          "vLLM runs it as eagle")
 
 
 def test_head_method_missing_in_the_release() -> None:
     t, h = rows(300), rows(300, "org/x-dflash", arch="dflash")
-    old = V.ENGINE_OBJ.evaluate(t, h, "dflash", "0.19.1")
+    old = ev(t, h, "dflash", "0.19.1")
     assert [(c.code, c.status, c.message) for c in old.checks] == [("VL001", FAIL, "this vLLM has no method 'dflash'")]
     assert old.engine_says is None and old.warnings == []
-    assert V.ENGINE_OBJ.evaluate(t, h, "dflash", "0.20.0").checks[0].status == PASS
+    assert ev(t, h, "dflash", "0.20.0").checks[0].status == PASS
     spark = desc("org/x-dspark", arch="dflash", tensor_list=tensors(["markov_w1.weight"], rows=300))
-    assert V.ENGINE_OBJ.evaluate(t, spark, "dspark", "0.24.0").checks[0].message == "this vLLM has no method 'dspark'"
-    assert V.ENGINE_OBJ.evaluate(t, spark, "dspark", "0.25.0").checks[0].status == PASS
-    assert V.ENGINE_OBJ.evaluate(t, rows(300, "org/eagle-x", arch="eagle3"), "eagle3", "0.14.0").checks[0].status == \
+    assert ev(t, spark, "dspark", "0.24.0").checks[0].message == "this vLLM has no method 'dspark'"
+    assert ev(t, spark, "dspark", "0.25.0").checks[0].status == PASS
+    assert ev(t, rows(300, "org/eagle-x", arch="eagle3"), "eagle3", "0.14.0").checks[0].status == \
         PASS
 
 
@@ -386,62 +394,62 @@ def test_mtp_on_the_target_itself() -> None:
     t.resolved_path = "/m/q"
     same = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",))
     same.resolved_path = "/m/q"
-    report = V.ENGINE_OBJ.evaluate(t, same, "draft-mtp")
+    report = ev(t, same, "draft-mtp")
     assert [(c.code, c.status, c.message) for c in report.checks] == [
         ("VL004", PASS, "the target has 1 MTP layer (config.json mtp_num_hidden_layers)")]
     assert report.checks[0].details == {"layers": 1}
     assert report.next_steps == [serve("mtp", "(omit for the target's own MTP layers)")]
     two = folder("org/d", "deepseek_v3", num_nextn_predict_layers=2)
-    assert V.ENGINE_OBJ.evaluate(rows(300), two, "mtp").checks[0].message == (
+    assert ev(rows(300), two, "mtp").checks[0].message == (
         "the draft has 2 MTP layers (config.json num_nextn_predict_layers)")
 
 
 def test_mtp_refusals() -> None:
     plain = folder("org/p", "qwen2", ("Qwen2ForCausalLM",))
-    report = V.ENGINE_OBJ.evaluate(rows(300), plain, "mtp")
+    report = ev(rows(300), plain, "mtp")
     assert [(c.code, c.status, c.message) for c in report.checks] == [
         ("VL004", FAIL, "the draft's model_type 'qwen2' is not one vLLM runs MTP for: 'Unsupported speculative method: "
                         "'mtp''")]
     assert report.checks[0].details == {"runs_as": None}  # detect_method("mtp", ...) finds nothing
     assert report.engine_says == "Unsupported speculative method: 'mtp'"
     typeless = folder("org/p", "", ())
-    assert V.ENGINE_OBJ.evaluate(rows(300), typeless, "mtp").checks[0].message.startswith(
+    assert ev(rows(300), typeless, "mtp").checks[0].message.startswith(
         "the draft's model_type '?' is not one")
-    inkling = V.ENGINE_OBJ.evaluate(rows(300), folder("org/i", "inkling_model"), "mtp")
+    inkling = ev(rows(300), folder("org/i", "inkling_model"), "mtp")
     assert inkling.engine_says == V.INKLING_NO_MTP_ERROR and inkling.method == "mtp"
-    v41 = V.ENGINE_OBJ.evaluate(folder("org/t", "deepseek_v41"), folder("org/d", "deepseek_v3",
+    v41 = ev(folder("org/t", "deepseek_v41"), folder("org/d", "deepseek_v3",
                                                                         num_nextn_predict_layers=1), "mtp")
     assert v41.checks[0].message.startswith("DeepSeek V4.1 has no classic-MTP draft")
-    zero = V.ENGINE_OBJ.evaluate(rows(300), folder("org/d", "deepseek_v3", num_nextn_predict_layers=0), "mtp")
+    zero = ev(rows(300), folder("org/d", "deepseek_v3", num_nextn_predict_layers=0), "mtp")
     assert zero.checks[0].details == {"layers": 0, "engine_says": V.ZERO_LAYERS_ERROR}
     assert zero.checks[0].message.startswith("the draft has no MTP layers (config.json num_nextn_predict_layers = 0)")
 
 
 def test_mtp_layers_unknown_or_unread() -> None:
-    gguf = V.ENGINE_OBJ.evaluate(rows(300), desc("d.gguf"), "mtp")
+    gguf = ev(rows(300), desc("d.gguf"), "mtp")
     assert [(c.code, c.status, c.message) for c in gguf.checks] == [
         ("VL004", FAIL, "the draft declares no MTP layers (no nextn_predict_layers key)")]
-    unknown = V.ENGINE_OBJ.evaluate(rows(300), folder("org/d", "deepseek_v3"), "mtp")
+    unknown = ev(rows(300), folder("org/d", "deepseek_v3"), "mtp")
     assert [(c.status, c.message) for c in unknown.checks] == [
         (SKIP, "the draft declares no MTP layers (config.json has no num_nextn_predict_layers)")]
     qwen = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), text_config={"mtp_num_hidden_layers": 2})
-    unread = V.ENGINE_OBJ.evaluate(rows(300), qwen, "mtp", "0.29.0")
+    unread = ev(rows(300), qwen, "mtp", "0.29.0")
     assert [(c.status, c.details) for c in unread.checks] == [(PASS, {"layers": 2})]
     assert unread.checks[0].message.startswith("the draft has 2 MTP layers in text_config, which this vLLM does not "
                                                "read into n_predict (from 0.30.0 it does)")
     one = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), text_config={"mtp_num_hidden_layers": 1})
-    assert V.ENGINE_OBJ.evaluate(rows(300), one, "mtp", "0.29.0").checks[0].message.startswith(
+    assert ev(rows(300), one, "mtp", "0.29.0").checks[0].message.startswith(
         "the draft has 1 MTP layer in text_config")
     none = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), text_config={"mtp_num_hidden_layers": 0})
-    assert V.ENGINE_OBJ.evaluate(rows(300), none, "mtp", "0.29.0").checks[0].status == SKIP
-    gguf_mtp = V.ENGINE_OBJ.evaluate(rows(300), desc("d.gguf", arch="x", kv={"x.nextn_predict_layers": 1}), "mtp")
+    assert ev(rows(300), none, "mtp", "0.29.0").checks[0].status == SKIP
+    gguf_mtp = ev(rows(300), desc("d.gguf", arch="x", kv={"x.nextn_predict_layers": 1}), "mtp")
     assert gguf_mtp.checks[0].status == PASS
 
 
 def test_draftless() -> None:
     t, d = rows(300), rows(1)
     for name, method in (("ngram-mod", "ngram"), ("suffix", "suffix"), ("ngram", "ngram")):
-        report = V.ENGINE_OBJ.evaluate(t, d, name)
+        report = ev(t, d, name)
         assert (report.engine, report.method, report.target, report.draft) == ("vllm", method, t, d)
         assert [(c.code, c.status, c.message) for c in report.checks] == [
             ("VL005", PASS, f"{method} needs no draft model")]
@@ -455,3 +463,88 @@ def test_report_engine_says() -> None:
     assert V._report("x", t, d, [V.R_KIND.result(PASS, "m")], says="s").engine_says is None
     warned = V._report("x", t, d, [V.R_KIND.result(PASS, "m")], [None, V.W_VERIFIER.warn("w")])
     assert [w.message for w in warned.warnings] == ["w"]
+
+
+# --- the survivors of the first mutation run: values each path passes on ---------------------
+
+def test_r_builds_the_rewrite_it_names() -> None:
+    assert V._r("x_mtp", None) == V.Rewrite("x_mtp", None)  # the same defaults as Rewrite's
+    assert V._r("x_mtp", "0.1.0", types=("a",), archs=("A",), any_arch=("B",), contains="c", nextn=True, key="k",
+                until="0.2.0", text_since="0.1.5", missing_error="e") == V.Rewrite(
+        "x_mtp", "0.1.0", frozenset({"a"}), frozenset({"A"}), frozenset({"B"}), "c", True, "k", "0.2.0", "0.1.5", "e")
+    assert V._wheels("0.14.0", "0.14.1") == "vllm 0.14.0 wheel, vllm 0.14.1 wheel (vllm/config/speculative.py)"
+
+
+def test_tokens_check() -> None:
+    ok = V.tokens_check(V.R_TOKENS, rows(300), rows(310), "x")
+    assert (ok.code, ok.status, ok.message, ok.details) == ("VL003", PASS, "300 token texts equal from id 0",
+                                                            {"compared": 300})
+    skip = V.tokens_check(V.R_TOKENS, rows(300), rows(300, v=vocab(0)), "x")
+    assert (skip.code, skip.status, skip.message) == ("VL003", SKIP, "not checked: a side has no token texts")
+    bad = V.tokens_check(V.R_TOKENS, rows(300), rows(300, v=vocab(300, token_texts=texts(4) + texts(296, "y"))), "e")
+    assert bad.details == {"first_id": 4} and bad.message == "token 4 differs: target 't4', draft 'y0'; e"
+
+
+def test_every_path_reads_the_release_asked_for() -> None:
+    inkling = folder("org/i", "inkling_model")
+    assert V.config_error(inkling, at("0.25.1")) is None  # Inkling is rewritten from 0.26.0
+    assert statuses(ev(rows(300), inkling, "draft_model", "0.25.1"))[0] == ("VL001", PASS)
+    assert ev(rows(300), inkling, "mtp", "0.25.1").engine_says == "Unsupported speculative method: 'mtp'"
+    qwen = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), mtp_num_hidden_layers=1)
+    assert statuses(ev(rows(300), qwen, "draft_model", "0.16.0"))[0] == ("VL001", PASS)  # no rewrite yet
+    assert ev(rows(300), qwen, "mtp", "0.16.0").checks[0].message == (
+        "the draft's model_type 'qwen3_5' is not one vLLM runs MTP for: 'Unsupported speculative method: 'mtp''")
+    # Qwen3.5's layers only in text_config, 0 of them: read from 0.30.0 on
+    zero_text = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",),
+                       text_config={"mtp_num_hidden_layers": 0})
+    assert ev(rows(300), zero_text, "draft_model", "0.29.0").checks[0].code == "VL001"
+    assert ev(rows(300), zero_text, "draft_model", "0.30.0").checks[0].code == "VL004"
+    # a type in MTPModelTypes only from a later release
+    assert V.detect_method("draft_model", "org/x", "step5_mtp", (), at("0.32.0")) == "draft_model"
+    assert V.detect_method("draft_model", "org/x", "step5_mtp", (), at("0.33.0")) == "mtp"
+    # name detection that a later release added
+    dflash_named = rows(300, "org/x-dflash")
+    assert V.runs_as(dflash_named, "draft_model", at("0.19.1")) == "draft_model"
+    assert V.method_unset("org/x-dflash", "qwen3", (), at("0.19.1")) == "draft_model"
+    assert V.method_unset("org/x", "qwen3", ("DSparkDraftModel",), at("0.29.0")) == "dspark"
+    eagle_head = rows(300, "org/x-dflash", arch="eagle3")
+    assert ev(rows(300), eagle_head, "eagle3", "0.19.1").warnings[1].message == (
+        "the name 'org/x-dflash' lacks 'eagle3': without \"method\": \"eagle3\" vLLM runs it as a draft_model")
+    glimmer = hf_desc("org/g", model_type="muse", archs=("MuseGlimmerAssistantModel",), arch="dflash")
+    assert [w.code for w in ev(rows(300), glimmer, "dflash", "0.20.0").warnings] == ["VL101", "VL102"]
+    assert [w.code for w in ev(rows(300), glimmer, "dflash", "0.28.0").warnings] == ["VL101"]
+
+
+def test_the_config_decides_a_rewrite_that_needs_mtp_layers() -> None:
+    nemotron = folder("org/n", "nemotron_h", ("NemotronHForCausalLM",), num_nextn_predict_layers=1)
+    assert V.runs_as(nemotron, "draft_model") == "mtp"
+    assert ev(rows(300), nemotron, "draft_model").checks[0].message.endswith(
+        ": model_type 'nemotron_h' becomes 'nemotron_h_mtp' in hf_config_override")
+    plain = folder("org/n", "nemotron_h", ("NemotronHForCausalLM",), num_nextn_predict_layers=0)
+    assert V.runs_as(plain, "draft_model") == "draft_model"
+
+
+def test_mtp_reports() -> None:
+    # a count in config.json wins over an unread text_config one
+    both = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), mtp_num_hidden_layers=1,
+                  text_config={"mtp_num_hidden_layers": 2})
+    assert ev(rows(300), both, "mtp", "0.29.0").checks[0].message == (
+        "the draft has 1 MTP layer (config.json mtp_num_hidden_layers)")
+    unread = folder("org/q", "qwen3_5", ("Qwen3_5ForConditionalGeneration",), text_config={"mtp_num_hidden_layers": 2})
+    assert ev(rows(300), unread, "mtp", "0.29.0").checks[0].message == (
+        "the draft has 2 MTP layers in text_config, which this vLLM does not read into n_predict (from 0.30.0 it "
+        "does): give num_speculative_tokens, else 'num_speculative_tokens must be provided with speculative model "
+        "unless the draft model config contains an n_predict parameter.'")
+    eagle_named = folder("org/eagle-x", "qwen2", ("Qwen2ForCausalLM",))
+    refused = ev(rows(300), eagle_named, "mtp")
+    assert refused.checks[0].details == {"runs_as": "eagle"}
+    v41 = ev(folder("org/t", "deepseek_v41"), folder("org/d", "deepseek_v3", num_nextn_predict_layers=1), "mtp")
+    assert v41.engine_says == V.DEEPSEEK_V41_ERROR
+
+
+def test_draft_model_messages() -> None:
+    report = ev(rows(320), rows(300), "draft_model")
+    assert report.checks[1].message == ("embedding rows differ: target 320, draft 300: 'Target and draft model should "
+                                        "have the same vocabulary size. Target mo...'")
+    old = ev(rows(300), rows(300, "org/eagle3-h", arch="eagle3"), "dflash", "0.19.1")
+    assert old.checks[0].details == {"engine_says": None}

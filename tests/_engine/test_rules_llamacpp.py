@@ -37,7 +37,8 @@ def cut(file: str = "/m/t.gguf", have: int | None = 1000, need: int | None = 500
 # --- loadable ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("n", "shown"), [(999, "999 bytes"), (1000, "1.0 KB"), (1_500_000, "1.5 MB"),
-                                          (2_000_000_000, "2.0 GB"), (999_999, "1000.0 KB")])
+                                          (2_000_000_000, "2.0 GB"), (999_999, "1000.0 KB"),
+                                          (1_000_000_000, "1.0 GB"), (1_000_000, "1.0 MB")])
 def test_size_text(n: int, shown: str) -> None:
     assert L._size_text(n) == shown
 
@@ -411,6 +412,7 @@ def test_engine_message() -> None:
 @pytest.mark.parametrize(("error", "shown"), [
     ("x GGML_ASSERT(a) aborts the process", "GGML_ASSERT(a) failed"),
     ("x GGML_ABORT: no", "GGML_ABORT: no"), ("GGML_ABORT(y) aborts the process", "GGML_ABORT(y)"),
+    ("GGML_ASSERT(a) then GGML_ASSERT(b) aborts the process", "GGML_ASSERT(a) then GGML_ASSERT(b) failed"),
     ("plain", "GGML_ASSERT"),
 ])
 def test_assertion(error: str, shown: str) -> None:
@@ -487,3 +489,91 @@ def test_engine_object() -> None:
     t, d = pair()
     ngram = engine.evaluate(t, d, "ngram-mod")
     assert ngram.method == "ngram-mod" and ngram.checks[0].code == "LC040"
+
+
+
+# --- the survivors of the first mutation run --------------------------------------------------
+
+def test_incomplete_edges() -> None:
+    d = desc("t.gguf")
+    d.resolved_path = "/m/t.gguf"
+    # a relative shard name: no folder to cut off
+    assert L._incomplete_reason(cut(file="t-00002.gguf"), d).startswith("shard t-00002.gguf is incomplete")
+    # as many bytes as needed, yet cut: the end is inside the tensor list
+    assert L._incomplete_reason(cut(have=5000, need=5000), d).startswith("the file is incomplete: it ends after 5.0 KB")
+    hub = desc("org/x", form="hf-folder")
+    assert L._incomplete_fix(hub, cut(file="http://hub.local/x.safetensors", loader="safetensors")) == (
+        "The copy on the Hub is itself incomplete (its header declares more than the Hub holds): tell the "
+        "repository's owners, or use another repository.")
+
+
+def test_check_loadable_names_the_shard_and_the_download() -> None:
+    d = desc("t.gguf")
+    d.resolved_path = "/m/t-00001-of-00002.gguf"
+    d.origin = Origin("t.gguf", "gguf", download=Download(("hf download org/t",), True))
+    d.metadata.tensor_error = cut(file="/m/t-00002-of-00002.gguf")
+    found = L.check_loadable("target", d.vocab, d)
+    assert found.message.startswith("target: shard t-00002-of-00002.gguf is incomplete: 1.0 KB of 5.0 KB")
+    assert found.fix == "Resume the download: hf download org/t"
+
+
+def test_evaluate_reads_each_sides_file() -> None:
+    for side in ("target", "draft"):
+        t, d = pair()
+        broken = t if side == "target" else d
+        broken.resolved_path = f"/m/{side}.gguf"
+        broken.metadata.tensor_error = TensorSectionError("tensor 'x' has offset 5, expected 0", f"/m/{side}.gguf",
+                                                          10, None)
+        report = L.evaluate(t, d)
+        checks = report.checks[:2]
+        assert [c.status for c in checks] == ([FAIL, PASS] if side == "target" else [PASS, FAIL])
+        assert [c.details["side"] for c in checks] == ["target", "draft"]
+        what = "model" if side == "target" else "draft model"
+        assert report.engine_says == (f"failed to load {what}, '/m/{side}.gguf', then: exiting due to model loading "
+                                      "error")
+    t, d = pair()
+    assert [c.message for c in L.run_checks(t.vocab, d.vocab, t, d)[:2]] == [
+        "target: llama.cpp loads the vocabulary", "draft: llama.cpp loads the vocabulary"]
+
+
+def test_evaluate_keeps_the_head_warning_with_the_pair_warnings() -> None:
+    t = desc("t.gguf", v=vocab(300, loader_warnings=["kept the type default for BOS"]))
+    head = desc("d.gguf", arch="eagle3", v=vocab(300, eog_ids=frozenset({9})))
+    report = L.evaluate(t, head)
+    assert [(w.code, w.message) for w in report.warnings][0][0] == "LW105"
+    assert [w.code for w in report.warnings] == ["LW105", "LW103"]
+    assert report.warnings[-1].message == "target: kept the type default for BOS"
+
+
+def test_both_add_bos_details() -> None:
+    both = L.check_bos(vocab(add_bos=True, bos=1), vocab(add_bos=True, bos=1))
+    assert both.details == {"target_add": True, "draft_add": True, "target_id": 1, "draft_id": 1}
+
+
+def test_end_of_generation_id_edges() -> None:
+    zero = L.warn_end_of_generation(vocab(300, eog_ids=frozenset({0})), vocab(300))
+    assert zero is not None and zero.details["target_eog"] == ["'t0'"]
+    # an id past the texts is not read
+    assert L.warn_end_of_generation(vocab(300, eog_ids=frozenset({300})), vocab(300)) is None
+
+
+def test_first_text_difference_starts_at_5() -> None:
+    differ = vocab(300, token_texts=[b"x"] + texts(300)[1:7] + [b"y"] + texts(300)[8:])
+    assert L.first_text_difference(vocab(300), differ) == 7
+
+
+def test_installed_note_same_release_other_spelling() -> None:
+    assert L.installed_note("0.5.0", "found").startswith("found: not the pinned reference (0.5.0-dev)")
+
+
+def test_vocab_tail_lists_twenty_ids() -> None:
+    d = vocab(330, token_texts=texts(300) + texts(30, "new"))
+    found = L.warn_vocab_tail(vocab(300), d)
+    assert found is not None and found.details["real_ids"] == list(range(300, 320))
+    assert found.details["real_tokens"] == 30
+
+
+def test_engine_head_method_judges_the_pair() -> None:
+    t, d = pair()
+    report = L.LlamaCppEngine().evaluate(t, d, "draft-mtp")
+    assert report.target is t and report.draft is d and report.method == "draft-mtp"

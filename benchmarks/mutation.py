@@ -40,18 +40,25 @@ class Target:
     tests: tuple[str, ...]  # the fast tests that cover it (pytest node ids or files)
 
 
-_ENGINE_TESTS = (
-    "tests/_engine/test_engines.py",
-    "tests/_engine/test_engine_cases.py",
-    "tests/_engine/test_engine_boundaries.py",
-    "tests/_engine/test_methods.py",
-    "tests/_engine/test_swapped_pair.py",
-    "tests/_engine/test_loadable.py",
-    "tests/_engine/test_pair_size_params.py",
-    "tests/_engine/test_chat_template.py",
-    "tests/_engine/test_engine_sources.py",
-    "tests/_engine/test_launch_lines.py",
-)
+# The engine rules' selection: tests/_engine/test_rules_<module>.py per module, built on small
+# descriptions in memory (tests/rule_desc.py). tests/_engine's other files read real GGUF and
+# Hugging Face files (minutes in all), far too slow to run once per mutant; vllm and versions
+# add test_engine_boundaries.py, which is pure too.
+_ENGINE_SELECTION: dict[str, tuple[str, ...]] = {
+    "versions": ("tests/_engine/test_rules_versions.py", "tests/_engine/test_engine_boundaries.py"),
+    "chat_template": ("tests/_engine/test_rules_chat_template.py",),
+    "pair_size": ("tests/_engine/test_rules_pair_size.py",),
+    "tensorrt_llm": ("tests/_engine/test_rules_tensorrt_llm.py",),
+    "lmstudio": ("tests/_engine/test_rules_lmstudio.py",),
+    "ollama": ("tests/_engine/test_rules_ollama.py",),
+    "koboldcpp": ("tests/_engine/test_rules_koboldcpp.py",),
+    "common": ("tests/_engine/test_rules_common.py",),
+    "transformers": ("tests/_engine/test_rules_transformers.py",),
+    "sglang": ("tests/_engine/test_rules_sglang.py",),
+    "vllm": ("tests/_engine/test_rules_vllm.py", "tests/_engine/test_engine_boundaries.py"),
+    "llamacpp_methods": ("tests/_engine/test_rules_llamacpp_methods.py",),
+    "llamacpp": ("tests/_engine/test_rules_llamacpp.py",),
+}
 
 _PROBE_TESTS = ("tests/probe/test_replay.py", "tests/probe/test_replay_edges.py", "tests/probe/test_summary.py")
 
@@ -111,9 +118,7 @@ TARGETS: tuple[Target, ...] = (
     Target("probe.replay", "paircheck/probe/replay.py", _PROBE_TESTS),
     Target("probe.summary", "paircheck/probe/summary.py", _PROBE_TESTS),
     Target("speed.model", "paircheck/speed/model.py", ("tests/speed", "tests/probe/test_replay.py")),
-    *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", _ENGINE_TESTS) for m in (
-        "common", "llamacpp", "llamacpp_methods", "vllm", "sglang", "transformers", "lmstudio",
-        "koboldcpp", "ollama", "tensorrt_llm", "pair_size", "chat_template", "versions")),
+    *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", tests) for m, tests in _ENGINE_SELECTION.items()),
 )
 
 # mutmut's exit codes per mutant (mutmut.stats.status_by_exit_code), grouped.
@@ -157,7 +162,7 @@ def _prepare(target: Target, work: Path) -> None:
     settings = {
         "source_paths": ["paircheck"],
         "only_mutate": [target.module],
-        "also_copy": ["fixtures", "registry"],
+        "also_copy": ["fixtures", "registry", "docs"],  # docs: tests that check a table there
         "pytest_add_cli_args_test_selection": list(target.tests),
         # a temporary folder of its own: pytest's shared /tmp/pytest-of-USER/pytest-current link,
         # moved by another session's pytest mid-test, fails a test (a mutant counted as killed)

@@ -44,21 +44,14 @@ class Target:
 # descriptions in memory (tests/rule_desc.py). tests/_engine's other files read real GGUF and
 # Hugging Face files (minutes in all), far too slow to run once per mutant; vllm and versions
 # add test_engine_boundaries.py, which is pure too.
-_ENGINE_SELECTION: dict[str, tuple[str, ...]] = {
-    "versions": ("tests/_engine/test_rules_versions.py", "tests/_engine/test_engine_boundaries.py"),
-    "chat_template": ("tests/_engine/test_rules_chat_template.py",),
-    "pair_size": ("tests/_engine/test_rules_pair_size.py",),
-    "tensorrt_llm": ("tests/_engine/test_rules_tensorrt_llm.py",),
-    "lmstudio": ("tests/_engine/test_rules_lmstudio.py",),
-    "ollama": ("tests/_engine/test_rules_ollama.py",),
-    "koboldcpp": ("tests/_engine/test_rules_koboldcpp.py",),
-    "common": ("tests/_engine/test_rules_common.py",),
-    "transformers": ("tests/_engine/test_rules_transformers.py",),
-    "sglang": ("tests/_engine/test_rules_sglang.py",),
-    "vllm": ("tests/_engine/test_rules_vllm.py", "tests/_engine/test_engine_boundaries.py"),
-    "llamacpp_methods": ("tests/_engine/test_rules_llamacpp_methods.py",),
-    "llamacpp": ("tests/_engine/test_rules_llamacpp.py",),
-}
+_ENGINE_MODULES = ("versions", "chat_template", "pair_size", "tensorrt_llm", "lmstudio", "ollama", "koboldcpp",
+                   "common", "transformers", "sglang", "vllm", "llamacpp_methods", "llamacpp")
+_WITH_BOUNDARIES = ("versions", "vllm")
+
+
+def _engine_tests(module: str) -> tuple[str, ...]:
+    own = f"tests/_engine/test_rules_{module}.py"
+    return (own, "tests/_engine/test_engine_boundaries.py") if module in _WITH_BOUNDARIES else (own,)
 
 _PROBE_TESTS = ("tests/probe/test_replay.py", "tests/probe/test_replay_edges.py", "tests/probe/test_summary.py")
 
@@ -118,7 +111,7 @@ TARGETS: tuple[Target, ...] = (
     Target("probe.replay", "paircheck/probe/replay.py", _PROBE_TESTS),
     Target("probe.summary", "paircheck/probe/summary.py", _PROBE_TESTS),
     Target("speed.model", "paircheck/speed/model.py", ("tests/speed", "tests/probe/test_replay.py")),
-    *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", tests) for m, tests in _ENGINE_SELECTION.items()),
+    *(Target(f"engine.{m}", f"paircheck/_engine/{m}.py", _engine_tests(m)) for m in _ENGINE_MODULES),
 )
 
 # mutmut's exit codes per mutant (mutmut.stats.status_by_exit_code), grouped.

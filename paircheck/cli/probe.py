@@ -123,9 +123,9 @@ def probe(
     llama-server's draft-simple loop is replayed on what was recorded: drafted and accepted
     tokens per target pass for draft lengths 1..16 and each --p-min, exact for greedy
     decoding. Then it times each step of the speculative loop here (the target's and each
-    draft's decode and batches of 1..17 tokens, and two short speculative runs per pair)
-    and PREDICTS tokens/s for every setting; where none beats the target alone it says to
-    run without a draft. Flags after `--` go to every server (e.g. `-- -ngl 99 -t 8`).
+    draft's decode, batches of 1 to 17 tokens at 8 sizes, and four short speculative runs per
+    pair) and PREDICTS tokens/s for every setting; where none beats the target alone it says
+    to run without a draft. Flags after `--` go to every server (e.g. `-- -ngl 99 -t 8`).
 
     \b
       paircheck probe target.gguf draft-a.gguf draft-b.gguf

@@ -7,16 +7,18 @@ time as the server's own ``timings`` report it, so the client and HTTP are left 
 * **a model's decode** (target and each draft): one greedy generation of a fixed number of
   tokens (``ignore_eos``), ``predicted_ms / (predicted_n - 1)`` (the first token comes from
   the prompt pass); for the target, the probe's own generations give it, per prompt;
-* **a model's batch of n tokens**, n = 1..17 (a verification of up to 16 drafted tokens): the
+* **a model's batch of n tokens**, n = 1, 2, 3, 4, 6, 9, 13, 17 (a verification is of 1 to 17
+  tokens: the last sampled one and up to 16 drafted; the rest of the curve is a line): the
   server holds a prefix in its cache (``cache_prompt``), and a request of that prefix plus n
   new tokens makes it evaluate just those n (``prompt_n`` must say n, else the measurement is
   refused); ``prompt_ms`` is the time. Every n is measured ``repeats`` times, in rounds over
   all n, so that a drift of the machine's speed spreads over every size alike;
 * **what a round costs beyond those**: short real speculative runs of the pair (one server
-  with both models, ``--spec-type draft-simple``) at two draft lengths, on a prompt the probe
-  recorded; the replay of that prompt says exactly which batches and draft decodes the run
-  made, and what they do not explain is fitted (``speed.model.fit_round_costs``). Each run
-  follows one of the target alone generating the same prompt on its own server, and the
+  with both models, ``--spec-type draft-simple``) at two draft lengths, on the first
+  ``SPEC_TOKENS`` tokens of a prompt the probe recorded; the replay of those tokens says
+  exactly which batches and draft decodes the run made, and what they do not explain is
+  fitted (``speed.model.fit_round_costs``). Each run follows one of the target alone
+  generating the same tokens on its own server, and the
   target's decode for the pair's prediction is timed there: a machine whose speed drifts
   (measured here: +-15% over a minute on a shared VM) then shifts both sides alike.
 
@@ -36,21 +38,27 @@ from paircheck.errors import InputError
 from paircheck.llama_server.http import request_json
 from paircheck.speed.model import Costs, Points, RoundFit, Work, fit_round_costs, interpolate
 
-# Verification batches of 1..17 tokens: the last sampled token and up to 16 drafted ones.
-BATCH_SIZES = tuple(range(1, 18))
+# Verification batches of 1..17 tokens (the last sampled token and up to 16 drafted ones),
+# timed at 8 sizes: the cost curve is the one-token time and a line through the rest
+# (ModelCosts.points), which 7 sizes from 2 to 17 fix as well as 16 do, at half the time.
+BATCH_SIZES = (1, 2, 3, 4, 6, 9, 13, 17)
 REPEATS = 3
 DECODE_TOKENS = 32  # tokens a model generates to measure its decode
 # The draft lengths of the speculative runs that fit the cost per round: far enough apart
 # that the cost per round and the cost per verified token can be told apart.
 ROUND_LENGTHS = (2, 8)
 SPEC_REPEATS = 2  # speculative runs at each length, each after a run of the target alone
+# The speculative runs generate the longest recording's first SPEC_TOKENS tokens (the replay
+# of that head is exact too): at draft length 8 that is 5-10 rounds, enough to fit the cost
+# per round, where the whole recording took as long as the probe's own generations.
+SPEC_TOKENS = 32
 METHOD = (
     "llama-server timings: decode = predicted_ms / (predicted_n - 1) of greedy generations; batch of n = "
-    f"prompt_ms of n new tokens after a cached prefix, n = 1..{BATCH_SIZES[-1]}, {REPEATS} rounds: the median "
-    "for 1 token, a robust (Theil-Sen) line through every sample of 2 or more; "
+    f"prompt_ms of n new tokens after a cached prefix, n = {', '.join(map(str, BATCH_SIZES))}, {REPEATS} rounds: "
+    "the median for 1 token, a robust (Theil-Sen) line through every sample of 2 or more; "
     f"per round = fitted to real speculative runs of each pair at --spec-draft-n-max {ROUND_LENGTHS[0]} and "
-    f"{ROUND_LENGTHS[1]} ({SPEC_REPEATS} each), each after the target alone generating the same prompt, whose "
-    "decode then prices the pair's prediction"
+    f"{ROUND_LENGTHS[1]} ({SPEC_REPEATS} each) over the first {SPEC_TOKENS} tokens of the longest recording, each "
+    "after the target alone generating the same tokens, whose decode then prices the pair's prediction"
 )
 
 

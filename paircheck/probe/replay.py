@@ -69,6 +69,15 @@ class PromptTrace:
         if self.n_predict < n:
             raise ValueError("n_predict is smaller than the number of target tokens")
 
+    def head(self, m: int) -> PromptTrace:
+        """The recording's first ``m`` tokens, as a request of ``n_predict = m`` makes them:
+        what a shorter real run of the same prompt generates and drafts (llama-server caps
+        drafting by n_predict, so the last positions draft less, exactly as replayed)."""
+        if m >= len(self.target):
+            return self
+        return PromptTrace(self.target[:m], self.draft_top[:m], self.draft_conf[:m],
+                           {j: t for j, t in self.tails.items() if j < m}, m, self.prompt_tokens, self.tail_limit)
+
 
 def add_batches(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
     """Two batch-size histograms added (index i counts batches of i + 1 tokens)."""

@@ -391,7 +391,10 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
         return None
     # the longest recorded generation: the most rounds to fit on
     at = max(range(len(gens)), key=lambda j: len(gens[j].tokens))
-    gen, trace = gens[at], traces[at]
+    # its first SPEC_TOKENS tokens: enough rounds to fit two costs on, at a fraction of the
+    # time of the whole generation (the replay of the head is as exact as of the whole)
+    gen, trace = gens[at], traces[at].head(calibrate.SPEC_TOKENS)
+    n_predict, expected = trace.n_predict, gen.tokens[:len(trace.target)]
     runs = []
     alone: list[float] = []
     start = time.perf_counter()
@@ -405,9 +408,9 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
                 work = Work(counts.tokens, counts.batches, counts.draft_decodes)
                 for _ in range(calibrate.SPEC_REPEATS):
                     # the target alone, then the pair, in turn: the same prompt, the same tokens
-                    alone.append(calibrate.alone_run(target_url, gen.prompt_tokens, gen.n_predict, settings.timeout))
-                    runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, gen.tokens,
-                                                   gen.n_predict, k, work, (counts.drafted, counts.accepted),
+                    alone.append(calibrate.alone_run(target_url, gen.prompt_tokens, n_predict, settings.timeout))
+                    runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, expected,
+                                                   n_predict, k, work, (counts.drafted, counts.accepted),
                                                    settings.timeout))
         tick(f"{pair.path} (pair)", n, len(calibrate.ROUND_LENGTHS))
     # the target's decode as it was while the pair ran (its own generations came earlier)

@@ -213,3 +213,19 @@ def test_a_two_token_generation_has_one_plain_step() -> None:
     two = trace([0, 11], target=(10, 11), n_predict=2)
     assert expected_sampled(two, [0.0, 1.0], 4) == (2.0, 0.0, 0.0, (1.0,), 0.0)
     assert replay(two, 4) == Counts(tokens=2, passes=2, batches=(1,))
+
+
+def test_a_head_is_what_a_request_of_that_many_tokens_generates_and_drafts() -> None:
+    """The probe's speculative calibration runs the recording's first tokens only: the head
+    must replay as a real request of n_predict = m does (drafting capped by n_predict), not as
+    the middle of the longer generation."""
+    whole = trace(list(T), tails={2: (0.5,), 6: (0.4, 0.3)}, n_predict=12)
+    head = whole.head(5)
+    assert head.target == T[:5] and head.draft_top == T[:5] and head.n_predict == 5
+    assert head.tails == {2: (0.5,)} and head.prompt_tokens == 5 and head.tail_limit == whole.tail_limit
+    # one pass after the prompt: 5 - 1 - 1 = 3 drafted (n_predict's cap, not draft_max's 4)
+    assert replay(head, draft_max=4) == Counts(tokens=5, passes=2, drafted=3, accepted=3, verifications=1,
+                                               batches=(0, 0, 0, 1), draft_decodes=3)
+    # the same positions in the whole recording draft the full 4
+    assert replay(whole, draft_max=4).batches[4] >= 1
+    assert whole.head(8) is whole and whole.head(20) is whole

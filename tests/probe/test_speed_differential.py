@@ -6,25 +6,26 @@ are compared.
 SmolLM2-135M-Instruct alone gives no pair that is faster on a CPU (a draft's full-vocabulary
 output layer and sampling keep its cost near the target's), so the target is SmolLM2 in F32
 (dequantized from the PyPI wheel's Q4_1) followed by 30 identity copies of its last block
-(``smollm.speed_models``, ``deep_model``: attention-output and FFN-down zeroed, so the greedy output is the model's
-own, asserted below, while every matmul still runs): a target that costs several times its
+(``smollm.speed_models``, ``deep_model``: attention-output and FFN-down zeroed, so the greedy
+output is the model's own, asserted below, while every matmul still runs): a target that costs several times its
 drafts. The pairs:
 
-* its Q8_0 copy (agrees on ~99% of tokens, costs ~1/4): really faster;
-* its Q4_1 original (agrees ~100%, but its batch kernels are slow here: the draft
-  re-evaluating each verified batch costs much more than for Q8_0): about even;
-* a random-weight model of the same vocabulary (agrees ~0%): really slower.
+* its Q8_0 copy (agrees on ~99% of tokens): really faster (1.3-1.8x here);
+* its Q4_1 original (agrees ~100%; its batch kernels are slower, so the draft re-evaluating
+  each verified batch costs more than for Q8_0): faster too, by less at long drafts;
+* a random-weight model of the same vocabulary (agrees ~0%): really slower (0.4-0.8x).
 
 What is compared, per (pair, k): the predicted speedup against the measured decode speedup
 (median decode tokens/s with the draft over without, interleaved runs), and the predicted
-tokens/s of the pair against the measured; the sign (faster or slower) wherever the
-prediction is clear of 1 by more than the tolerance. Every comparison is written to
+tokens/s of the pair against the measured (where bench's target alone ran at the calibrated
+speed); the sign (faster or slower) on every point. Every comparison is written to
 ``test-artifacts/speed-differential.txt``.
 
-What it costs: 18 minutes on the 2-core machine, measured with nothing else running (the
-probe of three drafts with its calibration about 3, twelve interleaved bench runs the rest,
-the random draft's the slowest), up to twice that when the machine's speed drifts and points
-are measured again (RETRIES); the slowest test of the suite.
+What it costs: 20.5 minutes on the 2-core machine at one thread per server, nothing else
+running (2026-12-02: the probe of three drafts with its calibration about 3.5, twelve
+interleaved bench runs the rest, the random draft's the slowest), more when a point is off
+and measured again (RETRIES); the slowest test of the suite. In that run every speedup came
+within 7% of bench's and every tokens/s within 7%, no point measured twice.
 """
 
 from __future__ import annotations
@@ -38,30 +39,26 @@ import smollm
 from paircheck.bench.measure import BenchSettings
 from paircheck.bench.runner import run_pair
 from paircheck.llama_server.prompts import Prompt
+from paircheck.probe.calibrate import SPEC_TOKENS
 from paircheck.probe.run import Endpoints, ProbeSettings, probe_drafts
 
 N_PREDICT = 64
-# One server works at a time (bench interleaves, the probe runs one after the other), so each
-# may use both cores.
-FLAGS = ("--no-repack", "--threads", "2", "--threads-batch", "2")
+# One thread per server. Two (one per core) would be faster, but on a shared 2-vCPU VM any
+# other process stalls llama.cpp's thread barriers: measured here (2026-12-02) with other work
+# running, two servers of the deep target alternating gave 0.8-2.8 tokens/s at --threads 2 and
+# 9.5-13.3 at --threads 1 (most requests within 5% of their median). A prediction made minutes
+# before its measurement can only be held to 10% on a machine that keeps its speed.
+FLAGS = ("--no-repack", "--threads", "1", "--threads-batch", "1")
 K_VALUES = (2, 4, 8, 12)
-# The issue's goal is 10%. Measured on this 2-core VM: the same request to the target alone
-# varies by up to 15% between runs a minute apart, nothing else running, and a prediction made
-# minutes before a measurement cannot follow that. In the runs made while writing this test,
-# the pair's tokens/s came within 7% on 9 of 11 points (14% on the worst) and the speedup
-# within 11% on 10 of 11 (27% on the worst, a random draft whose baseline ran 20% slow), with
-# other work on the machine for part of the run. The test holds them to bounds that such
-# drift does not cross (a red CI lands nothing), so it catches a model that is wrong, not one
-# that misses the 10% goal; docs/probe.md gives the errors measured.
-TPS_TOLERANCE = 0.25
-SPEEDUP_TOLERANCE = 0.35
-# A speedup is the pair over the target alone, so it can be judged only when bench's target
-# alone runs at the speed the probe calibrated. In one run on this VM (2026-12-02) the target
-# alone measured 26-39 tokens/s between bench runs minutes apart against 26.6 calibrated, while
-# the pair's tokens/s stayed within 11% of the prediction on all 12 points: the machine, not the
-# model, moved. A point whose target alone is more than TPS_TOLERANCE off is measured again (up
-# to RETRIES times); one still off is reported, its pair's tokens/s still held, its speedup not,
-# and at most a third of the points may be such.
+# The issue's goal: within 10%, the sign right. The speedup is judged on every point: bench
+# interleaves the target alone and the pair, so a change of the machine's speed moves both
+# sides alike (measured 2026-12-02 at one thread: all 12 speedups within 8%, most within 3%,
+# while the load on the machine ended halfway and the target alone went from 10.4 to 13.5
+# tokens/s). Tokens/s are judged where bench's target alone runs within TOLERANCE of the
+# speed the probe calibrated: elsewhere the machine, not the model, moved, and at most a third
+# of the points may be such. A point off either way is measured again, up to RETRIES times
+# (bench's own spread at 3 runs is a few percent); a model that is wrong stays off.
+TOLERANCE = 0.10
 RETRIES = 2
 PROMPTS = [
     Prompt("code", "Write a Python function merge_sorted(a, b) that merges two sorted lists of integers into "
@@ -100,8 +97,18 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], tmp_path: Pa
                            ProbeSettings(n_predict=N_PREDICT, server_args=FLAGS, ctx_size=1024),
                            Endpoints(binary=binary), tmp_path / "probe.json", PROMPTS)
     assert outcome.data["calibration"] is not None
+    # the calibration's real speculative runs made the very tokens and drafts the replay says
+    # (what the cost per round is fitted on): a replay that is off would bend the fit
+    for name, entry in zip(drafts, outcome.data["calibration"]["drafts"], strict=True):
+        runs = entry["spec_runs"]
+        assert len(runs) == 4, f"{name}: {entry.get('round')}"
+        for run in runs:
+            assert run["same_tokens"], f"{name}: the pair's run changed the output: {run}"
+            assert run["predicted_n"] == SPEC_TOKENS and (run["draft_n"], run["draft_n_accepted"]) == (
+                run["replay_drafted"], run["replay_accepted"]), f"{name}: replay differs from the server: {run}"
     lines = [f"target {Path(target).name}; {N_PREDICT} tokens x {len(PROMPTS)} prompts, chat template; "
-             f"tolerance: tokens/s {TPS_TOLERANCE:.0%}, speedup {SPEEDUP_TOLERANCE:.0%}",
+             f"tolerance {TOLERANCE:.0%} (speedup on every point, tokens/s where the target alone ran at its "
+             "calibrated speed)",
              f"{'draft':<10} {'k':>3} {'pred tok/s':>10} {'meas tok/s':>10} {'pred x':>7} {'meas x':>7} "
              f"{'base pred':>9} {'base meas':>9}  verdict"]
     failures: list[str] = []
@@ -121,23 +128,22 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], tmp_path: Pa
                 assert comp is not None and comp.outputs_equal, f"{name} k={k}: the pair changed the output"
                 assert comp.decode_speedup is not None and comp.draft_tokens_per_second is not None
                 base = comp.baseline_tokens_per_second.median if comp.baseline_tokens_per_second else float("nan")
-                drift = abs(base - pred.target_tokens_per_s) / pred.target_tokens_per_s
-                if drift <= TPS_TOLERANCE:
+                measured_x, measured_tps = comp.decode_speedup, comp.draft_tokens_per_second.median
+                drifted = not abs(base - pred.target_tokens_per_s) / pred.target_tokens_per_s <= TOLERANCE
+                tps_err = abs(pred.pair_tokens_per_s - measured_tps) / measured_tps
+                x_err = abs(pred.speedup - measured_x) / measured_x
+                sign_ok = (pred.speedup > 1.0) == (measured_x > 1.0)
+                ok = x_err <= TOLERANCE and sign_ok and (drifted or tps_err <= TOLERANCE)
+                if ok and not drifted:
                     break
-            measured_x, measured_tps = comp.decode_speedup, comp.draft_tokens_per_second.median
             best_measured[str(models[name])] = max(best_measured.get(str(models[name]), 0.0), measured_x)
-            tps_err = abs(pred.pair_tokens_per_s - measured_tps) / measured_tps
-            x_err = abs(pred.speedup - measured_x) / measured_x
-            clear = abs(pred.speedup - 1.0) > SPEEDUP_TOLERANCE
-            sign_ok = not clear or (pred.speedup > 1.0) == (measured_x > 1.0)
-            drifted = drift > TPS_TOLERANCE
-            ok = tps_err <= TPS_TOLERANCE and (drifted or (x_err <= SPEEDUP_TOLERANCE and sign_ok))
-            said = (f"target alone {drift:.0%} off the calibration after {attempt + 1} runs: speedup not judged"
-                    if drifted else f"speedup {x_err:.0%} off{', sign wrong' if not sign_ok else ''}"
-                    + (f", measured {attempt + 1}x" if attempt else ""))
+            drift = (base - pred.target_tokens_per_s) / pred.target_tokens_per_s
+            said = (f"speedup {x_err:.0%} off{', sign wrong' if not sign_ok else ''}, "
+                    + (f"tok/s not judged: target alone {drift:+.0%} off the calibration" if drifted
+                       else f"tok/s {tps_err:.0%} off") + (f", measured {attempt + 1}x" if attempt else ""))
             lines.append(f"{name:<10} {k:>3} {pred.pair_tokens_per_s:>10.1f} {measured_tps:>10.1f} "
                          f"{pred.speedup:>6.2f}x {measured_x:>6.2f}x {pred.target_tokens_per_s:>9.1f} "
-                         f"{base:>9.1f}  {'ok' if ok else 'FAIL'} (tok/s {tps_err:.0%} off, {said}"
+                         f"{base:>9.1f}  {'ok' if ok else 'FAIL'} ({said}"
                          f"{'' if comp.conclusive else ', runs unstable'})")
             if not ok:
                 failures.append(lines[-1])
@@ -151,5 +157,5 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], tmp_path: Pa
     # the recommendation follows the measurement: a draft measured (near) the fastest, never the random one
     rec = outcome.data["recommendation"]
     assert rec["draft"] is not None and rec["draft"] != str(models["random"])
-    assert best_measured[rec["draft"]] >= (1 - SPEEDUP_TOLERANCE) * max(best_measured.values())
+    assert best_measured[rec["draft"]] >= (1 - TOLERANCE) * max(best_measured.values())
     assert outcome.summaries[drafts.index("random")].recommended is None

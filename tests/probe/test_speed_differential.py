@@ -30,7 +30,10 @@ within 7% of bench's and every tokens/s within 7%, no point measured twice.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -40,7 +43,7 @@ from paircheck.bench.measure import BenchSettings
 from paircheck.bench.runner import run_pair
 from paircheck.llama_server.prompts import Prompt
 from paircheck.probe.calibrate import SPEC_TOKENS
-from paircheck.probe.run import Endpoints, ProbeSettings, probe_drafts
+from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, probe_drafts
 
 N_PREDICT = 64
 # One thread per server. Two (one per core) would be faster, but on a shared 2-vCPU VM any
@@ -89,13 +92,72 @@ def test_the_deep_target_generates_exactly_what_its_model_generates(models: dict
     assert outputs[0] == outputs[1] and len(outputs[0]) == 32
 
 
-def test_predicted_speed_matches_bench_run(models: dict[str, Path], tmp_path: Path) -> None:
-    drafts = ["q8_0", "q4_1", "random"]
+DRAFTS = ("q8_0", "q4_1", "random")
+
+
+@pytest.fixture(scope="module")
+def probed(models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> tuple[ProbeOutcome, Path]:
+    """The probe of the three drafts, with its calibration, and its result file."""
+    out = tmp_path_factory.mktemp("probe") / "probe.json"
+    outcome = probe_drafts(str(models["target"]), [str(models[d]) for d in DRAFTS],
+                           ProbeSettings(n_predict=N_PREDICT, server_args=FLAGS, ctx_size=1024),
+                           Endpoints(binary=str(models["server"])), out, PROMPTS)
+    return outcome, out
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "paircheck", *args], capture_output=True, text=True,
+                          env={**os.environ, "COLUMNS": "80"}, timeout=1800)
+
+
+def test_every_command_recommends_what_the_probe_predicted(models: dict[str, Path], probed: tuple[ProbeOutcome, Path],
+                                                           tmp_path: Path) -> None:
+    """One speed model: ``estimate --from``, the check's ``--probe`` launch line and ``scan
+    --probe`` give the probe's fastest setting for each draft, and run the target alone where
+    the probe predicts a draft slower (the random one)."""
+    from paircheck.speed.model import MIN_GAIN
+
+    outcome, probe_file = probed
+    target = str(models["target"])
+    for name, entry in zip(DRAFTS, outcome.data["drafts"], strict=True):
+        best = entry["predicted_best"]
+        done = _cli("estimate", target, str(models[name]), "--from", str(probe_file), "--json")
+        assert done.returncode == 0, done.stderr
+        est = json.loads(done.stdout)
+        assert est["best_draft_max"] == best["draft_max"], (name, est)
+        assert est["speedup"] == pytest.approx(best["speedup"], rel=1e-3), (name, est)
+        steps = json.loads(_cli(target, str(models[name]), "--probe", str(probe_file), "--json").stdout)["next_steps"]
+        launches = [s for s in steps if s.startswith("llama-server")]
+        if best["speedup"] >= MIN_GAIN:
+            assert any(s.endswith(f"--spec-type draft-simple --spec-draft-n-max {best['draft_max']}")
+                       for s in launches), (name, steps)
+        else:
+            assert name == "random" and launches and not any("-md" in s.split() for s in launches), (name, steps)
+    assert [e["predicted_best"]["speedup"] < MIN_GAIN for e in outcome.data["drafts"]] == [False, False, True]
+    # scan --probe: the drafts found in a folder, probed by scan itself (its own prompts), and
+    # its launch line is its probe's recommendation
+    folder = tmp_path / "drafts"
+    folder.mkdir()
+    for name in DRAFTS:
+        (folder / models[name].name).symlink_to(models[name])
+    scan_probe = tmp_path / "scan-probe.json"
+    done = _cli("scan", "--json", "--no-default-dirs", "--no-cache", "--probe", "3", "--n-predict", "32",
+                "--llama-server", str(models["server"]), "--probe-output", str(scan_probe), target, str(folder),
+                "--", *FLAGS)
+    assert done.returncode == 0, done.stderr
+    doc, rec = json.loads(done.stdout), json.loads(scan_probe.read_text())["recommendation"]
+    assert rec["draft"] is not None and Path(rec["draft"]).name != models["random"].name, rec
+    setting = ["--spec-draft-n-max", str(rec["draft_max"])] + (["--spec-draft-p-min", f"{rec['p_min']:g}"]
+                                                                if rec["p_min"] else [])
+    assert doc["launch"].split()[3:] == [rec["draft"], "--spec-type", "draft-simple", *setting], (doc["launch"], rec)
+
+
+def test_predicted_speed_matches_bench_run(models: dict[str, Path], probed: tuple[ProbeOutcome, Path],
+                                           tmp_path: Path) -> None:
+    drafts = list(DRAFTS)
     target = str(models["target"])
     binary = str(models["server"])
-    outcome = probe_drafts(target, [str(models[d]) for d in drafts],
-                           ProbeSettings(n_predict=N_PREDICT, server_args=FLAGS, ctx_size=1024),
-                           Endpoints(binary=binary), tmp_path / "probe.json", PROMPTS)
+    outcome = probed[0]
     assert outcome.data["calibration"] is not None
     # the calibration's real speculative runs made the very tokens and drafts the replay says
     # (what the cost per round is fitted on): a replay that is off would bend the fit

@@ -149,7 +149,8 @@ def test_every_command_recommends_what_the_probe_predicted(models: dict[str, Pat
     assert rec["draft"] is not None and Path(rec["draft"]).name != models["random"].name, rec
     setting = ["--spec-draft-n-max", str(rec["draft_max"])] + (["--spec-draft-p-min", f"{rec['p_min']:g}"]
                                                                 if rec["p_min"] else [])
-    assert doc["launch"].split()[3:] == [rec["draft"], "--spec-type", "draft-simple", *setting], (doc["launch"], rec)
+    expected = ["-md", rec["draft"], "--spec-type", "draft-simple", *setting]
+    assert doc["launch"].split()[3:] == expected, (doc["launch"], rec)
 
 
 def test_predicted_speed_matches_bench_run(models: dict[str, Path], probed: tuple[ProbeOutcome, Path],

@@ -15,6 +15,7 @@ from paircheck.model import ModelDescription
 from paircheck.probe.result import costs_in, find_draft, load_result
 from paircheck.speed.estimate import Estimate, MeasuredPoint, add_size_warning, cost_of
 from paircheck.speed.model import Costs, Prediction, Work, assumed_costs, predict
+from paircheck.speed.model_bytes import GIVE_COST_RATIO, ON_GPU
 
 if TYPE_CHECKING:
     from paircheck.hardware.device import Hardware
@@ -54,7 +55,8 @@ def estimate_from_probe(
     costs = None if cost_ratio is not None else costs_in(data, data["drafts"].index(entry))
     t_bytes = d_bytes = None
     if costs is None:
-        c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio)
+        fix = GIVE_COST_RATIO if hardware is None else ON_GPU
+        c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio, fix)
         costs = assumed_costs(c)
     else:
         c, source = costs.draft_decode_ms / costs.target_decode_ms, "calibration"

@@ -27,7 +27,7 @@ from paircheck.errors import InputError
 from paircheck.findings import Finding
 from paircheck.model import ModelDescription
 from paircheck.speed.model import assumed_speedup, best_assumed, expected_tokens_per_round
-from paircheck.speed.model_bytes import read_weight_bytes
+from paircheck.speed.model_bytes import GIVE_COST_RATIO, ON_GPU, read_weight_bytes
 
 if TYPE_CHECKING:
     from paircheck.hardware.device import Hardware
@@ -197,15 +197,16 @@ def estimate(
     )
 
 
-def cost_of(target: ModelDescription, draft: ModelDescription, cost_ratio: float | None
+def cost_of(target: ModelDescription, draft: ModelDescription, cost_ratio: float | None, fix: str = GIVE_COST_RATIO
             ) -> tuple[float, WeightBytes | None, WeightBytes | None, str]:
     """``c`` (the given one, else draft/target weight bytes read per token), both models'
-    weight bytes (None when given), and where ``c`` came from."""
+    weight bytes (None when given), and where ``c`` came from; ``fix`` says what to do when
+    the bytes cannot be read."""
     if cost_ratio is not None:
         if not cost_ratio > 0:
             raise InputError("--cost-ratio", f"must be > 0, got {cost_ratio}")
         return cost_ratio, None, None, "given"
-    t_bytes, d_bytes = read_weight_bytes(target), read_weight_bytes(draft)
+    t_bytes, d_bytes = read_weight_bytes(target, fix), read_weight_bytes(draft, fix)
     if t_bytes.per_token <= 0:
         raise InputError(target.location, "has no weight bytes to compare against")
     return d_bytes.per_token / t_bytes.per_token, t_bytes, d_bytes, "tensor-infos"
@@ -289,7 +290,7 @@ def estimate_pair(
     ``predicted`` holds tokens/s on it (``speed.on_gpu``) at ``gpu_draft_max`` (default: the
     best draft length there) and ``context`` tokens of context.
     """
-    c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio)
+    c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio, GIVE_COST_RATIO if hardware is None else ON_GPU)
     docs: list[str] = []
     note = None
     basis = None

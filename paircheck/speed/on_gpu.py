@@ -16,7 +16,7 @@ from paircheck.errors import InputError
 from paircheck.hardware.device import Hardware
 from paircheck.model import ModelDescription
 from paircheck.speed.model import MIN_GAIN, Costs, Prediction, Work, expected_work, predict
-from paircheck.speed.model_bytes import read_weight_bytes
+from paircheck.speed.model_bytes import ON_GPU, read_weight_bytes
 from paircheck.speed.roofline import FITTED, Constants, Shape, roofline_costs
 from paircheck.weights import WeightBytes
 
@@ -233,8 +233,8 @@ def predict_on(
 def shapes(target: ModelDescription, draft: ModelDescription, t_bytes: WeightBytes | None,
            d_bytes: WeightBytes | None) -> tuple[Shape, Shape]:
     """Both models' shapes, reading their tensor infos where the caller has not."""
-    t_bytes = t_bytes or read_weight_bytes(target)
-    d_bytes = d_bytes or read_weight_bytes(draft)
+    t_bytes = t_bytes or read_weight_bytes(target, ON_GPU)
+    d_bytes = d_bytes or read_weight_bytes(draft, ON_GPU)
     return shape_of(target, t_bytes), shape_of(draft, d_bytes)
 
 

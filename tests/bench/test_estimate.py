@@ -387,3 +387,18 @@ def test_hf_folder_without_weights_asks_for_the_cost_ratio(real_vocab, tmp_path:
     folder = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "bare", 151936)
     with pytest.raises(InputError, match=r"no \*\.safetensors files.*give --cost-ratio"):
         read_weight_bytes(describe(str(folder)))
+
+
+def test_without_tensors_the_advice_fits_the_question(capsys: pytest.CaptureFixture[str]) -> None:
+    """A vocab-only file has no weight bytes: without --gpu, --cost-ratio gives c by hand; on a
+    GPU the roofline needs both models' shapes, so --cost-ratio is no way out and is not
+    offered as one (given, it changes nothing: the same line)."""
+    vocab = str(Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf")
+    assert _run(["estimate", vocab, vocab]) == 2
+    assert capsys.readouterr().err.strip().endswith("has no tensors (a vocab-only file?); give --cost-ratio")
+    for extra in ([], ["--cost-ratio", "0.2"]):
+        assert _run(["estimate", vocab, vocab, "--gpu", "4090", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "give --cost-ratio" not in err, err
+        assert err.endswith("a prediction on a GPU reads both models' tensor lists (without --gpu, --cost-ratio "
+                            "gives c by hand)"), err

@@ -119,10 +119,9 @@ def main() -> int:
         one_pair("tiny 16-layer target, 1-layer draft", server, deep, [shallow], args.n_predict, flags, work)
         speed = smollm.speed_models(tools["llama-quantize"])
         # the README's example pair: one draft, calibrated, and the same without calibration
-        one_pair("deep SmolLM2 target + its Q8_0 copy", server, speed["target"], [speed["q8_0"]], args.n_predict,
-                 flags, work)
-        one_pair("deep SmolLM2 target + its Q8_0 copy", server, speed["target"], [speed["q8_0"]], args.n_predict,
-                 flags, work, calibrate=False)
+        for calibrate in (True, False):
+            one_pair("deep SmolLM2 target + its Q8_0 copy", server, speed["target"], [speed["q8_0"]],
+                     args.n_predict, flags, work, calibrate)
     return 0
 
 

@@ -18,9 +18,9 @@ time as the server's own ``timings`` report it, so the client and HTTP are left 
   ``SPEC_TOKENS`` tokens of a prompt the probe recorded; the replay of those tokens says
   exactly which batches and draft decodes the run made, and what they do not explain is
   fitted (``speed.model.fit_round_costs``). Each run follows one of the target alone
-  generating the same tokens on its own server, and the
-  target's decode for the pair's prediction is timed there: a machine whose speed drifts
-  (measured here: +-15% over a minute on a shared VM) then shifts both sides alike.
+  generating the same tokens on its own server, and the target's decode for the pair's
+  prediction is timed there: a machine whose speed drifts (measured here: +-15% over a
+  minute on a shared VM) then shifts both sides alike.
 
 Nothing here assumes a CPU: the flags after ``--`` (``-ngl``, ``-ngld``, threads) reach every
 server, the pair's too, so a GPU's costs are measured the same way.

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -146,12 +146,22 @@ class SpecRun:
     replay_accepted: int
     same_tokens: bool
     work: Work
+    # every (drafted, accepted) the replay allows with the recording's near ties swapped
+    # (replay.replay_outcomes); the replay's own first
+    replay_outcomes: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def as_replayed(self) -> bool:
+        """The server's counts are the replay's, or the replay's with near ties swapped."""
+        return (self.draft_n, self.draft_n_accepted) in ((self.replay_drafted, self.replay_accepted),
+                                                         *self.replay_outcomes)
 
     def to_dict(self) -> dict[str, Any]:
         return {"draft_max": self.draft_max, "prompt_id": self.prompt_id, "predicted_n": self.predicted_n,
                 "predicted_ms": round(self.predicted_ms, 3), "draft_n": self.draft_n,
                 "draft_n_accepted": self.draft_n_accepted, "replay_drafted": self.replay_drafted,
-                "replay_accepted": self.replay_accepted, "same_tokens": self.same_tokens}
+                "replay_accepted": self.replay_accepted,
+                "replay_outcomes": [list(o) for o in self.replay_outcomes], "same_tokens": self.same_tokens}
 
 
 def _timings(answer: Any, where: str) -> dict[str, Any]:
@@ -241,18 +251,24 @@ def measure_model(url: str, prefix: Sequence[int], filler: Sequence[int], timeou
 
 
 def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence[int], n_predict: int,
-             draft_max: int, work: Work, replayed: tuple[int, int], timeout: float) -> SpecRun:
-    """One greedy generation on a pair's server, as the probe's target generation was made."""
+             draft_max: int, work: Work, replayed: tuple[int, int], timeout: float,
+             outcomes: Mapping[tuple[int, int], Work] | None = None) -> SpecRun:
+    """One greedy generation on a pair's server, as the probe's target generation was made.
+    ``work`` is what the replay says it takes; ``outcomes`` what each swap of the recording's
+    near ties would report and take (replay.replay_outcomes): the run's work is the one of the
+    outcome the server reports."""
     where = url.rstrip("/") + "/completion"
     body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": False,
             "stream": False, "return_tokens": True}
     answer = request_json(url, "/completion", body, timeout)
     timings = _timings(answer, where)
     tokens = answer.get("tokens") if isinstance(answer, dict) else None
+    reported = (int(timings.get("draft_n") or 0), int(timings.get("draft_n_accepted") or 0))
+    outcomes = dict(outcomes or {})
     return SpecRun(draft_max, prompt_id, int(_num(timings, "predicted_n", where)),
-                   _num(timings, "predicted_ms", where), int(timings.get("draft_n") or 0),
-                   int(timings.get("draft_n_accepted") or 0), replayed[0], replayed[1],
-                   isinstance(tokens, list) and list(tokens) == list(expected), work)
+                   _num(timings, "predicted_ms", where), reported[0], reported[1], replayed[0], replayed[1],
+                   isinstance(tokens, list) and list(tokens) == list(expected), outcomes.get(reported, work),
+                   tuple(sorted(outcomes, key=lambda o: (o != replayed, o))))
 
 
 def alone_run(url: str, prompt: Sequence[int], n_predict: int, timeout: float) -> float:

@@ -36,6 +36,13 @@ from paircheck.probe.replay import DRAFT_TOP_K, PromptTrace
 MAX_TAIL = 15
 # A generation request never asks for more than this many tokens beyond what it needs.
 _STREAM_SLACK = 64
+# Two tokens whose log-probabilities lie closer than this are a near tie: the same context
+# evaluated in another order (the prompt in one batch or in several, the draft's own decodes
+# in the pair's server) moves a logit by a few tenths and may swap them. Measured here
+# (2026-12-07, SmolLM2 Q8_0 on an AVX2 CPU): 'list' over 'a' by 0.05 nats when teacher
+# forced, 'a' over 'list' by 0.12 nats in the pair's server, and by 0.35 after another
+# request had filled the cache; the largest swing seen was 0.40 nats.
+NEAR_TIE_NATS = 0.5
 
 
 @dataclass(frozen=True)
@@ -112,8 +119,18 @@ def generate(url: str, prompt_id: str, prompt: Sequence[int], n_predict: int, te
     )
 
 
-def _token_and_confidence(event: dict[str, Any], where: str) -> list[tuple[int, float]]:
-    """(token, draft-sampler confidence) for each token of one streamed event.
+@dataclass(frozen=True)
+class Guess:
+    """The draft's greedy token at one position, its draft-sampler confidence, and its
+    runner-up when that is within NEAR_TIE_NATS of it (None otherwise)."""
+
+    token: int
+    confidence: float
+    runner_up: int | None = None
+
+
+def _token_and_confidence(event: dict[str, Any], where: str) -> list[Guess]:
+    """The draft's guess for each token of one streamed event.
 
     The confidence is the draft sampler's ``cur_p->data[0].p``: the top token's probability
     renormalised over the 10 most likely tokens (top-k 10, then softmax), computed from
@@ -127,10 +144,17 @@ def _token_and_confidence(event: dict[str, Any], where: str) -> list[tuple[int, 
         top = entry.get("top_logprobs") if isinstance(entry, dict) else None
         if not isinstance(top, list) or not top or not isinstance(entry.get("id"), int):
             raise InputError(where, "a streamed token has no top_logprobs")
-        values = [float(t["logprob"]) for t in top[:DRAFT_TOP_K] if isinstance(t, dict) and "logprob" in t]
-        best = max(values)
-        total = sum(math.exp(v - best) for v in values)
-        out.append((int(entry["id"]), 1.0 / total))
+        ranked = sorted(((float(t["logprob"]), t.get("id")) for t in top[:DRAFT_TOP_K]
+                         if isinstance(t, dict) and "logprob" in t), key=lambda v: -v[0])
+        best = ranked[0][0]
+        total = sum(math.exp(v - best) for v, _ in ranked)
+        token = int(entry["id"])
+        # the best other token: the streamed token is the greedy one, but its logprob may be
+        # listed a hair below a tied token's
+        others = [(v, t) for v, t in ranked if t != token and isinstance(t, int)]
+        mine = next((v for v, t in ranked if t == token), best)
+        near = others[0][1] if others and mine - others[0][0] < NEAR_TIE_NATS else None
+        out.append(Guess(token, 1.0 / total, near))
     return out
 
 
@@ -147,18 +171,18 @@ class ForceStats:
 
 @contextmanager
 def _draft_tokens(url: str, body: dict[str, Any], timeout: float, stats: ForceStats
-                  ) -> Iterator[Iterator[tuple[int, float]]]:
+                  ) -> Iterator[Iterator[Guess]]:
     """Stream the draft's greedy tokens with their confidences; leaving the block cancels it."""
     where = url.rstrip("/") + "/completion"
     stats.requests += 1
     with stream_events(url, "/completion", body, timeout) as events:
 
-        def tokens() -> Iterator[tuple[int, float]]:
+        def tokens() -> Iterator[Guess]:
             for event in events:
                 if "completion_probabilities" in event:
-                    for pair in _token_and_confidence(event, where):
+                    for guess in _token_and_confidence(event, where):
                         stats.decoded += 1
-                        yield pair
+                        yield guess
                 if event.get("stop") is True:
                     return
 
@@ -183,6 +207,7 @@ def teacher_force(url: str, gen: Generation, tail_limit: float, timeout: float,
     top = [0] * n
     conf = [0.0] * n
     tails: dict[int, tuple[float, ...]] = {}
+    near_ties: dict[int, int] = {}
     stats = stats if stats is not None else ForceStats()
     j = 1
     while j < n:
@@ -191,11 +216,15 @@ def teacher_force(url: str, gen: Generation, tail_limit: float, timeout: float,
         pos = j
         with _draft_tokens(url, _request(list(gen.prompt_tokens) + list(target[:j]), n - j + _STREAM_SLACK),
                            timeout, stats) as tokens:
-            for token, c in tokens:
+            for guess in tokens:
+                token, c = guess.token, guess.confidence
                 if target_vocab is not None and token >= target_vocab:
                     stats.foreign.append((gen.prompt_id, pos if left_at is None else left_at, token))
                 if left_at is None:
                     top[pos], conf[pos] = token, c
+                    # a near tie matters where swapping the two decides whether the target's token is drafted
+                    if guess.runner_up is not None and target[pos] in (token, guess.runner_up):
+                        near_ties[pos] = guess.runner_up
                     if token == target[pos] and pos < n - 1:
                         pos += 1
                         continue
@@ -217,7 +246,7 @@ def teacher_force(url: str, gen: Generation, tail_limit: float, timeout: float,
         j = left_at + 1
     return PromptTrace(
         target=target, draft_top=tuple(top), draft_conf=tuple(conf), tails=tails,
-        n_predict=gen.n_predict, prompt_tokens=len(gen.prompt_tokens), tail_limit=tail_limit,
+        n_predict=gen.n_predict, prompt_tokens=len(gen.prompt_tokens), tail_limit=tail_limit, near_ties=near_ties,
     )
 
 
@@ -231,10 +260,10 @@ def _complete_tail(url: str, gen: Generation, at: int, token: int, tail: list[tu
         prefix = list(gen.prompt_tokens) + list(gen.tokens[:at]) + [token] + [t for t, _ in tail]
         got = 0
         with _draft_tokens(url, _request(prefix, MAX_TAIL - len(tail)), timeout, stats) as tokens:
-            for t, c in tokens:
+            for guess in tokens:
                 got += 1
-                tail.append((t, c))
-                if c < tail_limit or len(tail) >= MAX_TAIL:
+                tail.append((guess.token, guess.confidence))
+                if guess.confidence < tail_limit or len(tail) >= MAX_TAIL:
                     break
         if got == 0:
             break  # nothing more can be generated here (context full): drafting would stop too

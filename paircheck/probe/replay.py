@@ -61,6 +61,10 @@ class PromptTrace:
     # Each tail was recorded up to and including its first confidence below this value (or
     # 15 tokens): it decides drafting for p_min 0 and for every p_min >= tail_limit.
     tail_limit: float = 1.0
+    # position -> the draft's runner-up there, where it came within a near tie of its top token
+    # and one of the two is the target's (record.NEAR_TIE_NATS): the pair's server, whose draft
+    # evaluates the same context in another order, may propose either (replay_outcomes).
+    near_ties: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.target)
@@ -76,7 +80,8 @@ class PromptTrace:
         if m >= len(self.target):
             return self
         return PromptTrace(self.target[:m], self.draft_top[:m], self.draft_conf[:m],
-                           {j: t for j, t in self.tails.items() if j < m}, m, self.prompt_tokens, self.tail_limit)
+                           {j: t for j, t in self.tails.items() if j < m}, m, self.prompt_tokens, self.tail_limit,
+                           {j: t for j, t in self.near_ties.items() if j < m})
 
 
 def add_batches(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]:
@@ -209,6 +214,34 @@ def replay(trace: PromptTrace, draft_max: int, p_min: float = 0.0, n_min: int = 
     # the generation yields no token of its own (process_token stops before the sampled one)
     return Counts(tokens=n, passes=1 + sum(batches), drafted=drafted, accepted=accepted,
                   verifications=verifications, batches=tuple(batches), draft_decodes=decodes)
+
+
+# At most this many near ties are swapped in every combination (2 ** 8 replays); beyond, the
+# first ones in the generation are (a recording of a few hundred tokens has none or a few).
+MAX_SWAPPED_TIES = 8
+
+
+def replay_outcomes(trace: PromptTrace, draft_max: int, n_min: int = 0, n_ctx: int | None = None
+                    ) -> dict[tuple[int, int], Counts]:
+    """Every (drafted, accepted) llama-server may report at p_min 0, given the recording's near
+    ties, with the work behind it: the replay with each combination of near-tie positions
+    taking the draft's runner-up as its proposal. The pair's server evaluates the draft's
+    context in another order than the recording did (the prompt and the accepted tokens in
+    batches, the drafted ones one by one), which moves a logit by a few tenths of a nat: enough
+    to swap a near tie, never more (record.NEAR_TIE_NATS). Without near ties this is the one
+    outcome of ``replay``."""
+    ties = sorted(trace.near_ties)[:MAX_SWAPPED_TIES]
+    outcomes: dict[tuple[int, int], Counts] = {}
+    for mask in range(1 << len(ties)):
+        top = list(trace.draft_top)
+        for bit, pos in enumerate(ties):
+            if mask >> bit & 1:
+                top[pos] = trace.near_ties[pos]
+        variant = PromptTrace(trace.target, tuple(top), trace.draft_conf, trace.tails, trace.n_predict,
+                              trace.prompt_tokens, trace.tail_limit)
+        counts = replay(variant, draft_max, 0.0, n_min, n_ctx)
+        outcomes.setdefault((counts.drafted, counts.accepted), counts)
+    return outcomes
 
 
 def greedy_agreement(trace: PromptTrace) -> tuple[int, int]:

@@ -26,7 +26,7 @@ from paircheck.llama_server.process import RunningServer, crash_hint, llama_serv
 from paircheck.llama_server.prompts import PROBE_PROMPTS, Prompt
 from paircheck.model import ModelDescription
 from paircheck.probe import calibrate, record
-from paircheck.probe.replay import PromptTrace, replay
+from paircheck.probe.replay import PromptTrace, replay, replay_outcomes
 from paircheck.probe.result import KIND, SCHEMA_VERSION, recommendation, summary_to_dict, write_result
 from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
 from paircheck.result_file import now, recording
@@ -353,7 +353,8 @@ def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation],
             traces.append(trace)
             entry["traces"].append({"prompt_id": gen.prompt_id, "draft_top": list(trace.draft_top),
                                     "draft_conf": [round(c, 6) for c in trace.draft_conf],
-                                    "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()}})
+                                    "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()},
+                                    "near_ties": {str(k): v for k, v in trace.near_ties.items()}})
             save()
             tick(pair.path, n, len(gens))
         force_ms = calibrate.elapsed_ms(start)
@@ -406,12 +407,13 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
                 calibrate.warm_up(server.url, gen.prompt_tokens, settings.timeout)
                 counts = replay(trace, k, 0.0)
                 work = Work(counts.tokens, counts.batches, counts.draft_decodes)
+                outcomes = {o: Work(c.tokens, c.batches, c.draft_decodes) for o, c in replay_outcomes(trace, k).items()}
                 for _ in range(calibrate.SPEC_REPEATS):
                     # the target alone, then the pair, in turn: the same prompt, the same tokens
                     alone.append(calibrate.alone_run(target_url, gen.prompt_tokens, n_predict, settings.timeout))
                     runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, expected,
                                                    n_predict, k, work, (counts.drafted, counts.accepted),
-                                                   settings.timeout))
+                                                   settings.timeout, outcomes))
         tick(f"{pair.path} (pair)", n, len(calibrate.ROUND_LENGTHS))
     # the target's decode as it was while the pair ran (its own generations came earlier)
     interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches, target_costs.samples)

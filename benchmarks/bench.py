@@ -91,6 +91,8 @@ def run_child(argv: list[str], cache: Path | None = None) -> tuple[float, int, s
 # Children run as from an installed package: with compiled bytecode. Some sandboxes
 # set PYTHONDONTWRITEBYTECODE, which makes every run recompile paircheck's modules.
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+# llama.cpp's loader is the pinned build's (tests/llamacpp_build.py: its bindings and libllama)
+CHILD_ENV.update(__import__("llamacpp_build").oracle_env() or {})
 SCRATCH = Path(tempfile.mkdtemp(prefix="paircheck-bench-"))
 
 
@@ -262,13 +264,10 @@ def main() -> int:
     from corpus import corpus_dir
 
     root = corpus_dir()
-    try:
-        import llama_cpp  # noqa: F401
-
-        have_llama = True
-    except ImportError:
-        have_llama = False
-        print("llama-cpp-python not installed: the llama.cpp baseline is skipped (pip install -e '.[oracle]')")
+    have_llama = subprocess.run([sys.executable, "-c", "import llama_cpp"], env=CHILD_ENV,
+                                capture_output=True).returncode == 0
+    if not have_llama:
+        print("llama.cpp's loader is not built: the llama.cpp baseline is skipped (python tests/llamacpp_build.py)")
 
     print(f"{'pair':<22} {'first':>7} {'repeat':>7} {'gguf-py':>8} {'llama.cpp':>9} {'first/llama':>11} "
           f"{'(CPU)':>5} {'repeat/llama':>12} {'(CPU)':>5} {'peak MiB':>8} {'meta MiB':>8} {'peak/(2m+60)':>12}")

@@ -53,13 +53,21 @@ LLAMA_VOCAB_TYPE_NONE = 0
 Override = tuple[str, Any]
 
 
+def child_env() -> dict[str, str]:
+    """The environment of a child that imports llama_cpp: the pinned build's bindings and
+    libllama (tests/llamacpp_build.py), when they are built."""
+    import llamacpp_build
+
+    return {**os.environ, **(llamacpp_build.oracle_env() or {})}
+
+
 def llama_cpp_available() -> tuple[bool, str]:
     """Whether ``llama_cpp`` can be imported *in a child process* (the way the oracle uses
     it); returns (ok, reason). Checked in a child so a broken native library cannot crash
     the test session."""
     proc = subprocess.run(
         [sys.executable, "-c", "import llama_cpp, sys; sys.stdout.write(llama_cpp.__version__)"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, env=child_env(),
     )
     if proc.returncode != 0:
         tail = (proc.stderr or "").strip().splitlines()[-1:] or ["?"]
@@ -78,7 +86,7 @@ class _Worker:
         self._stderr = tempfile.TemporaryFile()
         # GGML_NO_BACKTRACE: on abort ggml would otherwise attach gdb to print a backtrace
         # (seconds per crash, and it buries the assertion message).
-        env = dict(os.environ, GGML_NO_BACKTRACE="1")
+        env = dict(child_env(), GGML_NO_BACKTRACE="1")
         self.proc = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
@@ -430,5 +438,5 @@ def require_oracle() -> None:
     if not ok:
         if os.environ.get("PAIRCHECK_REQUIRE_ORACLE") == "1":
             pytest.fail(f"oracle required (PAIRCHECK_REQUIRE_ORACLE=1) but {why}; "
-                        "install with: pip install -e '.[oracle]'", pytrace=False)
-        pytest.skip(f"llama.cpp oracle unavailable ({why}); pip install -e '.[oracle]'")
+                        "build it with: python tests/llamacpp_build.py", pytrace=False)
+        pytest.skip(f"llama.cpp oracle unavailable ({why}); python tests/llamacpp_build.py")

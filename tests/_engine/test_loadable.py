@@ -207,12 +207,12 @@ def test_each_shard_of_a_split_model_is_checked_against_its_own_size(real_vocab,
 
 def test_type_table_is_libggmls() -> None:
     """GGML_TYPES is what the pinned libggml says of every type id (name, block, size)."""
-    from oracle import require_oracle
+    from oracle import child_env, require_oracle
 
     require_oracle()
     script = (
         "import ctypes, glob, json, os, llama_cpp\n"
-        "libdir = os.path.join(os.path.dirname(llama_cpp.__file__), 'lib')\n"
+        "libdir = os.environ.get('LLAMA_CPP_LIB_PATH') or os.path.join(os.path.dirname(llama_cpp.__file__), 'lib')\n"
         "lib = ctypes.CDLL(glob.glob(os.path.join(libdir, 'libggml-base.so*'))[0])\n"
         "lib.ggml_blck_size.restype = ctypes.c_int64\n"
         "lib.ggml_type_size.restype = ctypes.c_size_t\n"
@@ -220,7 +220,8 @@ def test_type_table_is_libggmls() -> None:
         "row = lambda t: [lib.ggml_type_name(t).decode(), lib.ggml_blck_size(t), lib.ggml_type_size(t)]\n"
         f"print(json.dumps([row(t) for t in range({GGML_TYPE_COUNT})]))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                         env=child_env()).stdout
     assert [tuple(x) for x in json.loads(out)] == [GGML_TYPES[t] for t in range(GGML_TYPE_COUNT)]
 
 

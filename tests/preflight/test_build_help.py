@@ -4,8 +4,10 @@ Two real builds: the pinned llama-server (llama-cpp-python 0.3.36's llama.cpp, t
 llamacpp_build.py) and a second one of another release (0.3.16's, August 2025), whose --help
 differs: it has --draft-max, which the pinned source removed ('the argument has been removed.
 use --spec-draft-n-max or --spec-ngram-mod-n-max'), and no --spec-draft-n-max. The second
-build is cached like the pinned one (``python tests/llamacpp_build.py --other``); without it
-its tests skip locally and fail in CI (PAIRCHECK_REQUIRE_OTHER_LLAMACPP=1, set by .ci/run).
+build's answers (--version, --help, and its error for each flag it lacks) were recorded from
+its real binary (``python tests/llamacpp_build.py --record-other``, kept in
+fixtures/llamacpp-other/), and a program replays them byte for byte; an argument list that was
+not recorded makes it fail loudly (exit 97).
 """
 
 from __future__ import annotations
@@ -35,20 +37,31 @@ def pinned() -> str:
 
 @pytest.fixture(scope="module")
 def other() -> str:
-    path = llamacpp_build.other_server_path()
-    if not os.access(path, os.X_OK):
-        why = (f"the second llama.cpp build ({llamacpp_build.OTHER_VERSION}) is not in the cache; "
-               "build it with: python tests/llamacpp_build.py --other")
-        if os.environ.get(llamacpp_build.REQUIRE_OTHER) == "1":
-            pytest.fail(f"{llamacpp_build.REQUIRE_OTHER}=1 but {why}", pytrace=False)
-        pytest.skip(why)
-    return str(path)
+    return str(llamacpp_build.other_server_path())
+
+
+def test_the_recorded_build_answers_only_what_was_recorded(other: str) -> None:
+    """The replay is the real binary's bytes and exit codes, and nothing more: an argument list
+    nobody recorded is not answered with a guess."""
+    import json
+    import subprocess
+
+    doc = json.loads(llamacpp_build.RECORDING.read_text())
+    assert [tuple(r["argv"]) for r in doc["runs"]] == list(llamacpp_build.RECORDED_ARGVS)
+    for run in doc["runs"]:
+        done = subprocess.run([other, *run["argv"]], capture_output=True, check=False)
+        assert (done.returncode, done.stdout.decode(), done.stderr.decode()) == (
+            run["exit"], run["stdout"], run["stderr"])
+    unknown = subprocess.run([other, "--draft-max", "9", "--help"], capture_output=True, text=True, check=False)
+    assert unknown.returncode == llamacpp_build.NOT_RECORDED_EXIT and "not recorded" in unknown.stderr
+    assert f"llama-cpp-python {llamacpp_build.OTHER_VERSION}" in doc["release"]
 
 
 def _codes(result) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
     return [(f.code, f.status) for f in result.findings]
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_the_pinned_build_lists_every_option_of_the_pinned_table(pinned: str) -> None:
     """The --help reader against the binary built from the source the table was generated
     from: every llama-server option of llama_args.py that it accepts is in that binary's usage,
@@ -64,6 +77,7 @@ def test_the_pinned_build_lists_every_option_of_the_pinned_table(pinned: str) ->
     assert flags - set(table) == set()
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_a_line_the_pinned_build_accepts_has_no_build_finding(pinned: str) -> None:
     argv = [pinned, "-m", SPM, "-md", SPM, "--spec-type", "draft-simple", "--spec-draft-n-max", "8", "--seed", "-1"]
     result = lint_argv(argv, check=False, installed_build=True)

@@ -6,6 +6,11 @@
   ``pytest -m "not corpus"`` runs offline.
 * ``gguf_factory``: writes synthetic vocab-only GGUFs with
   ``fixtures/ggufgen.py`` into the test's ``tmp_path``.
+
+Tiers: a test that starts llama-server or another engine, compiles, runs torch, vLLM or a
+browser, or takes more than ``SLOW_S`` seconds here is marked ``slow`` (``pytestmark`` in its
+module, or on the test). ``python -m pytest -m "not slow"`` is the everyday loop (docs/
+testing.md); every run names the tests that took longer than ``SLOW_S`` without the marker.
 """
 
 from __future__ import annotations
@@ -33,11 +38,42 @@ import ggufgen  # noqa: E402
 _CORPUS_FIXTURES = frozenset({"corpus", "real_vocab"})
 
 
+# A test past this many seconds of setup and call (one run here, 2 cores) belongs in the slow tier.
+SLOW_S = 5.0
+
+
+class _UnmarkedSlow:
+    """Adds up each test's setup and call time, and names every test past SLOW_S without the
+    slow marker at the end of the run: the fast tier stays fast only if such a test is marked
+    (or made fast)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when in ("setup", "call") and "slow" not in report.keywords:
+            self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        slow = sorted(((t, n) for n, t in self.seconds.items() if t > SLOW_S), reverse=True)
+        if slow:
+            terminalreporter.section(f"tests over {SLOW_S:g} s without the slow marker")
+            for seconds, nodeid in slow:
+                terminalreporter.write_line(f"{seconds:7.1f} s  {nodeid}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "corpus: needs llama.cpp's real ggml-vocab-*.gguf files (downloaded from PyPI on first use)",
     )
+    config.pluginmanager.register(_UnmarkedSlow(), "paircheck-unmarked-slow")
+    # A run that deselects the slow tier never builds or starts llama.cpp's tools: a test that
+    # asks for them there fails, saying it needs the marker (llamacpp_build.ensure_tools).
+    if "not slow" in (config.option.markexpr or ""):
+        import llamacpp_build
+
+        os.environ[llamacpp_build.FAST_TIER] = "1"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -24,7 +24,7 @@ from paircheck._engine import transformers as tf_rules
 from paircheck.api import check_descriptions, describe
 from paircheck.findings import REFUSED, Report
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # runs torch and transformers
 
 OK, UAD_REFUSAL, SAME_REFUSAL, STATEFUL = "runs", "needs tokenizers", "assistant_tokenizer not required", "stateful"
 SAMPLING_CRASH = "AttributeError assistant_overlap_token_ids"

@@ -33,7 +33,7 @@ from paircheck._engine import vllm as rules
 from paircheck.api import check_descriptions, describe
 from paircheck.findings import RUNS_USELESS, Report
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # runs vLLM
 
 ORACLE = Path(__file__).resolve().parent.parent / "vllm_oracle.py"
 

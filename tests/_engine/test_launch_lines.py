@@ -85,6 +85,7 @@ def _loads(binary: str, argv: list[str], cwd: Path) -> None:
     assert "failed to initialize speculative decoding" not in log, log
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_gguf_files_launch_as_printed(binary: str, models: dict[str, Path], tmp_path: Path) -> None:
     steps = _next_steps(models["target"], models["draft"], cwd=tmp_path)
     argv = _launch(steps)
@@ -92,6 +93,7 @@ def test_gguf_files_launch_as_printed(binary: str, models: dict[str, Path], tmp_
     _loads(binary, argv, tmp_path)
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_a_hugging_face_folder_is_converted_first(binary: str, models: dict[str, Path], tmp_path: Path) -> None:
     folder = models["folder"]
     steps = _next_steps(models["target"], folder, cwd=tmp_path)
@@ -114,6 +116,7 @@ def test_a_folder_as_the_target_is_converted_too(models: dict[str, Path], tmp_pa
     assert str(models["folder"]) not in argv and argv[1] == "-m" and argv[2].endswith(".gguf")
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_the_folder_itself_is_refused_by_llama_server(binary: str, models: dict[str, Path], tmp_path: Path) -> None:
     """Why the line above must not name the folder: the pinned server exits on it."""
     with pytest.raises(InputError, match="exited with code 1"):
@@ -157,6 +160,7 @@ def _server_options(binary: str) -> set[str]:
     return set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", out.stdout + out.stderr))
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_hub_ggufs_are_named_as_llama_server_fetches_them(hub: str, binary: str, tmp_path: Path) -> None:
     target = "Qwen/Qwen2.5-7B-Instruct-GGUF:Q4_K_M"
     draft = "Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q8_0.gguf"  # a file: its quant tag names it

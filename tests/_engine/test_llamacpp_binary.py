@@ -42,6 +42,8 @@ from tiny_model import TinyShape, write_tiny_llama
 
 from paircheck.llamacpp_tables import SPEC_VOCAB_MAX_SIZE_DIFFERENCE
 
+pytestmark = pytest.mark.slow  # runs the pinned llama-speculative-simple
+
 #: Small enough that a 128k-token vocabulary is a 16 MB file: only the pair check matters.
 SHAPE = TinyShape(n_embd=16, n_layer=1, n_head=2, n_head_kv=2, n_ff=32, n_ctx=256)
 PROMPT = "The quick brown fox jumps over the lazy dog"

@@ -98,6 +98,7 @@ def test_section9_case_through_libllama(oracle, gguf_factory, case: str, target:
     assert oracle_compatible(t, d) == (expected is None, expected), (t.get("error"), d.get("error"))
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 @pytest.mark.parametrize("case,target,draft,expected", CASES, ids=[c[0] for c in CASES])
 def test_section9_case_through_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path, case: str,
                                             target: dict, draft: dict, expected: str | None) -> None:
@@ -179,6 +180,7 @@ def test_case_24_through_libllama(oracle, gguf_factory) -> None:
     assert cut["loaded"] and cut["texts"][7] == b"abc"
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_case_24_through_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path) -> None:
     """A draft whose texts collide once cut at NUL: paircheck says the process aborts, and it does."""
     t = write_tiny_llama(tmp_path / "t.gguf", gguf_factory(), seed=0, shape=SHAPE)
@@ -200,6 +202,7 @@ def test_case_26_no_vocab(gguf_factory) -> None:
     assert report.first_failure.details["aborts"] is True
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_case_26_through_libllama_and_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path) -> None:
     """Without texts llama.cpp loads both files (type NONE, the size from <arch>.vocab_size);
     with more than 5 ids the check itself asserts, which only the real binary can show."""
@@ -227,6 +230,7 @@ def test_case_29_override_applies_to_both(gguf_factory) -> None:
     assert report.compatible
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_case_29_through_libllama_and_llama_server(oracle, server_bin: Path, gguf_factory, tmp_path: Path) -> None:
     """--override-kv reaches both models: the BOS mismatch is gone in the real server too."""
     tv, dv = gguf_factory("t.gguf"), gguf_factory("d.gguf", add_bos=False)

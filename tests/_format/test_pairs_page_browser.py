@@ -28,6 +28,8 @@ from click.testing import CliRunner
 
 from paircheck.cli import cli
 
+pytestmark = pytest.mark.slow  # drives Chromium
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - Python 3.10

@@ -45,7 +45,7 @@ from hf_build import (
 from paircheck.api import check_descriptions, describe
 from paircheck.model import ModelDescription
 
-pytestmark = pytest.mark.corpus
+pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # runs llama.cpp's converter (torch)
 
 _CONVERT_TIMEOUT_S = 1800
 

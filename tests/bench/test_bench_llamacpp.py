@@ -24,6 +24,8 @@ from paircheck.cli import main
 from paircheck.errors import InputError
 from paircheck.llama_server.process import llama_server, server_args
 
+pytestmark = pytest.mark.slow  # starts the pinned llama-server
+
 ROOT = Path(__file__).resolve().parents[2]
 VOCAB = ROOT / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"  # llama.cpp's own, shipped
 N_PREDICT = "24"

@@ -34,6 +34,8 @@ from paircheck.api import describe
 from paircheck.fit import DraftOptions, FitOptions, fit, model_memory, with_tensor_infos
 from paircheck.fit.compute import COMPUTE_BOUND_ABS, COMPUTE_BOUND_REL
 
+pytestmark = pytest.mark.slow  # runs the pinned llama-fit-params
+
 MiB = 1 << 20
 
 # (shape, ctx, cache type, extra llama.cpp flags); every shape at two contexts and two cache types

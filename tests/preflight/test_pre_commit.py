@@ -16,7 +16,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from launch_files import LAUNCH, REPO, place
+
+pytestmark = pytest.mark.slow  # runs the real pre-commit
 
 GIT_IDENTITY = ["-c", "user.name=paircheck test", "-c", "user.email=test@example.invalid", "-c",
                 "commit.gpgsign=false", "-c", "init.defaultBranch=main"]

@@ -219,6 +219,7 @@ _ACTS = {"-h", "--help", "--usage", "--version", "--completion-bash", "--list-de
          "--license", "--rpc"}
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_real_llama_server_agrees_on_which_options_exist(tmp_path: Path) -> None:
     """Differential: for every name in llama-server's table and for the guides' inventions, the
     real llama-server (built from the pinned source) says "invalid argument" exactly when

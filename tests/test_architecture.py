@@ -154,6 +154,7 @@ def folder_of(module: str) -> str:
     return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_no_cycles_between_folders() -> None:
     """Top-level modules and sub-packages form a DAG (imports inside functions included)."""
     graph: dict[str, set[str]] = {}
@@ -201,6 +202,7 @@ def _module_of(target: str, known: set[str]) -> str:
 KNOWN_CIRCLES: dict[frozenset[str], str] = {}
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_no_cycles_between_modules() -> None:
     """No two modules import each other, directly or through others (imports inside
     functions and under TYPE_CHECKING included: a circle a function hides is still one)."""

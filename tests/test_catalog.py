@@ -30,6 +30,7 @@ def codes_in_source() -> set[str]:
     return found
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_the_source_emits_codes() -> None:
     assert len(codes_in_source()) > 50  # the collector works (LC, LW, VL, SG, RG, PF, ...)
 

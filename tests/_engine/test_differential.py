@@ -213,6 +213,7 @@ def test_real_file_eot_eog(real: dict[str, Path], oracle_real: dict[str, dict[st
         assert pc["eot"] == ora["eot"]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_real_pairs(real: dict[str, Path], oracle_real: dict[str, dict[str, Any]]) -> None:
     """All 19 x 19 ordered pairs: same verdict and same first failing check.
 
@@ -439,6 +440,7 @@ def mut_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mutations")
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @settings(
     max_examples=_examples(),
     deadline=None,
@@ -483,6 +485,7 @@ def test_bpe_pre_table_names_what_the_loader_compares() -> None:
     assert compared == BPE_PRE_KNOWN
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_every_bpe_pre_through_libllama(tmp_path: Path) -> None:
     """All BPE_PRE_KNOWN entries (and a few unknown ones) in every variant: loadable or not,
     vocab type, ids, add flags and texts agree with libllama. One test, so that a failure

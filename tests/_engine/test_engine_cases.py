@@ -58,6 +58,7 @@ def qwen25(tmp_path: Path, real_vocab: Any) -> tuple[ModelDescription, ModelDesc
     return t, d
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_sglang_refuses_padding_difference_since_0_5_15(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
     t, d = qwen25
     assert t.hf is not None and d.hf is not None and t.hf.tokenizer_len == d.hf.tokenizer_len
@@ -127,6 +128,7 @@ def _qwen35(real_vocab: Any, path: Path, mtp_layers: int | None) -> Path:
     })
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_vllm_runs_a_qwen3_5_draft_as_mtp(tmp_path: Path, real_vocab: Any) -> None:
     t = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen3-8B", 151936)))
     d = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-0.8B", 1)))
@@ -142,6 +144,7 @@ def test_vllm_runs_a_qwen3_5_draft_as_mtp(tmp_path: Path, real_vocab: Any) -> No
     assert none.first_failure is not None and none.first_failure.code == "VL006"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_vllm_mtp_reads_hf_configs(tmp_path: Path, real_vocab: Any) -> None:
     deepseek = describe(str(_qwen_folder(real_vocab, tmp_path / "DeepSeek-V3", 151936, {
         "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 1})))
@@ -182,6 +185,7 @@ def test_koboldcpp_tolerates_256_where_llamacpp_stops_at_128(tmp_path: Path, rea
                                    "(151936). Speculative decoding cannot be used!")
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_lmstudio_mlx_refuses_a_vision_target(tmp_path: Path, real_vocab: Any) -> None:
     d = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-0.5B", 151936)))
     text = describe(str(_qwen_folder(real_vocab, tmp_path / "Qwen2.5-7B", 152064)))
@@ -194,6 +198,7 @@ def test_lmstudio_mlx_refuses_a_vision_target(tmp_path: Path, real_vocab: Any) -
     assert report.engine_says == "Speculative decoding is not currently supported for batched vision models"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_ollama_safetensors_drafts(tmp_path: Path, real_vocab: Any) -> None:
     base = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-9B", None)))
     mtp = describe(str(_qwen35(real_vocab, tmp_path / "Qwen3.5-9B-MTP", 1)))
@@ -227,6 +232,7 @@ def test_transformers_equal_rows_other_tokens_warns(tmp_path: Path, real_vocab: 
     # Before 4.46.0 different sizes are refused; the padding-only Qwen pair is such a case.
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_transformers_before_uad_refuses_size_difference(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
     t, d = qwen25
     newest = _check(t, d, "transformers")
@@ -235,6 +241,7 @@ def test_transformers_before_uad_refuses_size_difference(qwen25: tuple[ModelDesc
     assert old.verdict == REFUSED and old.engine_says == "Make sure the main and assistant model use the same tokenizer"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_versions_are_validated_and_named(qwen25: tuple[ModelDescription, ModelDescription]) -> None:
     t, d = qwen25
     with pytest.raises(InputError, match="is not a version number"):
@@ -249,6 +256,7 @@ def test_versions_are_validated_and_named(qwen25: tuple[ModelDescription, ModelD
         assert (report.verdict == UNKNOWN) == (report.compatible and any(c.status == SKIP for c in report.checks))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cli_engine_at_version(qwen25: tuple[ModelDescription, ModelDescription], capsys: Any) -> None:
     t, d = qwen25
     runner = CliRunner()
@@ -327,6 +335,7 @@ def test_koboldcpp_refuses_a_recurrent_draft_before_comparing_counts(tmp_path: P
     assert plain.first_failure is not None and plain.first_failure.code == "KC002"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_sglang_loads_a_rewritten_draft_as_its_mtp_module(tmp_path: Path, real_vocab: Any) -> None:
     """sglang 0.5.13 configs/model_config.py ModelConfig._config_draft_model:
     'if is_draft_model and self.hf_config.architectures[0] == "Qwen3MoeForCausalLM":'
@@ -354,6 +363,7 @@ def _gemma4_assistant(real_vocab: Any, path: Path) -> ModelDescription:
         "model_type": "gemma4_assistant", "architectures": ["Gemma4AssistantForCausalLM"]})))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_sglang_gemma4_assistant_algorithms(tmp_path: Path, real_vocab: Any) -> None:
     """sglang 0.5.12 server_args.py (arg_groups/speculative_hook.py from 0.5.13),
     _resolve_speculative_algorithm_alias: 'if speculative_algorithm == "EAGLE3" and is_gemma4_draft:
@@ -371,6 +381,7 @@ def test_sglang_gemma4_assistant_algorithms(tmp_path: Path, real_vocab: Any) -> 
     assert _check(t, d, "sglang@0.5.11", "EAGLE3").engine_says is None
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_transformers_gemma4_assistant_needs_a_gemma_target(tmp_path: Path, real_vocab: Any) -> None:
     """transformers 5.24.0 generation/utils.py _get_candidate_generator:
     'if not self.__class__.__name__.startswith(("Gemma4", "Gemma3n")): raise ValueError(
@@ -392,6 +403,7 @@ def test_transformers_gemma4_assistant_needs_a_gemma_target(tmp_path: Path, real
     assert "TF004" not in [c.code for c in _check(qwen, d, "transformers@5.7.0").checks]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_transformers_dflash_skips_the_vocabulary_check(tmp_path: Path, real_vocab: Any) -> None:
     """transformers 5.15.0 to 5.24.0 _validate_generation_mode: ') is not None and
     generation_config.speculation_type != "dflash":' guards the vocab_size comparison."""
@@ -406,6 +418,7 @@ def test_transformers_dflash_skips_the_vocabulary_check(tmp_path: Path, real_voc
     assert _check(t, small, "transformers", "dflash").first_failure.code == "TF005"  # type: ignore[union-attr]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_koboldcpp_failures_run_without_speculation(tmp_path: Path, real_vocab: Any) -> None:
     """gpttype_adapter.cpp (the stored version with speculative_decoding_setup; not 26fe21b, which has no
     speculative code): every failure frees the draft and carries on, e.g.
@@ -447,6 +460,7 @@ def test_tensorrt_llm_hint_uses_the_current_decoding_type(real_vocab: Any) -> No
     assert "0004396" in report.engine_version
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_vllm_new_rewrites_on_folders(tmp_path: Path, real_vocab: Any) -> None:
     """vllm 0.17.0 speculative.py: 'hf_config.model_type == "nemotron_h" and hasattr(hf_config,
     "num_nextn_predict_layers") and hf_config.num_nextn_predict_layers > 0' -> nemotron_h_mtp; and
@@ -469,6 +483,7 @@ def test_vllm_new_rewrites_on_folders(tmp_path: Path, real_vocab: Any) -> None:
     assert _check(v41, v41, "vllm@0.29.0", "mtp").engine_says == "Unsupported speculative method: 'mtp'"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_vllm_nemotron_omni_text_config_is_promoted(tmp_path: Path, real_vocab: Any) -> None:
     """vllm 0.29.0 speculative.py lines 794-799: 'if hf_config.architectures[0] in
     ("NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3"): ... hf_config =
@@ -496,6 +511,7 @@ def test_vllm_nemotron_omni_text_config_is_promoted(tmp_path: Path, real_vocab: 
     assert _check(t, plain, "vllm", "draft_model").verdict == ACCEPTED
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_vllm_inkling_without_mtp_depth_raises(tmp_path: Path, real_vocab: Any) -> None:
     """vllm 0.29.0 speculative.py lines 962-967 (the same from 0.26.0, line 557-562): 'mtp_config =
     getattr(hf_config, "mtp_config", None) or {}', 'checkpoint_depths = mtp_config.get(
@@ -531,6 +547,7 @@ def test_vllm_zero_mtp_layers_say_both_failures(tmp_path: Path, real_vocab: Any)
     assert "with num_speculative_tokens set" in report.first_failure.message
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_vllm_qwen3_5_text_config_layers_from_0_30(tmp_path: Path, real_vocab: Any) -> None:
     """vllm 0.30.0 speculative.py lines 915-918: 'n_predict = getattr(hf_config, "mtp_num_hidden_layers",
     None)' then 'if n_predict is None: text_config = get_hf_text_config(hf_config); n_predict =
@@ -552,6 +569,7 @@ def test_vllm_qwen3_5_text_config_layers_from_0_30(tmp_path: Path, real_vocab: A
     assert "must be provided" not in _check(one, one, "vllm@0.30.0", "mtp").finding("VL004").message
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_eagle_heads_under_the_other_eagle_method(tmp_path: Path, real_vocab: Any) -> None:
     """An EAGLE-3 head under vLLM's method eagle (or an EAGLE-1 head under eagle3 / TensorRT-LLM's
     Eagle3) is the wrong drafter kind; SGLang's EAGLE takes both, its EAGLE3 only EAGLE-3 heads."""

@@ -171,6 +171,7 @@ def test_hub_ggufs_are_named_as_llama_server_fetches_them(hub: str, binary: str,
     assert all(word in known for word in argv[1:] if word.startswith("-")), known
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_a_hub_repo_of_safetensors_is_downloaded_and_converted(hub: str, tmp_path: Path) -> None:
     steps = _hub_steps(hub, tmp_path, "Qwen/Qwen2.5-7B-Instruct-GGUF:Q4_K_M", "Qwen/Qwen2.5-0.5B-Instruct")
     argv = _launch(steps)

@@ -174,6 +174,7 @@ def _split(real_vocab: Callable[[str], Path], folder: Path) -> list[Path]:
     return paths
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_each_shard_of_a_split_model_is_checked_against_its_own_size(real_vocab, tmp_path: Path) -> None:
     from oracle import clear_cache, llama_values, require_oracle
 

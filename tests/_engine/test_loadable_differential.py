@@ -185,6 +185,7 @@ def all_cases(base_path: Path) -> list[Case]:
     return cases
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize("short", BASES)
 def test_every_mutation_agrees_with_llamacpp(real_vocab: Callable[[str], Path], tmp_path: Path, short: str) -> None:
     cases = all_cases(real_vocab(short))
@@ -195,6 +196,7 @@ def test_every_mutation_agrees_with_llamacpp(real_vocab: Callable[[str], Path], 
     assert 30 <= loads <= len(cases) - 60, (loads, len(cases))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cut=st.integers(min_value=1, max_value=(1 << 30)))
 def test_random_truncations_agree(real_vocab: Callable[[str], Path], tmp_path: Path, cut: int) -> None:

@@ -67,6 +67,7 @@ def test_cut_inside_the_keys_fails_loadable_like_llamacpp(whole: Path, tmp_path:
         assert report.verdict == "refused"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cut_inside_the_keys_exits_1_and_before_the_counts_exits_2(whole: Path, tmp_path: Path) -> None:
     data = whole.read_bytes()
     cut = tmp_path / "cut.gguf"
@@ -85,6 +86,7 @@ def test_cut_inside_the_keys_exits_1_and_before_the_counts_exits_2(whole: Path, 
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cut_inside_the_keys_over_http_range_reads(whole: Path, tmp_path: Path) -> None:
     data = whole.read_bytes()
     with TestServer() as server:

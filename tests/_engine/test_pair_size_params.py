@@ -57,6 +57,7 @@ def test_vocab_only_files_with_size_labels(gguf_factory) -> None:  # type: ignor
     assert _size(check_pair(str(small), str(unlabelled))) is None  # nothing says: nothing claimed
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_folders_without_weights_use_their_config(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
     folders = {}
     for name, config, rows in (("Qwen2.5-0.5B-Instruct", QWEN_05B, 151936), ("Qwen2.5-14B-Instruct", QWEN_14B, 152064)):

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from gguf import GGUFValueType
 from gguf_mutate import make_kv, rewrite_gguf
 
@@ -43,6 +44,7 @@ def _gguf(src: Path, dest: Path, name: str | None) -> Path:
     return dest
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_one_model_one_set_of_pairs(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:
     named = _gguf(real_vocab("qwen2"), tmp_path / "model.gguf", "Qwen2.5 14B Instruct")
     by_repo, _ = pairs_for("Qwen/Qwen2.5-14B-Instruct")

@@ -42,6 +42,7 @@ def _with_vocab() -> list[tuple[str, str, object]]:
     ]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_every_stored_fingerprint_recomputes_from_its_source(tmp_path: Path) -> None:
     stored = _with_vocab()
     assert len(stored) >= 40  # 42 sides of 26 entries when written; fewer means data was lost
@@ -65,6 +66,7 @@ def test_every_stored_fingerprint_recomputes_from_its_source(tmp_path: Path) -> 
     assert fingerprints(describe(str(gguf)).vocab) == computed[(VS.CORPUS_PREFIX + "ggml-vocab-llama-bpe.gguf", 128256)]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_padding_changes_the_full_fingerprint_not_the_prefix(tmp_path: Path) -> None:
     small = VS.recompute(VS.CORPUS_PREFIX + "ggml-vocab-qwen2.gguf", 151936, tmp_path)
     large = VS.recompute(VS.CORPUS_PREFIX + "ggml-vocab-qwen2.gguf", 152064, tmp_path)
@@ -161,6 +163,7 @@ def test_a_size_label_narrows_the_vocabulary_to_the_entry_side(llama3: Path, tmp
     assert "and size (general.size_label 70B)" in err and "vocabulary and size of Llama-3.1-70B" in err
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_the_check_recognises_a_renamed_documented_pair(llama3: Path, tmp_path: Path) -> None:
     target = _renamed(llama3, tmp_path / "aaa.gguf", "8B")
     draft = _renamed(llama3, tmp_path / "bbb.gguf", "1B")

@@ -11,6 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from hf_build import build_llama_spm_folder, build_qwen2_folder
 
 from paircheck.api import describe
@@ -33,6 +34,7 @@ def test_gemma2_reads_only_tokenizer_model(real_vocab, tmp_path: Path) -> None:
     assert any("reads only tokenizer.model" in note and "Gemma2ForCausalLM" in note for note in desc.notes)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_qwen3_moe_takes_tokenizer_json_where_qwen3_takes_tokenizer_model(real_vocab, tmp_path: Path) -> None:
     """conversion/qwen.py: Qwen2Model.set_vocab (Qwen3Model inherits it) tries
     _set_vocab_sentencepiece first; Qwen2MoeModel has no set_vocab (TextModel._set_vocab_gpt2)

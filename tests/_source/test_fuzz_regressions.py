@@ -39,6 +39,7 @@ def test_non_utf8_registry_is_one_line_naming_the_byte(tmp_path: Path) -> None:
         load_registry(bad)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize("name", ["bert-bge", "llama-spm", "phi-3", "deepseek-coder", "baichuan"])
 def test_prefix_truncation_sample_names_the_offset(real_vocab, name: str) -> None:
     data = real_vocab(name).read_bytes()

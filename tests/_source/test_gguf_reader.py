@@ -90,6 +90,7 @@ def _gguf_py_values(path: Path) -> dict:
     return out
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize("name", ["llama-spm", "phi-3", "bert-bge", "baichuan"])
 def test_equals_gguf_py_on_real_files(real_vocab, name: str) -> None:
     path = real_vocab(name)
@@ -144,6 +145,7 @@ def test_reads_are_sequential_so_streams_work(real_vocab) -> None:
     assert meta.get(K.TOKENS).count == 32000
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_every_prefix_of_a_real_header_is_a_clean_error(real_vocab) -> None:
     """Before the counts are read: unreadable (GGUFFormatError). After: described, with the
     keys marked incomplete and llama.cpp's "failed to read key-value pairs"."""

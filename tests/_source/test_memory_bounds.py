@@ -39,6 +39,7 @@ def _peak(fn: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_262k_token_vocabulary_within_twice_its_metadata_plus_60_mb(real_vocab) -> None:
     path = real_vocab("gemma-4")
     desc, peak = _peak(lambda: describe_gguf_file(str(path), ReadOptions()))

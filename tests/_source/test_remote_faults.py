@@ -54,6 +54,7 @@ def _fault_run(model: Path, fault: str, configure=None, **env: str):
     return result, took, server
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize(
     ("fault", "words", "bound"),
     [
@@ -117,6 +118,7 @@ def test_short_content_length_without_range_is_a_clean_truncation(model: Path, t
     assert took < STARTUP
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_slow_trickle_hits_the_overall_deadline(model: Path) -> None:
     # 64 bytes every 0.1 s: every single wait is short, the whole read is not. With a
     # 0.5 s timeout the deadline is 5 s, far before the ~60 s the trickle would take.
@@ -126,6 +128,7 @@ def test_slow_trickle_hits_the_overall_deadline(model: Path) -> None:
     assert took < STARTUP + 6.5, took
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_429_with_short_retry_after_is_waited_for(model: Path) -> None:
     result, took, server = _fault_run(model, "429x1", lambda s: setattr(s, "retry_after", "1"))
     assert result.returncode == 0, result.stderr
@@ -142,6 +145,7 @@ def test_429_with_long_retry_after_is_reported_not_waited_for(model: Path) -> No
     assert server.counters.requests == 1
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_5xx_then_success_is_retried_a_bounded_number_of_times(model: Path) -> None:
     result, took, server = _fault_run(model, "503x2")
     assert result.returncode == 0, result.stderr
@@ -151,6 +155,7 @@ def test_5xx_then_success_is_retried_a_bounded_number_of_times(model: Path) -> N
     assert 1.5 <= took < STARTUP + 3, took  # 0.5 s + 1 s of backoff
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_5xx_more_often_than_the_retries_fails(model: Path) -> None:
     result, took, server = _fault_run(model, "503x3")
     _one_error_line(result, "HTTP 503", "3 attempts")
@@ -186,6 +191,7 @@ def test_hub_id_without_network_fails_fast_in_one_line(endpoint: str, tmp_path: 
     assert took < STARTUP + 2, took
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_http_timeout_setting_shortens_the_wait(model: Path) -> None:
     short, short_took, _ = _fault_run(model, "stall", PAIRCHECK_HTTP_TIMEOUT="0.5")
     longer, longer_took, _ = _fault_run(model, "stall", PAIRCHECK_HTTP_TIMEOUT="2.5")
@@ -194,6 +200,7 @@ def test_http_timeout_setting_shortens_the_wait(model: Path) -> None:
     assert longer_took - short_took > 1.2, (short_took, longer_took)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_api_faults(model: Path, tmp_path: Path) -> None:
     env = {"HF_HUB_CACHE": str(tmp_path / "cache")}
     with TestServer() as server:

@@ -238,6 +238,7 @@ def _model_folder(real_vocab: Callable[[str], Path], root: Path, shards: int) ->
     return folder, datas
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cut_shard_in_a_folder_fails_loadable_with_reason_and_fix(real_vocab, tmp_path: Path) -> None:
     folder, datas = _model_folder(real_vocab, tmp_path, 4)
     whole = check_pair(str(folder), str(folder))
@@ -290,6 +291,7 @@ def _hub_run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProces
                           env={**os.environ, **env})
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_repo_headers_against_the_listed_sizes_with_range_reads(real_vocab, tmp_path: Path) -> None:
     folder, datas = _model_folder(real_vocab, tmp_path, 4)
     small = {p.name: p.read_bytes() for p in folder.iterdir() if not p.name.endswith(".safetensors")}
@@ -333,6 +335,7 @@ def test_hub_repo_headers_against_the_listed_sizes_with_range_reads(real_vocab, 
     )
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cut_shard_in_the_hub_cache_names_hf_download(real_vocab, tmp_path: Path) -> None:
     """A repo downloaded into the Hub cache with one shard cut: `hf download REPO` resumes it."""
     folder, datas = _model_folder(real_vocab, tmp_path, 2)
@@ -351,6 +354,7 @@ def test_cut_shard_in_the_hub_cache_names_hf_download(real_vocab, tmp_path: Path
     assert "file model-00001-of-00002.safetensors is incomplete: 3.0 KB of 16.5 KB" in fail["message"]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_broken_index_fails_loadable_and_still_describes_the_folder(real_vocab, tmp_path: Path) -> None:
     folder, _ = _model_folder(real_vocab, tmp_path, 2)
     (folder / INDEX_NAME).write_text('{"metadata": {}, "weight_map": [')

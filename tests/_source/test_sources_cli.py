@@ -108,6 +108,7 @@ def _run_with_tty_stderr(args: list[str]) -> tuple[int, str, bytes]:
     return proc.returncode, out, err
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_json_and_quiet_print_nothing_on_stderr_for_a_remote_read(gguf_factory) -> None:
     path = gguf_factory()
     with TestServer() as server:

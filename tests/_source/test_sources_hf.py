@@ -45,6 +45,7 @@ def test_hf_folder_matches_its_converted_gguf(real_vocab, tmp_path: Path) -> Non
     assert hf.hf.config_vocab_size == 151936 and hf.hf.tokenizer_len == 151646 and hf.hf.base_vocab_size == 151643
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_pair_verdict_equals_gguf_pair_verdict(real_vocab, tmp_path: Path) -> None:
     qwen = real_vocab("qwen2")
     hf14 = build_qwen2_folder(qwen, tmp_path / "Qwen2.5-14B-Instruct", 152064)

@@ -144,6 +144,7 @@ def test_wordpiece_folder_vs_the_bert_bge_gguf(real_vocab, tmp_path: Path) -> No
 # --- Unigram (t5) ------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_unigram_folder_vs_the_nomic_bert_moe_gguf(real_vocab, tmp_path: Path) -> None:
     """An XLM-R tokenizer.json (Unigram) against the GGUF the converter made from
     ``sentencepiece.bpe.model``. Equal but for the padding: that path shifts every
@@ -186,6 +187,7 @@ _DIGITS = {"type": "Sequence", "pretokenizers": [{"type": "Digits", "individual_
 _PREFIX = dict(_BYTE_LEVEL, add_prefix_space=True)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize(
     ("vocab", "pre_tokenizer", "normalizer", "expected"),
     [

@@ -81,6 +81,7 @@ def hub(real_vocab, tmp_path: Path):
         yield server, env, tmp_path
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_quant_selector_pair_reads_only_headers(hub) -> None:
     server, env, _ = hub
     result = _run(["--json", "Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M", "Qwen/Qwen2.5-0.5B-Instruct-GGUF:Q8_0"], env)
@@ -93,6 +94,7 @@ def test_quant_selector_pair_reads_only_headers(hub) -> None:
     assert len(gets) <= 6
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_folder_repo_downloads_only_small_files(hub) -> None:
     server, env, _ = hub
     result = _run(["Qwen/Qwen2.5-14B-Instruct-GGUF:Q4_K_M", "Qwen/Qwen2.5-0.5B-Instruct"], env)
@@ -104,6 +106,7 @@ def test_hub_folder_repo_downloads_only_small_files(hub) -> None:
     assert 0 < sent < 200, sent  # 8 + the header's ~70 bytes; the 1 KB of data never
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_gated_repo_says_to_log_in(hub) -> None:
     _, env, _ = hub
     denied = _run(["gated/model-GGUF:Q4_K_M", "gated/model-GGUF:Q4_K_M"], env)
@@ -112,6 +115,7 @@ def test_gated_repo_says_to_log_in(hub) -> None:
     assert allowed.returncode == 0, allowed.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_missing_repo_and_quant(hub) -> None:
     _, env, _ = hub
     missing = _run(["nobody/nothing", "nobody/nothing"], env)
@@ -120,6 +124,7 @@ def test_missing_repo_and_quant(hub) -> None:
     assert noquant.returncode == 2 and "Q2_K" in noquant.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_offline_cache_as_huggingface_hub_lays_it_out(real_vocab, tmp_path: Path) -> None:
     cache = tmp_path / "hub"
     for repo, size in (("Qwen/Qwen2.5-14B-Instruct", 152064), ("Qwen/Qwen2.5-0.5B-Instruct", 151936)):

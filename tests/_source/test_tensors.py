@@ -65,11 +65,13 @@ def env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 # --- GGUF on this machine ----------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_local_gguf_lists_every_tensor(shapes: Path) -> None:
     path = fit_shapes.write("qwen2.5-0.5b", shapes)
     assert _rows(model_tensors(describe(str(path)))) == _reference(path)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_split_gguf_lists_every_shard_whichever_is_named(shapes: Path, split: list[Path]) -> None:
     whole = set(_reference(fit_shapes.write("qwen2.5-0.5b", shapes)))
     for named in (split[0], split[1], split[-1]):  # llama.cpp starts from the first shard, as paircheck does
@@ -107,6 +109,7 @@ def test_a_cut_file_is_refused_rather_than_listed_in_part(shapes: Path, tmp_path
 # --- GGUF over HTTP -------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_remote_gguf_was_listed_with_its_metadata(shapes: Path, env: None) -> None:
     path = fit_shapes.write("qwen2.5-0.5b", shapes)
     with TestServer() as server:
@@ -117,6 +120,7 @@ def test_remote_gguf_was_listed_with_its_metadata(shapes: Path, env: None) -> No
     assert rows == _reference(path)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_remote_split_reads_only_the_other_shards_headers(split: list[Path], env: None) -> None:
     with TestServer() as server:
         urls = [server.add_file(f"m/{shard.name}", shard) for shard in split]
@@ -191,6 +195,7 @@ def _weights(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_folder_lists_its_safetensors_headers_as_the_converter_names_them(real_vocab, tmp_path: Path) -> None:
     folder = _weights(build_qwen2_folder(real_vocab("qwen2"), tmp_path / "hf", 151936))
     assert _rows(model_tensors(describe(str(folder)))) == CONVERTED
@@ -199,6 +204,7 @@ def test_hf_folder_lists_its_safetensors_headers_as_the_converter_names_them(rea
         model_tensors(describe(str(folder)))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_folder_without_weights_says_so(real_vocab, tmp_path: Path) -> None:
     folder = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "hf", 151936)
     with pytest.raises(InputError, match="no \\*.safetensors files"):
@@ -221,6 +227,7 @@ def hub(real_vocab, split: list[Path], tmp_path: Path, monkeypatch: pytest.Monke
         yield server
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_split_gguf_lists_every_shard(hub: TestServer, split: list[Path]) -> None:
     desc = describe("org/Split-GGUF:Q4_K_M")
     hub.reset_counters()
@@ -228,6 +235,7 @@ def test_hub_split_gguf_lists_every_shard(hub: TestServer, split: list[Path]) ->
     assert all(byte_range is not None for _, _, byte_range, _ in hub.counters.log)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_token_goes_with_the_other_shards(hub: TestServer, split: list[Path], monkeypatch) -> None:
     monkeypatch.setenv("HF_TOKEN", "secret")
     desc = describe("gated/Split-GGUF:Q4_K_M")
@@ -246,6 +254,7 @@ def test_hub_folder_lists_the_headers_on_the_hub(hub: TestServer) -> None:
     assert sent < 4096  # two headers; the ~1 GB of declared weights never
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_folder_offline_without_its_weights_says_so(hub: TestServer, monkeypatch) -> None:
     desc = describe("org/Folder")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

@@ -153,6 +153,7 @@ def test_malformed_json(standin: StandIn, tmp_path: Path, capsys: pytest.Capture
     assert err.count("\n") == 1 and "malformed JSON" in err and "/completion" in err
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize("standin", [("slow", 3)], indirect=True)
 def test_slow_answer_is_bounded_by_the_timeout(standin: StandIn, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import fit_shapes
+import pytest
 from test_bench_compare import BASE, DRAFT, _result
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,6 +44,7 @@ def test_bench_compare_fits_80_columns(tmp_path: Path) -> None:
     assert md.stdout.count("| all prompts") == 1
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_estimate_follows_columns(tmp_path: Path) -> None:
     target, draft = fit_shapes.write("qwen2.5-7b", tmp_path), fit_shapes.write("qwen2.5-0.5b", tmp_path)
     narrow = run("estimate", target, draft, "--acceptance", "0.7", columns=80)

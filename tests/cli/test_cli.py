@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "fixtures" / "examples"
 SPM = EXAMPLES / "ggml-vocab-llama-spm.gguf"
@@ -97,6 +99,7 @@ def _assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments:
         assert fragment in lines[0]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
     empty = tmp_path / "empty.gguf"
     empty.write_bytes(b"")

@@ -70,6 +70,7 @@ def test_words_after_the_separator_belong_to_the_launch_command(tmp_path: Path) 
     assert done.returncode == 2 and done.stdout == "" and "command not found" in done.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_fit_refuses_a_file_without_tensors(tmp_path: Path) -> None:
     # A vocab-only GGUF holds no weights: no memory figure can be true for it.
     done = run("fit", "-c", "4096", "--vram", "24GiB", PHI3)

@@ -78,6 +78,7 @@ def test_padding_only_is_a_warning_not_an_abort(padded_pair: tuple[Path, Path]) 
     assert next(w for w in data["warnings"] if w["code"] == "LW101")["details"]["aborts"] is False
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_fail_on_levels(padded_pair: tuple[Path, Path]) -> None:
     target, draft = padded_pair
     assert run("-q", "--fail-on", "refused", SPM, PHI3).returncode == 0  # the script accepts the risk
@@ -110,6 +111,7 @@ def test_every_engine_row_says_abort() -> None:
     assert data["aborts_for"] == ["llama.cpp"] and "llama.cpp" not in data["compatible_with"]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_lint_cmd_follows_the_same_rule() -> None:
     line = f"llama-server -m {SPM} -md {PHI3} --spec-type draft-simple"
     done = run("lint-cmd", line)

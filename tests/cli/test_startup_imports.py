@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from httpserver import TestServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,6 +84,7 @@ def test_text_and_json_checks_load_their_format_and_the_registry_only(tmp_path: 
     assert not within(as_json, *NEVER_FOR_A_GGUF_CHECK, REGISTRY, "paircheck._format.text", "tabulate")
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_inputs_and_options_load_what_they_ask_for(tmp_path: Path, real_vocab) -> None:
     from hf_build import build_qwen2_folder
 

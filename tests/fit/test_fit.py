@@ -252,6 +252,7 @@ def test_cli_hf_folder_is_refused_clearly(tmp_path: Path) -> None:
 # --- remote: headers only -------------------------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_remote_fit_reads_only_headers(shapes: Path) -> None:
     path = fit_shapes.write("qwen3-30b-a3b", shapes)  # 19.8 GB of tensor data
     local = _meta(shapes, "qwen3-30b-a3b")
@@ -291,6 +292,7 @@ def test_remote_fit_without_range_support_stops_after_the_tensor_infos(shapes: P
 # --- the pair check with --ctx/--vram -----------------------------------------------------
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_check_prints_one_memory_line_and_the_table_with_v(shapes: Path) -> None:
     t, d = fit_shapes.write("qwen2.5-7b", shapes), fit_shapes.write("qwen2.5-0.5b", shapes)
     plain = run("--ctx", "32768", "--vram", "24GiB", t, d)
@@ -334,6 +336,7 @@ def test_split_gguf_counts_every_shard(shapes: Path, tmp_path: Path) -> None:
     assert out.returncode == 2 and "missing" in out.stderr and out.stderr.count("\n") == 1, out.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_remote_split_gguf_fits_as_the_local_set(shapes: Path, tmp_path: Path) -> None:
     whole = model_memory(_meta(shapes, "qwen2.5-0.5b"), FitOptions(ctx=4096))
     shards = fit_shapes.write_split("qwen2.5-0.5b", tmp_path, max_tensors=100)
@@ -366,6 +369,7 @@ def _hf_name(name: str) -> str:
     return "model.layers." + name[len("blk.") :] if name.startswith("blk.") else name
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_folder_is_sized_from_config_and_safetensors_headers(real_vocab, shapes: Path, tmp_path: Path) -> None:
     """A Qwen2.5-0.5B folder (config.json, tokenizer, one safetensors file whose data is a
     hole) sizes as the GGUF of the same shape and dtypes."""

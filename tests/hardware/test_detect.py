@@ -105,6 +105,7 @@ def test_a_broken_tool_is_a_problem_not_an_error(tmp_path: Path, body: str) -> N
     assert pick(load_gpus(), detected=found) is None
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_a_hanging_tool_is_given_up_on(tmp_path: Path) -> None:
     _tool(tmp_path, "nvidia-smi", "sleep 30")
     start = time.monotonic()
@@ -127,6 +128,7 @@ def _fit(bin_dir: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120, env=_env(bin_dir))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_fit_without_vram_answers_from_nvidia_smi(tmp_path: Path, shapes: Path) -> None:
     """The issue's "done when": `fit` without --vram on a machine whose nvidia-smi reports memory."""
     t, d = fit_shapes.write("qwen2.5-7b", shapes), fit_shapes.write("qwen2.5-0.5b", shapes)

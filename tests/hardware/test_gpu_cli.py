@@ -45,6 +45,7 @@ def test_gpus_lists_the_table_and_one_row_with_its_source() -> None:
     assert "detected here: no GPU" in run("gpus", "--detect").stdout
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_estimate_on_a_gpu_gives_the_documented_names(models: dict[str, Path]) -> None:
     out = run("estimate", models["qwen2.5-7b"], models["qwen2.5-0.5b"], "--gpu", "RTX 3090", "--json")
     assert out.returncode == 0, out.stderr
@@ -91,6 +92,7 @@ def test_a_bad_device_is_one_line_and_exit_2(models: dict[str, Path], args: list
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_a_mixture_of_experts_pays_for_the_experts_a_batch_uses(models: dict[str, Path]) -> None:
     """Qwen3-30B-A3B (128 experts, 8 per token) reads about 3B parameters per token, but a
     verification batch reads the experts all its tokens use: each more drafted token costs it

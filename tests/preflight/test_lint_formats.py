@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from launch_files import REPO, launch_folder, place
 
 from paircheck._format.github import escape_data, escape_property
@@ -27,6 +28,7 @@ def cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
                           env=env, timeout=300)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_sarif_is_valid_2_1_0_with_one_rule_per_code_and_explains_help(  # type: ignore[no-untyped-def]
         tmp_path: Path, real_vocab) -> None:
     import jsonschema

@@ -39,6 +39,7 @@ def _lint(server: TestServer, tmp: Path, line: str, **extra: str) -> tuple[int, 
     return done.returncode, data
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hub_models_in_a_launch_line_are_checked(hub: TestServer, tmp_path: Path) -> None:
     code, data = _lint(hub, tmp_path, LINE)
     assert code == 0 and data["status"] == "ok", data

@@ -78,6 +78,7 @@ def test_transformers_keywords() -> None:
     assert "The following `model_kwargs` are not used by the model: ['draft_model']" in result.findings[0].message
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_transformers_pair_is_checked(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
     qwen = real_vocab("qwen2")
     target = build_qwen2_folder(qwen, tmp_path / "target", 152064, name="Qwen2.5-7B-Instruct")
@@ -116,6 +117,7 @@ def test_command_strings_are_linted() -> None:
     assert lines["VS008"] == 2 and lines["PF002"] == 3
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cli_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "nothing.py").write_text("print('hello')\n")
     nothing = paircheck(["lint-py", "nothing.py"], tmp_path)

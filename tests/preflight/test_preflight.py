@@ -150,6 +150,7 @@ def test_run_execs_and_passes_exit_code(  # type: ignore[no-untyped-def]
     assert payload["argv"] == line[1:]  # unchanged
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_run_refuses_and_force(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]
     _stand_in(tmp_path)
     t, d = str(real_vocab("llama-spm")), str(real_vocab("qwen2"))

@@ -94,6 +94,7 @@ def test_guide_modelfile_names_draft_line(guide_dir: Path) -> None:
     assert "use a DRAFT line" in done.stdout
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_corrected_commands_pass(guide_dir: Path) -> None:
     """The corrected commands of the README's "From a guide" section lint OK (exit 0)."""
     line = ('llama-cli -m qwen3.5-32b-Q4_K_M.gguf -md qwen3.5-0.5b-Q4_K_M.gguf --spec-type draft-simple '
@@ -150,6 +151,7 @@ def _value_args(name: str, kind: str) -> list[str]:
     return {"void": [], "bool": [], "int": ["1"], "str": ["x"], "str2": ["a", "b"]}[kind]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_every_option_of_the_generated_table_lints_clean() -> None:
     """Each name (and negative name) of each program's table: no parse error, no suggestion."""
     checked = 0
@@ -199,6 +201,7 @@ def test_removed_flags_keep_llama_cpp_hints() -> None:
                                         f"removed. {hint}"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_option_table_is_generated_from_the_pinned_arg_cpp(tmp_path: Path) -> None:
     """llama_args.py is exactly what gen_llama_args makes of the pinned sdist's common/arg.cpp."""
     sdist = llamacpp_build._sdist_path(tmp_path)

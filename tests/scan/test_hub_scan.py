@@ -114,6 +114,7 @@ def _sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
     return usable, documented, speed, size, row["location"]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_standin_answers_in_huggingface_hubs_own_shapes(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     """huggingface_hub's own HfApi and hf_hub_download read the stand-in: listings with filters and
     pages, model info with file sizes, file resolution. So the shapes paircheck parses are real."""
@@ -143,6 +144,7 @@ def test_standin_answers_in_huggingface_hubs_own_shapes(standin: Standin, hub: T
     assert Path(config).read_bytes() == standin.repos["Qwen/Qwen2.5-0.5B-Instruct"][0]["config.json"]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_scan_hub_ranks_the_drafts_of_qwen25_14b(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     """The issue's "done when": usable drafts ranked with download commands, refused ones with
     their reasons, within the request bounds; each verdict is the local pair check's."""
@@ -189,6 +191,7 @@ def test_scan_hub_ranks_the_drafts_of_qwen25_14b(standin: Standin, hub: TestServ
     assert launch[4] == f"$({rows[0]['download']} --quiet)"
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_text_lists_download_commands_within_80_columns(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     proc, _ = _run(["scan", "--hub", "--no-default-dirs", TARGET], _env(hub, tmp_path))
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
@@ -203,6 +206,7 @@ def test_text_lists_download_commands_within_80_columns(standin: Standin, hub: T
     assert "get a draft from the Hub" in proc.stdout
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_the_download_command_fetches_exactly_the_file_judged(standin: Standin, hub: TestServer,
                                                               tmp_path: Path) -> None:
     """The launch line's ``$(hf download REPO FILE --quiet)`` prints the path of exactly the bytes
@@ -223,6 +227,7 @@ def test_the_download_command_fetches_exactly_the_file_judged(standin: Standin, 
     assert path.read_bytes() == standin.gguf["vocab"].read_bytes()
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_budget_flags_bound_calls_and_reads(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     doc, _ = _scan(hub, tmp_path, TARGET, "--hub-calls", "2", "--hub-reads", "2")
     assert len(_gathering_calls(hub)) == 2
@@ -237,6 +242,7 @@ def test_budget_flags_bound_calls_and_reads(standin: Standin, hub: TestServer, t
     assert all(r["usable"] in (True, False) for r in hub_rows)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_listing_pages_are_followed(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     """Pages of 4: the family listing takes several calls, linked by the Link header, and gives
     the candidates one page of 1000 gives."""
@@ -251,6 +257,7 @@ def test_listing_pages_are_followed(standin: Standin, hub: TestServer, tmp_path:
     assert paged["candidates"] == whole["candidates"] and paged["requests"] == hub.counters.requests
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cache_reads_an_unchanged_repo_once(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     """A second run reads nothing: the same first candidates (the read budget counts cached ones
     too, so the answer does not change), their summaries from the cache."""
@@ -265,6 +272,7 @@ def test_cache_reads_an_unchanged_repo_once(standin: Standin, hub: TestServer, t
     assert second["requests"] == hub.counters.requests == len(_gathering_calls(hub))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_a_local_file_finds_its_family_by_name_and_refuses_the_look_alike(
     standin: Standin, hub: TestServer, tmp_path: Path
 ) -> None:
@@ -280,6 +288,7 @@ def test_a_local_file_finds_its_family_by_name_and_refuses_the_look_alike(
     assert launch[2] == str(target)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_eagle3_method_finds_the_heads_that_name_the_target(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     doc, _ = _scan(hub, tmp_path, TARGET, "--method", "eagle3")
     target = standin.local(TARGET_REPO, TARGET_FILE)
@@ -293,6 +302,7 @@ def test_eagle3_method_finds_the_heads_that_name_the_target(standin: Standin, hu
     assert shlex.split(doc["launch"])[-2:] == ["--spec-type", "draft-eagle3"]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_engine_all_on_the_differently_padded_sibling(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     """The 0.5B has 151936 token rows, the 14B 152064: llama.cpp accepts the pair, engines that
     compare the padded sizes do not; each engine's verdict is the local check's."""
@@ -305,6 +315,7 @@ def test_engine_all_on_the_differently_padded_sibling(standin: Standin, hub: Tes
     assert row["engines"]["llama.cpp"] == ACCEPTED and REFUSED in row["engines"].values()
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_progress_bar_on_a_terminal(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     from test_scan import _run_with_tty_stderr
 
@@ -314,6 +325,7 @@ def test_progress_bar_on_a_terminal(standin: Standin, hub: TestServer, tmp_path:
     assert "reading" in err and " files" in err
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_gated_repo_with_a_granted_token_is_read(standin: Standin, hub: TestServer, tmp_path: Path) -> None:
     doc, _ = _scan(hub, tmp_path, TARGET, "--hub-reads", "12", HF_TOKEN=TOKEN)
     gated = next(r for r in doc["candidates"] if r["repo"] == "lmstudio-community/Qwen2.5-0.5B-Instruct-GGUF")
@@ -323,6 +335,7 @@ def test_gated_repo_with_a_granted_token_is_read(standin: Standin, hub: TestServ
     assert refused["usable"] is None and refused["reason"].startswith("needs access")  # a 403, not a failure
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_offline_gives_the_registry_and_local_answer_without_a_request(
     standin: Standin, hub: TestServer, tmp_path: Path
 ) -> None:
@@ -392,6 +405,7 @@ FAULTS = [
 ]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize(("path", "fault", "words", "bound"), FAULTS, ids=[f"{p}:{f}" for p, f, _, _ in FAULTS])
 def test_hub_faults_are_one_line_bounded_and_lose_nothing_else(
     standin: Standin, hub: TestServer, tmp_path: Path, path: str, fault: str, words: str | None, bound: float
@@ -420,6 +434,7 @@ def test_hub_faults_are_one_line_bounded_and_lose_nothing_else(
         assert unranked(clean["candidates"]) == unranked(doc["candidates"])
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_scan_hub_on_a_named_gpu_ranks_by_predicted_tokens_per_s(standin: Standin, hub: TestServer,
                                                                    tmp_path: Path) -> None:
     """Issue 33: `scan --hub --gpu "RTX 3090"` ranks the drafts by the tokens/s predicted on that
@@ -473,6 +488,7 @@ def test_scan_hub_on_a_named_gpu_ranks_by_predicted_tokens_per_s(standin: Standi
     assert all(len(x) <= 80 for x in text.splitlines() if not x.startswith(("hf download", "llama-server")))
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 @pytest.mark.parametrize(("label", "fourteen_b_is_a_candidate"), [("16B", False), ("18.5B", True)])
 def test_a_draft_is_at_most_0_8_of_the_targets_size(standin: Standin, hub: TestServer, tmp_path: Path,
                                                     real_vocab: Callable[[str], Path], label: str,

@@ -224,6 +224,7 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[st
                           timeout=300)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_cli_scan_json_names_and_exit_code(fake_home: FakeHome) -> None:
     fh = fake_home
     proc = _run(["scan", "--json", str(fh.target), str(fh.given)], fh.env)
@@ -268,6 +269,7 @@ def test_cli_scan_none_usable_exits_1_and_bad_target_exits_2(fake_home: FakeHome
     assert missing.returncode == 2 and "Traceback" not in missing.stderr and missing.stderr.count("\n") == 1
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_candidates_mode_ranks_the_given_drafts(fake_home: FakeHome, real_vocab: Callable[[str], Path]) -> None:
     fh = fake_home
     chat = next(p for p in fh.placed if p.name == "llama-2-7b-chat.Q2_K.gguf")
@@ -319,6 +321,7 @@ def test_cache_hits_unchanged_files_and_misses_changed_ones(
     assert (now.usable is True) == (str(changed) in fresh) and now.usable != was.usable
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_corrupt_cache_is_ignored_and_rebuilt(fake_home: FakeHome) -> None:
     fh = fake_home
     cold = scan(str(fh.target), [str(fh.given)], env=fh.env)
@@ -332,6 +335,7 @@ def test_corrupt_cache_is_ignored_and_rebuilt(fake_home: FakeHome) -> None:
     assert not [p for p in path.parent.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_engine_all_usable_when_one_engine_accepts(fake_home: FakeHome) -> None:
     fh = fake_home
     result = scan(str(fh.target), [str(fh.given)], engine="all", env=fh.env, use_cache=False)
@@ -347,6 +351,7 @@ def test_engine_all_usable_when_one_engine_accepts(fake_home: FakeHome) -> None:
     assert best.location in _expected_usable(fh.target, fh.placed)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_hf_model_folders_in_the_hub_cache_are_candidates(
     fake_home: FakeHome, real_vocab: Callable[[str], Path]
 ) -> None:
@@ -373,6 +378,7 @@ def test_hf_model_folders_in_the_hub_cache_are_candidates(
     assert line is not None and Path(shlex.split(line)[4]).is_file()
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_documented_and_size_warning_agree_with_the_pair_check(fake_home: FakeHome) -> None:
     """The scan computes the target's facts once; each candidate's registry and size findings
     must still be what `paircheck T D` reports for that pair."""
@@ -409,6 +415,7 @@ def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Ca
     ]
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_modelled_speedup_and_memory_where_tensor_infos_exist(
     tmp_path: Path, real_vocab: Callable[[str], Path]
 ) -> None:
@@ -452,6 +459,7 @@ def test_modelled_speedup_and_memory_where_tensor_infos_exist(
     assert "MODELLED" in narrow and f"{c.modelled_speedup:.2f}x" in narrow
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_ranking_prefers_the_best_modelled_speedup(tmp_path: Path) -> None:
     sys.path.insert(0, str(REPO / "tests"))
     import fit_shapes
@@ -496,6 +504,7 @@ def _run_with_tty_stderr(args: list[str], env: dict[str, str]) -> tuple[int, str
     return code, out, b"".join(chunks).decode(errors="replace")
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_progress_bar_on_a_terminal_only(fake_home: FakeHome) -> None:
     fh = fake_home
     code, out, err = _run_with_tty_stderr(["scan", "--no-cache", str(fh.target), str(fh.given)], fh.env)
@@ -509,6 +518,7 @@ def test_progress_bar_on_a_terminal_only(fake_home: FakeHome) -> None:
     assert proc.returncode == 0 and "reading" not in proc.stderr
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_documented_by_vocabulary_agrees_with_the_check(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:
     """Renamed Llama 3 vocab files with size labels: the scan calls the pair documented by
     vocabulary exactly when the check's RG001 recognises it by vocabulary fingerprint."""

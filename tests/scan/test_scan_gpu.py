@@ -36,6 +36,7 @@ def scan(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, env=env)
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_ranked_by_the_speed_predicted_on_the_gpu(folder: Path) -> None:
     doc = json.loads(scan(folder, "--gpu", "4090", "--json").stdout)
     rows = doc["candidates"]
@@ -51,6 +52,7 @@ def test_ranked_by_the_speed_predicted_on_the_gpu(folder: Path) -> None:
         assert "-md" not in launch
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_a_pair_that_does_not_fit_is_marked_and_ranks_last(folder: Path) -> None:
     # 11 GiB: the 14B Q4_K_M (about 9 GB) fits with the 0.5B, not with the 7B Q8_0.
     doc = json.loads(scan(folder, "--gpu", "4090", "--vram", "11GiB", "--json").stdout)
@@ -63,6 +65,7 @@ def test_a_pair_that_does_not_fit_is_marked_and_ranks_last(folder: Path) -> None
     assert "!" in row  # the legend: does not fit the device's memory
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_no_draft_that_helps_and_no_room_for_the_target_are_said(folder: Path) -> None:
     # At the assumed acceptance of 0.7 the 0.5B helps where a decode of the 14B is slow (an M1's
     # 68 GB/s, a 4090) and not where the target is so fast that each draft decode's fixed cost

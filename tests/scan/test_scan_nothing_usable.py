@@ -48,6 +48,7 @@ def test_nothing_usable_ranks_the_nearest_first(corpus: Path) -> None:
     assert near == sorted(near, reverse=True), near
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_scan_offers_what_the_check_offers(corpus: Path) -> None:
     target = corpus / "ggml-vocab-llama-spm.gguf"
     check = json.loads(_paircheck("--json", target, corpus / "ggml-vocab-bert-bge.gguf").stdout)

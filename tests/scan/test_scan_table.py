@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from test_scan import FakeHome, fake_home  # noqa: F401 (the fixture)
 
 from paircheck._format import RenderOptions
@@ -83,6 +84,7 @@ def test_hub_repo_names_are_kept_at_80_columns(fake_home: FakeHome) -> None:  # 
     assert too_long(done.stdout) == [] and "…" not in done.stdout
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_columns_with_values_are_shown(tmp_path: Path, real_vocab: Callable[[str], Path]) -> None:
     sys.path.insert(0, str(REPO / "tests"))
     import fit_shapes

@@ -46,6 +46,7 @@ def test_the_points_are_sourced_and_name_devices_of_the_table(data: tuple[tuple,
     assert {find_gpu(p.gpu, gpus).vendor for p in points if p.gpu} >= {"nvidia", "apple", "amd"}
 
 
+@pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_the_shipped_constants_are_what_the_fit_finds(data: tuple[tuple, tuple]) -> None:
     points, gpus = data
     refit = fit_constants(points, gpus, NEUTRAL, sweeps=5)

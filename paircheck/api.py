@@ -53,6 +53,17 @@ def describe(
     return _describe(spec, ReadOptions(dict(overrides or {}), progress, cache=cache))
 
 
+def readable_target(desc: ModelDescription) -> ModelDescription:
+    """``desc`` when it can be judged as a target; else the one-line input error (exit 2).
+
+    A target whose metadata is cut would make every check a refusal about the target and
+    every scan row the same LC001: the answer is that the input cannot be read."""
+    reason = desc.unreadable
+    if reason is not None:
+        raise InputError(desc.location, reason)
+    return desc
+
+
 def read_cache(env: Mapping[str, str]) -> ReadCache:
     """The read cache in the user's cache folder (``PAIRCHECK_CACHE_HOME``, else
     ``XDG_CACHE_HOME``/paircheck, else ``~/.cache/paircheck``), in ``read/``."""
@@ -222,7 +233,7 @@ def check_pair(
     if draft is None and needs_draft(method):
         raise InputError("DRAFT", "missing: only the methods without a draft model (ngram-*, suffix) take TARGET alone")
     find_engine(engine)  # an unknown engine or version fails before anything is read
-    target_desc = describe(target, overrides, progress, cache)
+    target_desc = readable_target(describe(target, overrides, progress, cache))
     draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
     return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint, installed)
 
@@ -240,6 +251,7 @@ __all__ = [
     "identities_for",
     "needs_draft",
     "read_cache",
+    "readable_target",
 ]
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
+from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe, readable_target
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
 from paircheck.findings import ABORTS, ACCEPTED, FAIL, REFUSED, Report
@@ -404,6 +404,7 @@ def rank(
 
     With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
     scan with the same engine and method is not read again."""
+    readable_target(target)  # a cut target: one input error, not the same LC001 on every row
     facts = TargetFacts.of(target)
     target_stamp = file_stamp(target.resolved_path or target.location)
     context = context_key(engine, method) if cache is not None else ""

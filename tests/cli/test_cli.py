@@ -118,6 +118,21 @@ def test_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
     _assert_one_line_error(run("--override-kv", "garbage", SPM, PHI3), "KEY=TYPE:VALUE")
 
 
+def test_a_target_cut_inside_its_keys_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    # As a draft a cut file is a finding (LC001, exit 1, above); as the target nothing at all
+    # can be judged: the check, --engine all, candidates mode and scan each say the one line
+    # scan --help promises, never a refusal table or the same LC001 on every candidate row.
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(SPM.read_bytes()[:5000])
+    said = "cut.gguf: the file ends inside its metadata at 5,000 bytes"
+    _assert_one_line_error(run(cut, PHI3), said)
+    _assert_one_line_error(run("--engine", "all", cut, PHI3), said)
+    _assert_one_line_error(run(cut, PHI3, BAICHUAN), said)
+    _assert_one_line_error(run("scan", "--no-default-dirs", "--no-cache", cut, EXAMPLES), said)
+    as_json = run("--json", cut, PHI3)
+    assert as_json.returncode == 2 and json.loads(as_json.stdout)["code"] == "input"
+
+
 def test_a_file_llamacpp_refuses_is_exit_1_not_2(gguf_factory) -> None:
     from gguf import GGUFValueType
 

@@ -261,12 +261,17 @@ def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], FileVocab | No
     An existing GGUF file or Hugging Face folder is read (metadata only) so that its
     ``general.name``, ``general.repo_url``, basename/size/finetune and its fingerprint are
     used, not just its file name. A missing path is an error; anything else (a repo id, a
-    model name) is taken as text.
+    model name) is taken as text; a URL is read, and one that cannot be is an error.
     """
     from paircheck._registry.consult import file_vocab, identities
     from paircheck._registry.identity import identity_from_path, identity_from_string
 
     path = Path(spec).expanduser()
+    if spec.startswith(("http://", "https://")):
+        # A URL names a file to read, never a name to look up: one that cannot be read is
+        # an input error, as in every other command (not "no documented drafts for x").
+        desc = describe(spec)
+        return tuple(dict.fromkeys((*identities(desc), identity_from_string(spec)))), file_vocab(desc)
     if not path.exists():
         # ./x.gguf, /models/x, ~/x: a path that is not there. A bare file or repo name
         # (qwen2.5-14b-instruct-q4_k_m.gguf) is a name to look up.

@@ -308,8 +308,9 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 @click.argument("draft")
 @click.option("--acceptance", type=float, default=None,
               help="Per-token acceptance a (0..1); default: one documented for the pair, else an ASSUMED 0.5..0.9.")
-@click.option("--draft-max", "draft_max", type=int, default=None,
-              help="Tokens drafted per target pass k (default: llama.cpp's --spec-draft-n-max default, 3).")
+@click.option("--draft-max", "draft_max", type=click.IntRange(min=1), default=None,
+              help="Tokens drafted per target pass k, 1 or more (default: llama.cpp's --spec-draft-n-max "
+              "default, 3).")
 @click.option("--from", "from_file", default=None,
               help="Take the acceptance from a bench result, or the measured counts from a probe result.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,

@@ -218,6 +218,19 @@ def test_cli_text_says_model_and_warns_on_same_file(
     assert "0.50" in out and "0.90" in out  # the band, no acceptance given
 
 
+@pytest.mark.parametrize("gpu", [[], ["--bandwidth", "900", "--vram", "24GiB"]])
+@pytest.mark.parametrize("k", ["0", "-1"])
+def test_cli_draft_max_below_1_is_refused_with_or_without_a_device(
+    models: dict[str, Path], gpu: list[str], k: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One rule (issue 50): 0 was silently replaced by 3 without a device, refused with one.
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--acceptance", "0.8",
+                 "--draft-max", k, *gpu]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured
+    assert "--draft-max" in captured.err and "Traceback" not in captured.err
+
+
 def test_cli_acceptance_from_a_bench_result(
     models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -283,23 +283,6 @@ def _is_probe(path: str) -> bool:
     return b'"kind": "paircheck-probe"' in head
 
 
-def _acceptance_from(path: str) -> tuple[float, int | None]:
-    """Acceptance rate of a bench result (draft_n_accepted / draft_n), and --spec-draft-n-max if it was set."""
-    from paircheck.bench.compare import draft_counts
-
-    result = load_result(path)
-    drafted, accepted, _, seen = draft_counts(result["requests"])
-    if not seen or not drafted:
-        raise InputError(path, "has no draft_n: not a run with speculative decoding")
-    k = None
-    command = result.get("server_command") or []
-    if "--spec-draft-n-max" in command:
-        i = command.index("--spec-draft-n-max")
-        if i + 1 < len(command) and str(command[i + 1]).isdigit():
-            k = int(command[i + 1])
-    return accepted / drafted, k
-
-
 @click.command(
     "estimate",
     epilog="Exit codes: 0 modelled, 2 an input could not be read. A model, never a measurement: bench run measures.",
@@ -358,14 +341,22 @@ def estimate(
         result.device_note = picked.note if picked is not None else None
         click.echo(format_named("json" if as_json else "text").estimate(result, render_options()))
         return
+    borrowed = None
     if from_file is not None:
+        from paircheck.bench.from_result import acceptance_from, other_models_warning
+
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")
-        acceptance, bench_k = _acceptance_from(from_file)
-        source = f"bench:{from_file}"
-        draft_max = draft_max or bench_k
-    result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
+        measured = acceptance_from(from_file)
+        acceptance, source = measured.acceptance, f"bench:{from_file}"
+        draft_max = draft_max or measured.draft_max
+    target_desc, draft_desc = describe(target), describe(draft)
+    if from_file is not None:
+        borrowed = other_models_warning(measured, from_file, target_desc, draft_desc)
+    result = estimate_pair(target_desc, draft_desc, acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
                            cost_ratio, verify_growth, round_cost, hardware, basis, ctx, draft_max)
+    if borrowed is not None:
+        result.warnings.insert(0, borrowed)  # whose number it is comes before what is made of it
     result.device_note = picked.note if picked is not None else None
     if as_json:
         click.echo(format_named("json").estimate(result, render_options()))

@@ -46,6 +46,12 @@ def verdict_line(report: Report) -> tuple[str, str, str]:
         # start while the draft proposes other tokens. The verdict word says which.
         word = {RUNS_WITHOUT_SPECULATION: "RUNS, WITHOUT SPECULATION",
                 RUNS_USELESS: "NOT COMPATIBLE (starts, drafts other tokens)"}.get(first.effect, word)
+        cause = report.different_tokenizers
+        if cause is not None:
+            # The cause before the engine's first failing check, which stays the rule named.
+            said = (f"different tokenizers ({cause.details['differing']} of {cause.details['compared']} compared "
+                    f"ids differ); {report.engine}'s first failing check, {first.code} {first.name}: {first.message}")
+            return word, color, f"{word} for {where}: {said}"
         return word, color, f"{word} for {where}: {first.message}"
     n = len(report.warnings)
     extra = f" ({n} warning{'s' if n != 1 else ''})" if n else ""

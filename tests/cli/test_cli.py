@@ -35,7 +35,9 @@ def test_readme_example_pairs() -> None:
     bad = run(SPM, BAICHUAN)
     assert bad.returncode == 1
     first = bad.stdout.splitlines()[0]
-    assert first.startswith("NOT COMPATIBLE") and "32000" in first and "64000" in first
+    assert first.startswith("NOT COMPATIBLE for llama.cpp draft-simple: different tokenizers")
+    verdict = " ".join(bad.stdout.split("  rules:")[0].split())  # the verdict paragraph, unwrapped
+    assert "LC005 vocab_size" in verdict and "32000" in verdict and "64000" in verdict
     assert "token 5 differs" in bad.stdout
     # Prose fits 100 columns when piped; a command to paste is never wrapped, whatever its paths.
     prose = [line for line in bad.stdout.splitlines() if not line.lstrip().startswith("llama-server")]

@@ -189,6 +189,36 @@ def _device_lines(result: ScanResult, width: int) -> list[str]:
         f"{best.gpu_draft_max}, {best.gpu_speedup:.2f}x the target alone ({alone:.1f} tokens/s)", width)
 
 
+_STORE_NAMES = {"huggingface": "the Hugging Face cache", "lmstudio": "LM Studio", "llama.cpp": "llama.cpp's cache",
+                "ollama": "Ollama's store"}
+
+
+def _searched_lines(result: ScanResult, width: int) -> list[str]:
+    """Where the scan looked: the folders by path, the stores by name (`scan --help` gives
+    their paths), the ones not on this machine apart, so "0 candidates" says where."""
+    if result.places is None:
+        return []
+    looked: list[str] = []
+    missing: list[str] = []
+    for place in result.places:
+        if place.where in _STORE_NAMES:
+            name = _STORE_NAMES[place.where]
+            if place.exists and name not in looked:
+                looked.append(name)
+            if name in missing and place.exists:
+                missing.remove(name)
+            elif not place.exists and name not in looked and name not in missing:
+                missing.append(name)
+        else:
+            shown = _home_short(place.path) + (f" ({place.where})" if place.where != "given" else "")
+            (looked if place.exists else missing).append(shown)
+    said = "searched here: " + (", ".join(looked) if looked else "nothing" if missing else
+                           "nothing (--no-default-dirs, and no folder given)")
+    if missing:
+        said += f"; not on this machine: {', '.join(missing)}"
+    return wrap(said, width)
+
+
 def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     n_usable = len(result.usable)
     head = (f"{n_usable} usable draft{'s' if n_usable != 1 else ''} for {result.target.display_name} "
@@ -201,7 +231,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
             why = " (offline)" if why.startswith("offline") else " (the Hub could not be reached)"
         head += f"; {len(unchecked)} not checked{why or ''}"
     lines = [*wrap(head, options.width), *_device_lines(result, options.width),
-             *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
+             *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []),
+             *_searched_lines(result, options.width), ""]
     if result.candidates:
         every = result.engine == "all"
         # With --engine all the failing code is llama.cpp's (the first engine's).

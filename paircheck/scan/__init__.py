@@ -19,7 +19,7 @@ from paircheck.findings import ABORTS, ACCEPTED, FAIL, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
-from paircheck.scan.discover import Candidate, Unlisted, discover
+from paircheck.scan.discover import Candidate, Place, Unlisted, discover
 from paircheck.weights import WeightBytes, description_weight_bytes, parameter_count
 
 if TYPE_CHECKING:  # the registry is imported when a scan runs, not at start-up
@@ -149,6 +149,9 @@ class ScanResult:
     device: dict[str, Any] | None = None
     # With no usable draft: what the check of such a pair offers instead (draftless_steps).
     next_steps: list[str] = field(default_factory=list)
+    # Where a scan of this machine looked (given folders, beside the target, the stores);
+    # None for candidates given one by one.
+    places: list[Place] | None = None
 
     @property
     def usable(self) -> list[CandidateResult]:
@@ -499,14 +502,22 @@ def scan(
 ) -> ScanResult:
     """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
     ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache)."""
-    from paircheck.scan.discover import default_dirs
+    from paircheck.scan.discover import places
 
     env = os.environ if env is None else env
     desc = describe(target)
-    searched = list(dirs or []) + ([str(p) for _, p in default_dirs(env)] if use_default_dirs else [])
-    found = discover(list(dirs or []), use_default_dirs, env)
+    where = places(list(dirs or []), use_default_dirs, env, target_folder(desc))
+    found = discover(list(dirs or []), use_default_dirs, env, target_folder(desc))
     cache = ScanCache.load(cache_path(env)) if use_cache else None
-    return rank(desc, found, engine, method, progress=progress, searched=searched, cache=cache)
+    result = rank(desc, found, engine, method, progress=progress, searched=[p.path for p in where], cache=cache)
+    result.places = where
+    return result
+
+
+def target_folder(desc: ModelDescription) -> str | None:
+    """The folder of a target on this machine (its source says), searched beside the stores."""
+    local = desc.origin.server_file
+    return None if local is None or desc.origin.remote else (os.path.dirname(local) or os.curdir)
 
 
 def compare(

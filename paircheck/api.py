@@ -22,9 +22,9 @@ from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.read_cache import ReadCache
 from paircheck._source.resolve import describe as _describe
 from paircheck.cache_home import cache_home
-from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
+from paircheck.constants import DRAFT_SIMPLE, DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
-from paircheck.findings import Finding, Report
+from paircheck.findings import FAIL, Finding, Report
 from paircheck.installed import Installed
 from paircheck.model import ModelDescription, Override
 
@@ -130,6 +130,9 @@ def annotate(
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)
+        if not report.compatible and not draftless:
+            # A draft for this target, named when documented, before the draftless n-gram way.
+            report.next_steps = [*_draft_steps(report, findings), *report.next_steps]
         for warning in pair_warnings:
             if all(w.code != warning.code for w in report.warnings):
                 report.warnings.append(warning)
@@ -138,6 +141,26 @@ def annotate(
                 report.next_steps = ["The two look swapped: check them with the target first:",
                                      str(warning.details["swapped"])]
     return reports
+
+
+def _draft_steps(report: Report, registry: list[Finding]) -> list[str]:
+    """For a refused pair: the drafts the registry documents for the target (RG003) and the
+    scan that ranks the models at hand as drafts for it. Nothing when the target itself does
+    not load: the way forward is its download (the loadable finding's fix)."""
+    from paircheck._engine.common import shell_path
+
+    target_fails = any(c.name == "loadable" and c.status == FAIL and c.details.get("side") == "target"
+                       for c in report.checks)
+    if target_fails or not report.target.vocab.loadable or canonical_method(report.method) != DRAFT_SIMPLE:
+        return []  # a head or an MTP layer is not found by ranking the models at hand
+    named = next((list(f.details.get("drafts") or []) for f in registry if f.code == "RG003"), [])
+    engine = "" if report.engine == LLAMACPP else f"--engine {report.engine} "
+    scan = f"paircheck scan {engine}{shell_path(report.target)}"
+    if named:
+        shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        return [f"Use a draft documented for this target: {shown}; to find one among your models (--hub: on "
+                "the Hugging Face Hub too):", scan]
+    return ["Use a draft of the target's own tokenizer; to rank the models you have as drafts for it:", scan]
 
 
 def _evaluate(

@@ -291,7 +291,7 @@ def _is_probe(path: str) -> bool:
 @click.argument("draft")
 @click.option("--acceptance", type=float, default=None,
               help="Per-token acceptance a (0..1); default: one documented for the pair, else an ASSUMED 0.5..0.9.")
-@click.option("--draft-max", "draft_max", type=click.IntRange(min=1), default=None,
+@click.option("--draft-max", "draft_max", type=int, default=None,
               help="Tokens drafted per target pass k, 1 or more (default: llama.cpp's --spec-draft-n-max "
               "default, 3).")
 @click.option("--from", "from_file", default=None,
@@ -327,6 +327,9 @@ def estimate(
     from paircheck.api import describe
     from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
 
+    if draft_max is not None and draft_max < 1:
+        # Checked here, before any default can stand in for it (0 used to become 3).
+        raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
     picked = pick_device(gpu, bandwidth, vram)
     hardware = picked.hardware if picked is not None else None
     basis = picked.basis if picked is not None else "table"

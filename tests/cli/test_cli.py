@@ -39,6 +39,12 @@ def test_readme_example_pairs() -> None:
     verdict = " ".join(bad.stdout.split("  rules:")[0].split())  # the verdict paragraph, unwrapped
     assert "LC005 vocab_size" in verdict and "32000" in verdict and "64000" in verdict
     assert "token 5 differs" in bad.stdout
+    # The README says what paircheck says llama.cpp does with the second pair (issue 50: it
+    # said "refuses the second pair outright" while the server runs on without speculation).
+    intro = " ".join((REPO / "README.md").read_text(encoding="utf-8").split("```sh")[0].split())
+    assert "refuses the second pair as a draft: llama-server logs that speculative decoding could not start and " \
+           "runs on without it" in intro and "outright" not in intro
+    assert "the server then runs without speculation" in " ".join(bad.stdout.split())
     # Prose fits 100 columns when piped; a command to paste is never wrapped, whatever its paths.
     prose = [line for line in bad.stdout.splitlines() if not line.lstrip().startswith("llama-server")]
     assert max(len(line) for line in prose) <= 100

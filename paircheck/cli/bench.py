@@ -137,7 +137,8 @@ def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, flo
         return value("-md", "--model-draft"), None, 0.0
 
 
-@bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")
+@bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read or the two have "
+               "nothing to compare (an empty run, no prompt in common).")
 @click.argument("baseline")
 @click.argument("draft")
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
@@ -147,10 +148,14 @@ def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, flo
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, as_json: bool) -> None:
     """Compare two bench results: speedup on equal work, acceptance, equal outputs."""
-    from paircheck.bench.compare import compare
+    from paircheck.bench.compare import compare, nothing_comparable
 
-    draft_result = load_result(draft)
-    comp = compare(load_result(baseline), draft_result)
+    draft_result, baseline_result = load_result(draft), load_result(baseline)
+    why = nothing_comparable(baseline_result, draft_result)
+    if why is not None:
+        # Not a comparison that found nothing (exit 0, "0 baseline runs"): the input is unusable.
+        raise InputError(f"{baseline} and {draft}", f"nothing to compare: {why}")
+    comp = compare(baseline_result, draft_result)
     path, k, p = _server_setting(draft_result)
     _attach_prediction(comp, probe_file, path, k if k is not None else 3, p)
     click.echo(_render(comp, "json" if as_json else fmt))

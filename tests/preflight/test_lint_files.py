@@ -334,3 +334,15 @@ def test_vllm_image_runs_its_openai_server_entrypoint(tmp_path: Path) -> None:
     assert command.command.env == {"HUGGING_FACE_HUB_TOKEN": "secret"}
     assert at(command, "VS001") == [place(script, "--speculative-model"), place(script, "--num-speculative-tokens")]
     assert command.result.corrected is not None and "--speculative-config" in command.result.corrected
+
+
+def test_findings_are_listed_in_the_file_s_line_order(tmp_path: Path) -> None:
+    # Issue 50: the checks find PF002 (line 3) before PF010 (line 2), and the text printed
+    # them in that order, "3:3" above "2:29".
+    script = tmp_path / "start.sh"
+    script.write_text("#!/bin/sh\nllama-server -m /srv/t.gguf -md /srv/d.gguf \\\n  --draft-max 16 --port 8080\n")
+    done = subprocess.run([sys.executable, "-m", "paircheck", "lint", "--no-check", str(script)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1, done.stderr
+    places = re.findall(r"^    (\d+):(\d+): error (PF\d+)", done.stdout, re.M)
+    assert places == [("2", "29", "PF010"), ("3", "3", "PF002")], done.stdout

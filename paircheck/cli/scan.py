@@ -22,8 +22,7 @@ from paircheck.cli.options import (
 )
 from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.outcome import EXIT_UNCHECKED
-from paircheck.scan import ScanResult
-from paircheck.scan.hub_scan import DEFAULT_CALLS, DEFAULT_READS
+from paircheck.scan import DEFAULT_CALLS, DEFAULT_READS, ScanResult
 
 EPILOG = """\b
 Where it looks (unless --no-default-dirs): the GGUFs beside a local

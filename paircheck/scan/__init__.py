@@ -189,6 +189,12 @@ def _file_bytes(path: str | None) -> int | None:
         return None
 
 
+# scan --hub's budget by default; here, not in hub_scan, so that the scan command's options
+# do not import the Hub's code for a scan of this machine.
+DEFAULT_CALLS = 10  # API calls (searches and model infos; each page of a listing is one)
+DEFAULT_READS = 8  # candidates read (one GGUF header, or one repo's tokenizer and config files)
+
+
 # The acceptance rate the ranking's modelled speedup assumes: a stated reference point of
 # `paircheck estimate`'s band (0.5-0.9), the same for every candidate, so the ranking depends
 # only on the cost ratio. Labelled MODELLED wherever it is shown.
@@ -408,7 +414,9 @@ def rank(
     With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
     scan with the same engine and method is not read again."""
     readable_target(target)  # a cut target: one input error, not the same LC001 on every row
-    facts = TargetFacts.of(target)
+    # Computed at the first candidate read, not before: a warm scan reads none, and the
+    # registry and the target's texts cost more than all its cache look-ups together.
+    facts: TargetFacts | None = None
     target_stamp = file_stamp(target.resolved_path or target.location)
     context = context_key(engine, method) if cache is not None else ""
     results: list[CandidateResult] = []
@@ -427,6 +435,7 @@ def rank(
         if progress is not None:
             progress(found.location)
         try:
+            facts = facts or TargetFacts.of(target)
             # The description goes out of scope here: only the summary is kept.
             summary = summarize(target, describer(found.location), found, engine, method, facts)
         except InputError as exc:
@@ -502,10 +511,12 @@ def scan(
 ) -> ScanResult:
     """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
     ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache)."""
+    from paircheck.api import read_cache
     from paircheck.scan.discover import places
 
     env = os.environ if env is None else env
-    desc = describe(target)
+    # The target through the read cache, as the check reads it: a warm scan reads no file at all.
+    desc = describe(target, cache=read_cache(env) if use_cache else None)
     where = places(list(dirs or []), use_default_dirs, env, target_folder(desc))
     found = discover(list(dirs or []), use_default_dirs, env, target_folder(desc))
     cache = ScanCache.load(cache_path(env)) if use_cache else None

@@ -35,6 +35,8 @@ from paircheck.errors import InputError
 from paircheck.findings import UNKNOWN
 from paircheck.model import ModelDescription
 from paircheck.scan import (
+    DEFAULT_CALLS,
+    DEFAULT_READS,
     CandidateResult,
     Progress,
     ScanResult,
@@ -54,8 +56,6 @@ from paircheck.scan.hub_candidates import DocumentedDraft, Gathered, HubCandidat
 if TYPE_CHECKING:
     from paircheck._source.hub import HubSettings
 
-DEFAULT_CALLS = 10  # API calls (searches and model infos; each page of a listing is one)
-DEFAULT_READS = 8  # candidates read (one GGUF header, or one repo's tokenizer and config files)
 WORKERS = 4  # candidates read at the same time
 # Requests one read may send: a GGUF header takes 3 to 5, a Hugging Face repo its file list,
 # up to 7 small files and 2 per safetensors shard. More means a misbehaving server: stop it.

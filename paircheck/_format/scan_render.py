@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
-from paircheck._format.text_base import simple_table, wrap
+from paircheck._format.text_base import row_ranges, simple_table, wrap
 from paircheck._format.text_report import next_lines
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
@@ -291,6 +291,9 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         reasons = [(i, c) for i, c in enumerate(result.candidates, 1) if c.reason or c.size_warning]
         if reasons:
             lines += ["", "why:"]
+            # One line per distinct reason, with every row it holds for: 35 candidates refused
+            # for the same reason were 35 copies of one line.
+            grouped: dict[str, list[int]] = {}
             for i, c in reasons:
                 if c.reason:  # a reason without a code: not checked (needs access, documented only)
                     text = f"{c.first_failure}: {c.reason}" if c.first_failure else c.reason
@@ -298,7 +301,11 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
                     text = f"warning: {c.size_warning}"
                 if every and c.first_failure and c.engines:
                     text = f"{next(iter(c.engines))}: {text}"  # the first engine's failure
-                lines += wrap(f"{i:>3}  {text}", options.width, hanging="     ")
+                grouped.setdefault(text, []).append(i)
+            for text, rows_of in grouped.items():
+                label = row_ranges(rows_of)
+                lines += wrap(f"{label:>3}  {text}", options.width,
+                              hanging=" " * (max(3, len(label)) + 2))
     else:
         lines.append("no candidate models found")
     if result.skipped_same_model:

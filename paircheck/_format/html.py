@@ -136,8 +136,7 @@ def _pair_row(entry: RegistryEntry) -> Html:
     badges = _el("span", *[_badge(eng, level) for eng, level in levels], class_="badges")
     checked = entry.source.checked.isoformat()
     cells = [
-        # No data-label per cell: the narrow layout's labels come from the stylesheet, by
-        # data-col (six rules instead of six attributes on every row: the 300 KB budget).
+        # The narrow layout's cell labels are in the stylesheet, by data-col (300 KB budget).
         _side(entry.target, "target"),
         _side(entry.draft, "draft"),
         _el("td", entry.method, data_col="method", data_sort=sort_key(entry.method)),

@@ -130,13 +130,12 @@ def _badge(engine: str, level: str) -> Html:
                class_=f"badge ev-{level}")
 
 
-def _pair_row(entry: RegistryEntry) -> Html:
+def _pair_row(entry: RegistryEntry) -> Html:  # narrow-layout cell labels: the stylesheet's, by data-col
     best = entry.best_evidence()
     levels = _engine_levels(entry) or [("", entry.evidence)]  # no engine named: the level alone
     badges = _el("span", *[_badge(eng, level) for eng, level in levels], class_="badges")
     checked = entry.source.checked.isoformat()
     cells = [
-        # The narrow layout's cell labels are in the stylesheet, by data-col (300 KB budget).
         _side(entry.target, "target"),
         _side(entry.draft, "draft"),
         _el("td", entry.method, data_col="method", data_sort=sort_key(entry.method)),

@@ -41,8 +41,10 @@ def wrap(text: str, width: int, indent: str = "", hanging: str = "  ") -> list[s
 
 
 def prose_or_command(text: str, width: int, indent: str = "") -> list[str]:
-    """A command line stays on one line (to be pasted); anything else is wrapped."""
-    if text.startswith(COMMANDS):
+    """A command line stays on one line (to be pasted); anything else is wrapped. A program
+    named by its path (a container's /app/llama-server) is a command too."""
+    program = text.split(" ", 1)[0]
+    if text.startswith(COMMANDS) or ("/" in program and program.rsplit("/", 1)[1].startswith(("llama-", "vllm"))):
         return [indent + text]
     return wrap(text, width, indent)
 

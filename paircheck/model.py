@@ -262,4 +262,8 @@ class ModelDescription:
         if self.metadata.kv_complete:
             return None
         error = self.metadata.tensor_error
-        return error.reason if error is not None and error.reason else "the file ends inside its metadata"
+        reason = error.reason if error is not None and error.reason else "the file ends inside its metadata"
+        if self.origin.remote and reason.endswith(": the download was probably interrupted"):
+            # Read over HTTP, nothing was downloaded here: the server's copy is the cut one.
+            reason = reason.rsplit(": ", 1)[0] + ": the file on the server is itself cut short"
+        return reason

@@ -22,9 +22,9 @@ from paircheck._source.interface import Progress, ReadOptions
 from paircheck._source.read_cache import ReadCache
 from paircheck._source.resolve import describe as _describe
 from paircheck.cache_home import cache_home
-from paircheck.constants import DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
+from paircheck.constants import DRAFT_SIMPLE, DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
-from paircheck.findings import Finding, Report
+from paircheck.findings import FAIL, Finding, Report
 from paircheck.installed import Installed
 from paircheck.model import ModelDescription, Override
 
@@ -51,6 +51,17 @@ def describe(
     again.
     """
     return _describe(spec, ReadOptions(dict(overrides or {}), progress, cache=cache))
+
+
+def readable_target(desc: ModelDescription) -> ModelDescription:
+    """``desc`` when it can be judged as a target; else the one-line input error (exit 2).
+
+    A target whose metadata is cut would make every check a refusal about the target and
+    every scan row the same LC001: the answer is that the input cannot be read."""
+    reason = desc.unreadable
+    if reason is not None:
+        raise InputError(desc.location, reason)
+    return desc
 
 
 def read_cache(env: Mapping[str, str]) -> ReadCache:
@@ -119,6 +130,9 @@ def annotate(
     for report in reports:
         report.fingerprints = dict(fps)
         report.registry = list(findings)
+        if not report.compatible and not draftless:
+            # A draft for this target, named when documented, before the draftless n-gram way.
+            report.next_steps = [*_draft_steps(report, findings), *report.next_steps]
         for warning in pair_warnings:
             if all(w.code != warning.code for w in report.warnings):
                 report.warnings.append(warning)
@@ -127,6 +141,26 @@ def annotate(
                 report.next_steps = ["The two look swapped: check them with the target first:",
                                      str(warning.details["swapped"])]
     return reports
+
+
+def _draft_steps(report: Report, registry: list[Finding]) -> list[str]:
+    """For a refused pair: the drafts the registry documents for the target (RG003) and the
+    scan that ranks the models at hand as drafts for it. Nothing when the target itself does
+    not load: the way forward is its download (the loadable finding's fix)."""
+    from paircheck._engine.common import shell_path
+
+    target_fails = any(c.name == "loadable" and c.status == FAIL and c.details.get("side") == "target"
+                       for c in report.checks)
+    if target_fails or not report.target.vocab.loadable or canonical_method(report.method) != DRAFT_SIMPLE:
+        return []  # a head or an MTP layer is not found by ranking the models at hand
+    named = next((list(f.details.get("drafts") or []) for f in registry if f.code == "RG003"), [])
+    engine = "" if report.engine == LLAMACPP else f"--engine {report.engine} "
+    scan = f"paircheck scan {engine}{shell_path(report.target)}"
+    if named:
+        shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+        return [f"Use a draft documented for this target: {shown}; to find one among your models (--hub: on "
+                "the Hugging Face Hub too):", scan]
+    return ["Use a draft of the target's own tokenizer; to rank the models you have as drafts for it:", scan]
 
 
 def _evaluate(
@@ -222,7 +256,7 @@ def check_pair(
     if draft is None and needs_draft(method):
         raise InputError("DRAFT", "missing: only the methods without a draft model (ngram-*, suffix) take TARGET alone")
     find_engine(engine)  # an unknown engine or version fails before anything is read
-    target_desc = describe(target, overrides, progress, cache)
+    target_desc = readable_target(describe(target, overrides, progress, cache))
     draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
     return check_descriptions(target_desc, draft_desc, engine, method, registry, fingerprint, installed)
 
@@ -240,6 +274,7 @@ __all__ = [
     "identities_for",
     "needs_draft",
     "read_cache",
+    "readable_target",
 ]
 
 
@@ -249,12 +284,17 @@ def identities_for(spec: str) -> tuple[tuple[ModelIdentity, ...], FileVocab | No
     An existing GGUF file or Hugging Face folder is read (metadata only) so that its
     ``general.name``, ``general.repo_url``, basename/size/finetune and its fingerprint are
     used, not just its file name. A missing path is an error; anything else (a repo id, a
-    model name) is taken as text.
+    model name) is taken as text; a URL is read, and one that cannot be is an error.
     """
     from paircheck._registry.consult import file_vocab, identities
     from paircheck._registry.identity import identity_from_path, identity_from_string
 
     path = Path(spec).expanduser()
+    if spec.startswith(("http://", "https://")):
+        # A URL names a file to read, never a name to look up: one that cannot be read is
+        # an input error, as in every other command (not "no documented drafts for x").
+        desc = describe(spec)
+        return tuple(dict.fromkeys((*identities(desc), identity_from_string(spec)))), file_vocab(desc)
     if not path.exists():
         # ./x.gguf, /models/x, ~/x: a path that is not there. A bare file or repo name
         # (qwen2.5-14b-instruct-q4_k_m.gguf) is a name to look up.

@@ -17,13 +17,15 @@ def all_rules() -> list[Rule]:
     from paircheck._engine.pair_size import RULES as SIZE_RULES
     from paircheck._registry.consult import RULES as REGISTRY_RULES
     from paircheck._registry.lint import LINT_RULES
+    from paircheck.bench.from_result import RULES as BENCH_RULES
     from paircheck.preflight.codes import RULES as PREFLIGHT_RULES
+    from paircheck.speed.estimate import RULES as ESTIMATE_RULES
 
     rules: list[Rule] = []
     seen: set[str] = set()
     for rule_set in [*[engine.rules for engine in engines().values()], SIZE_RULES, TEMPLATE_RULES, REGISTRY_RULES,
                      LINT_RULES,
-                     PREFLIGHT_RULES]:
+                     PREFLIGHT_RULES, ESTIMATE_RULES, BENCH_RULES]:
         for rule in rule_set:
             if rule.code not in seen:
                 seen.add(rule.code)

@@ -142,6 +142,20 @@ class Report:
         failures = self.failures
         return failures[0] if failures else None
 
+    @property
+    def different_tokenizers(self) -> Finding | None:
+        """The token_text failure when most compared ids differ and another check failed
+        first: the two vocabularies are different tokenizers altogether, which is the cause
+        to name first, while the first failure (a BOS flag, a token count) stays the rule
+        the engine refuses the pair by."""
+        first = self.first_failure
+        for check in self.failures:
+            differing, compared = check.details.get("differing"), check.details.get("compared")
+            if (check.name == "token_text" and check is not first and isinstance(differing, int)
+                    and isinstance(compared, int) and compared > 0 and differing * 2 > compared):
+                return check
+        return None
+
     def finding(self, code: str) -> Finding | None:
         """The check or warning with this code, if the report has it."""
         for item in (*self.checks, *self.warnings, *self.registry):

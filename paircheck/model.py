@@ -253,3 +253,17 @@ class ModelDescription:
     def display_name(self) -> str:
         ident = self.identity
         return ident.name or ident.basename or self.location
+
+    @property
+    def unreadable(self) -> str | None:
+        """Why nothing can be judged of this model, or None: a file that ends inside its
+        metadata has no vocabulary at all. As a draft that is a finding (LC001); as the
+        target, every rule and every candidate would fail on it, so it is an input error."""
+        if self.metadata.kv_complete:
+            return None
+        error = self.metadata.tensor_error
+        reason = error.reason if error is not None and error.reason else "the file ends inside its metadata"
+        if self.origin.remote and reason.endswith(": the download was probably interrupted"):
+            # Read over HTTP, nothing was downloaded here: the server's copy is the cut one.
+            reason = reason.rsplit(": ", 1)[0] + ": the file on the server is itself cut short"
+        return reason

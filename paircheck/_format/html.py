@@ -111,12 +111,12 @@ def sort_key(text: str) -> str:
     return re.sub(r"\d+", lambda m: m.group().zfill(8), text.casefold())
 
 
-def _side(ref: ModelRef, col: str, label: str) -> Html:
+def _side(ref: ModelRef, col: str) -> Html:
     name: Html = _esc(ref.name) if not ref.builtin else _el("span", ref.name, class_="builtin")
     repo = _el("a", ref.repo, href=HUB + ref.repo, class_="repo") if ref.repo else None
     tag = "th" if col == "target" else "td"
     extra = {"scope": "row"} if tag == "th" else {}
-    return _el(tag, name, repo, data_col=col, data_label=label, data_sort=sort_key(ref.name), **extra)
+    return _el(tag, name, repo, data_col=col, data_sort=sort_key(ref.name), **extra)
 
 
 def _engine_levels(entry: RegistryEntry) -> list[tuple[str, str]]:
@@ -130,20 +130,20 @@ def _badge(engine: str, level: str) -> Html:
                class_=f"badge ev-{level}")
 
 
-def _pair_row(entry: RegistryEntry) -> Html:
+def _pair_row(entry: RegistryEntry) -> Html:  # narrow-layout cell labels: the stylesheet's, by data-col
     best = entry.best_evidence()
     levels = _engine_levels(entry) or [("", entry.evidence)]  # no engine named: the level alone
     badges = _el("span", *[_badge(eng, level) for eng, level in levels], class_="badges")
     checked = entry.source.checked.isoformat()
     cells = [
-        _side(entry.target, "target", "Target"),
-        _side(entry.draft, "draft", "Draft"),
-        _el("td", entry.method, data_col="method", data_label="Method", data_sort=sort_key(entry.method)),
+        _side(entry.target, "target"),
+        _side(entry.draft, "draft"),
+        _el("td", entry.method, data_col="method", data_sort=sort_key(entry.method)),
         # Sorted by strength: measured first, the failure levels last.
-        _el("td", badges, data_col="evidence", data_label="Evidence", class_="evidence",
+        _el("td", badges, data_col="evidence", class_="evidence",
             data_sort=f"{EVIDENCE.index(best):02d}"),
-        _el("td", entry.family, data_col="family", data_label="Family", data_sort=sort_key(entry.family)),
-        _el("td", _el("time", checked, datetime=checked), data_col="checked", data_label="Checked",
+        _el("td", entry.family, data_col="family", data_sort=sort_key(entry.family)),
+        _el("td", _el("time", checked, datetime=checked), data_col="checked",
             data_sort=checked, class_="when"),
     ]
     return _el("tr", *cells, class_="pair")

@@ -11,16 +11,30 @@ import os
 import re
 import shlex
 from collections.abc import Callable
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, cast
 
-from paircheck._format import hub_scan_render as hub_render
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
-from paircheck._format.text_base import simple_table, wrap
+from paircheck._format.text_base import row_ranges, simple_table, wrap
 from paircheck._format.text_report import next_lines
 from paircheck.fit import format_size
 from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
-from paircheck.scan.hub_scan import HubScanResult
+
+if TYPE_CHECKING:
+    from paircheck.scan.hub_scan import HubScanResult
+
+
+def _hub(result: ScanResult) -> HubScanResult | None:
+    """The result as a `scan --hub` result, or None. Known by its ``hub`` field rather than by
+    isinstance, so that rendering a scan of this machine loads none of the Hub's code."""
+    return cast("HubScanResult", result) if hasattr(result, "hub") else None
+
+
+def _hub_render() -> ModuleType:
+    from paircheck._format import hub_scan_render
+
+    return hub_scan_render
 
 # 3: a candidate's verdict may be "aborts" (accepted at load, predicted to abort: not usable);
 # 2: the target object is the check's schema 2 side; modelled speedup and memory.
@@ -113,8 +127,9 @@ def launch_line(result: ScanResult, relative: bool = False) -> str | None:
     ``relative``: paths inside the current folder as relative ones (for people; JSON keeps
     them whole)."""
     best = result.best_for_llamacpp
-    if isinstance(result, HubScanResult):
-        return hub_render.candidate_launch(result, best)  # Hub files are fetched by `hf download` in place
+    hub = _hub(result)
+    if hub is not None:
+        return _hub_render().candidate_launch(hub, best)  # Hub files are fetched by `hf download` in place
     target = result.target.resolved_path or result.target.location
     if best is None or os.path.isdir(best.location) or os.path.isdir(target):
         return None  # llama-server loads GGUF files, not Hugging Face folders
@@ -189,6 +204,36 @@ def _device_lines(result: ScanResult, width: int) -> list[str]:
         f"{best.gpu_draft_max}, {best.gpu_speedup:.2f}x the target alone ({alone:.1f} tokens/s)", width)
 
 
+_STORE_NAMES = {"huggingface": "the Hugging Face cache", "lmstudio": "LM Studio", "llama.cpp": "llama.cpp's cache",
+                "ollama": "Ollama's store"}
+
+
+def _searched_lines(result: ScanResult, width: int) -> list[str]:
+    """Where the scan looked: the folders by path, the stores by name (`scan --help` gives
+    their paths), the ones not on this machine apart, so "0 candidates" says where."""
+    if result.places is None:
+        return []
+    looked: list[str] = []
+    missing: list[str] = []
+    for place in result.places:
+        if place.where in _STORE_NAMES:
+            name = _STORE_NAMES[place.where]
+            if place.exists and name not in looked:
+                looked.append(name)
+            if name in missing and place.exists:
+                missing.remove(name)
+            elif not place.exists and name not in looked and name not in missing:
+                missing.append(name)
+        else:
+            shown = _home_short(place.path) + (f" ({place.where})" if place.where != "given" else "")
+            (looked if place.exists else missing).append(shown)
+    said = "searched here: " + (", ".join(looked) if looked else "nothing" if missing else
+                           "nothing (--no-default-dirs, and no folder given)")
+    if missing:
+        said += f"; not on this machine: {', '.join(missing)}"
+    return wrap(said, width)
+
+
 def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     n_usable = len(result.usable)
     head = (f"{n_usable} usable draft{'s' if n_usable != 1 else ''} for {result.target.display_name} "
@@ -196,12 +241,14 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
     unchecked = result.unchecked
     if unchecked and not n_usable:
         # "0 usable" would read as "none works" for drafts that were never read.
-        why = result.hub.offline if isinstance(result, HubScanResult) and result.hub is not None else None
+        hub = _hub(result)
+        why = hub.hub.offline if hub is not None and hub.hub is not None else None
         if why is not None:
             why = " (offline)" if why.startswith("offline") else " (the Hub could not be reached)"
         head += f"; {len(unchecked)} not checked{why or ''}"
     lines = [*wrap(head, options.width), *_device_lines(result, options.width),
-             *(hub_render.head_lines(result, options) if isinstance(result, HubScanResult) else []), ""]
+             *(_hub_render().head_lines(_hub(result), options) if _hub(result) is not None else []),
+             *_searched_lines(result, options.width), ""]
     if result.candidates:
         every = result.engine == "all"
         # With --engine all the failing code is llama.cpp's (the first engine's).
@@ -244,6 +291,9 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         reasons = [(i, c) for i, c in enumerate(result.candidates, 1) if c.reason or c.size_warning]
         if reasons:
             lines += ["", "why:"]
+            # One line per distinct reason, with every row it holds for: 35 candidates refused
+            # for the same reason were 35 copies of one line.
+            grouped: dict[str, list[int]] = {}
             for i, c in reasons:
                 if c.reason:  # a reason without a code: not checked (needs access, documented only)
                     text = f"{c.first_failure}: {c.reason}" if c.first_failure else c.reason
@@ -251,7 +301,11 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
                     text = f"warning: {c.size_warning}"
                 if every and c.first_failure and c.engines:
                     text = f"{next(iter(c.engines))}: {text}"  # the first engine's failure
-                lines += wrap(f"{i:>3}  {text}", options.width, hanging="     ")
+                grouped.setdefault(text, []).append(i)
+            for text, rows_of in grouped.items():
+                label = row_ranges(rows_of)
+                lines += wrap(f"{label:>3}  {text}", options.width,
+                              hanging=" " * (max(3, len(label)) + 2))
     else:
         lines.append("no candidate models found")
     if result.skipped_same_model:
@@ -263,8 +317,8 @@ def render_scan_text(result: ScanResult, options: RenderOptions) -> str:
         for u in result.unreadable:
             lines.append(f"  {_home_short(u.location)}")  # a path: whole on its line, never wrapped
             lines += wrap(u.error, options.width, indent="    ", hanging="  ")
-    if isinstance(result, HubScanResult):
-        lines += hub_render.sections(result, options)
+    if _hub(result) is not None:
+        lines += _hub_render().sections(_hub(result), options)
     line = launch_line(result, relative=True)
     best = result.best_for_llamacpp
     if line and best is not None and best.gpu_slower and result.device is not None:
@@ -333,6 +387,6 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
         "probe": result.probe_file,
         "device": result.device,
     }
-    if isinstance(result, HubScanResult):
-        hub_render.json_fields(doc, result)  # repo, file, download, access; requests
+    if _hub(result) is not None:
+        _hub_render().json_fields(doc, _hub(result))  # repo, file, download, access; requests
     return doc

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from paircheck._format.interface import RenderOptions
@@ -23,7 +24,12 @@ def paint(text: str, color: str, options: RenderOptions) -> str:
 
 
 def wrap(text: str, width: int, indent: str = "", hanging: str = "  ") -> list[str]:
-    """Wrap prose at ``width``; never at hyphens, so flags such as ``--spec-type`` stay whole."""
+    """Wrap prose at ``width``; never at hyphens, so flags such as ``--spec-type`` stay whole.
+    Text with wide characters is measured in terminal columns (``cells``)."""
+    if cells(text) != len(text):
+        later = indent + hanging
+        wrapped = _wrap_cells(text, width - cells(indent), width - cells(later))
+        return [(indent if i == 0 else later) + line for i, line in enumerate(wrapped)] or [indent.rstrip()]
     return textwrap.wrap(
         text,
         width,
@@ -35,8 +41,10 @@ def wrap(text: str, width: int, indent: str = "", hanging: str = "  ") -> list[s
 
 
 def prose_or_command(text: str, width: int, indent: str = "") -> list[str]:
-    """A command line stays on one line (to be pasted); anything else is wrapped."""
-    if text.startswith(COMMANDS):
+    """A command line stays on one line (to be pasted); anything else is wrapped. A program
+    named by its path (a container's /app/llama-server) is a command too."""
+    program = text.split(" ", 1)[0]
+    if text.startswith(COMMANDS) or ("/" in program and program.rsplit("/", 1)[1].startswith(("llama-", "vllm"))):
         return [indent + text]
     return wrap(text, width, indent)
 
@@ -87,10 +95,59 @@ def distinct_cut(text: str, others: Iterable[str], width: int) -> str | None:
     return None if best is None else middle_cut(text, width, best[1])
 
 
+def cells(text: str) -> int:
+    """The columns ``text`` takes on a terminal: 2 for a wide or full-width character (CJK,
+    DeepSeek's '｜' bars), 0 for a combining mark or a zero-width format character, else 1.
+    Tables are sized in these, not in characters, or a row with wide text runs past the rest."""
+    if text.isascii():
+        return len(text)
+    return sum(0 if unicodedata.combining(ch) or unicodedata.category(ch) == "Cf"
+               else 2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _wrap_cells(text: str, width: int, later: int | None = None) -> list[str]:
+    """Greedy word wrap measured in terminal columns (``later``: the width of the lines after
+    the first); a word wider than a line is split."""
+    lines: list[str] = []
+    line = ""
+
+    def room_of() -> int:
+        return width if not lines or later is None else later
+
+    for word in text.split():
+        while cells(word) > room_of():  # split a long word at the last character that fits
+            room = room_of() - cells(line) - (1 if line else 0)
+            take = 0
+            while take < len(word) and cells(word[:take + 1]) <= room:
+                take += 1
+            if take == 0:
+                lines.append(line)
+                line = ""
+                continue
+            lines.append(f"{line} {word[:take]}" if line else word[:take])
+            line, word = "", word[take:]
+        if line and cells(line) + 1 + cells(word) > room_of():
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return lines
+
+
 def cell(text: str, width: int, hyphens: bool = False) -> str:
     """A table cell wrapped onto several lines: long values are never cut. Model names
-    may break after a hyphen; other values (flags, token texts) never do."""
+    may break after a hyphen; other values (flags, token texts) never do. Wide characters
+    count two columns."""
+    if cells(text) != len(text):
+        return "\n".join(_wrap_cells(text, width)) or "-"
     return "\n".join(textwrap.wrap(text, width, break_on_hyphens=hyphens, break_long_words=True)) or "-"
+
+
+def _pad(text: str, width: int, right: bool = False) -> str:
+    room = " " * max(0, width - cells(text))
+    return room + text if right else text + room
 
 
 def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
@@ -98,17 +155,29 @@ def simple_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: S
     sized to the width exactly: columns as wide as their widest line, two spaces apart, header
     cells of several lines (``"a\\nb"``) bottom-aligned, dashes under them. ``right``: columns
     aligned right."""
-    cells = [[str(c).split("\n") for c in row] for row in rows]
+    rows_lines = [[str(c).split("\n") for c in row] for row in rows]
     heads = [str(h).split("\n") for h in headers]
-    widths = [max(len(line) for col in (heads[i], *(r[i] for r in cells)) for line in col) for i in range(len(heads))]
+    widths = [max(cells(line) for col in (heads[i], *(r[i] for r in rows_lines)) for line in col)
+              for i in range(len(heads))]
 
     def lines(row: list[list[str]], top: bool) -> list[str]:
         height = max(len(c) for c in row)
         padded = [([""] * (height - len(c)) + c) if top else (c + [""] * (height - len(c))) for c in row]
-        return ["  ".join(cell[k].rjust(widths[i]) if i in right else cell[k].ljust(widths[i])
-                          for i, cell in enumerate(padded)).rstrip() for k in range(height)]
+        return ["  ".join(_pad(part[k], widths[i], i in right) for i, part in enumerate(padded)).rstrip()
+                for k in range(height)]
 
     out = lines(heads, top=True) + ["  ".join("-" * w for w in widths)]
-    for row in cells:
+    for row in rows_lines:
         out += lines(row, top=False)
     return "\n".join(out)
+
+
+def row_ranges(rows: list[int]) -> str:
+    """Row numbers as ranges: [1, 2, 3, 5] -> "1-3, 5"."""
+    spans: list[list[int]] = []
+    for n in rows:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)

@@ -47,7 +47,10 @@ def render_lint_files(result: FilesLintResult, pair_check: bool, options: Render
             lines += wrap(f"{at}: {headline(c.result, pair_check, options.fail_on)}", options.width)
             continue
         lines += wrap(f"{at}:", options.width)
-        places = [f"{p.line}:{p.column}" for p in c.places]
-        body = render_lint(c.result, pair_check, inner, places)
+        # In the file's order, as a reader goes down it (the checks find them in their own order).
+        order = sorted(range(len(c.places)), key=lambda i: (c.places[i].line, c.places[i].column))
+        places = [f"{c.places[i].line}:{c.places[i].column}" for i in order]
+        shown = replace(c.result, findings=[c.result.findings[i] for i in order])
+        body = render_lint(shown, pair_check, inner, places)
         lines += [f"  {line}" if line else "" for line in body.split("\n")]
     return "\n".join(lines)

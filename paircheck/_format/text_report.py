@@ -9,7 +9,7 @@ import textwrap
 from collections.abc import Iterable
 
 from paircheck._format.interface import RenderOptions
-from paircheck._format.text_base import cell, middle_cut, paint, prose_or_command, wrap
+from paircheck._format.text_base import cell, middle_cut, paint, prose_or_command, simple_table, wrap
 from paircheck.findings import (
     ABORTS,
     ACCEPTED,
@@ -46,6 +46,12 @@ def verdict_line(report: Report) -> tuple[str, str, str]:
         # start while the draft proposes other tokens. The verdict word says which.
         word = {RUNS_WITHOUT_SPECULATION: "RUNS, WITHOUT SPECULATION",
                 RUNS_USELESS: "NOT COMPATIBLE (starts, drafts other tokens)"}.get(first.effect, word)
+        cause = report.different_tokenizers
+        if cause is not None:
+            # The cause before the engine's first failing check, which stays the rule named.
+            said = (f"different tokenizers ({cause.details['differing']} of {cause.details['compared']} compared "
+                    f"ids differ); {report.engine}'s first failing check, {first.code} {first.name}: {first.message}")
+            return word, color, f"{word} for {where}: {said}"
         return word, color, f"{word} for {where}: {first.message}"
     n = len(report.warnings)
     extra = f" ({n} warning{'s' if n != 1 else ''})" if n else ""
@@ -139,16 +145,16 @@ def side_table(report: Report, options: RenderOptions) -> str:
     width = max(12, (options.width - label_width - gaps) // (1 if report.draftless else 2))
     if fps.get("target") is not None or fps.get("draft") is not None:
         rows.append(("fingerprint", _fingerprint(fps.get("target"), width), _fingerprint(fps.get("draft"), width)))
-    from tabulate import tabulate  # imported when rendering, so `-q`/`--json` skip it
-
+    # Sized in terminal columns (text_base.cells), not characters: a token text with wide
+    # characters (DeepSeek's '<｜begin▁of▁sentence｜>') keeps the columns in line.
     if report.draftless:  # no draft model: the target alone
         value_width = max(12, options.width - label_width - 2)
         alone = [(label, _cell(label, a, value_width)) for label, a, _ in rows]
-        return str(tabulate(alone, headers=("", "target"), tablefmt="simple", disable_numparse=True))
-    # Two value columns share what is left after the label and tabulate's 2-space gaps.
+        return simple_table(("", "target"), alone)
+    # Two value columns share what is left after the label and the 2-space gaps.
     value_width = max(12, (options.width - label_width - 4) // 2)
-    cells = [(label, _cell(label, a, value_width), _cell(label, b, value_width)) for label, a, b in rows]
-    return str(tabulate(cells, headers=("", "target", "draft"), tablefmt="simple", disable_numparse=True))
+    table = [(label, _cell(label, a, value_width), _cell(label, b, value_width)) for label, a, b in rows]
+    return simple_table(("", "target", "draft"), table)
 
 
 _LABELS = {PASS: ("pass", "green"), FAIL: ("FAIL", "red"), SKIP: ("skip", "yellow"), WARN: ("warn", "yellow")}
@@ -269,7 +275,9 @@ def render_matrix(reports: list[Report], options: RenderOptions) -> str:
     engine_width = max(len(r.engine) for r in reports) if reports else 8
     method_width = max(len(r.method) for r in reports) if reports else 8
     name_width = max(engine_width, method_width)
-    ok_width = max([2] + [len(_OK.get(r.verdict, ("yes?", ""))[0]) for r in reports])
+    # tabulate makes a column at least its header and two spaces wide: "ok" takes 4, not 3,
+    # and the 80 columns were 81 for a matrix of "NO" and "yes" only; "off" is a word too.
+    ok_width = max([len("ok") + 2, len("off")] + [len(_OK.get(r.verdict, ("yes?", ""))[0]) for r in reports])
     # engine | ok | reason | how it fails. An engine's own error text is long (a vLLM or SGLang
     # message runs to a dozen lines in a cell): the cell points to it, printed whole below.
     said: dict[str, list[str]] = {}

@@ -479,6 +479,8 @@ def _family_finding(
         where = f"paircheck pairs --for {_quote(location)}"
         details: dict[str, object] = {
             "target_entries": [e.id for e in for_target],
+            # The drafts themselves, by name, for the way forward of a refused pair.
+            "drafts": list(dict.fromkeys(e.draft.name for e in for_target if not e.draft.builtin)),
             "other_methods": [e.id for e in others],
             "family": every[0].family,
             "method": method,

@@ -235,6 +235,8 @@ def _compare_prompt(
 def run_totals(result: dict[str, Any], prompt_ids: list[str]) -> tuple[list[float], list[float]]:
     """Per measured run over all prompts: total client ms, and tokens per second (sum of
     predicted_n over sum of predicted_ms). Runs missing a prompt (an interrupted file) are left out."""
+    if not prompt_ids:
+        return [], []  # no prompt in common: no run measured anything comparable (not runs of 0 ms)
     runs: dict[int, dict[str, dict[str, Any]]] = {}
     for req in result["requests"]:
         runs.setdefault(int(req.get("run", 0)), {})[req["prompt_id"]] = req
@@ -266,6 +268,25 @@ def _setting_warnings(baseline: dict[str, Any], draft: dict[str, Any]) -> list[s
     if (baseline.get("machine") or {}) != (draft.get("machine") or {}):
         out.append("the two files were measured on different machines")
     return out
+
+
+def nothing_comparable(baseline: dict[str, Any], draft: dict[str, Any]) -> str | None:
+    """Why two results have nothing to compare (an empty run, no prompt in common), or None."""
+    def runs(result: dict[str, Any]) -> str:
+        n = len({req.get("run", 0) for req in result["requests"]})
+        return f"{n} run{'s' if n != 1 else ''}"
+
+    if not draft["requests"] or not baseline["requests"]:
+        empty, other = ("draft", "baseline") if not draft["requests"] else ("baseline", "draft")
+        full = baseline if empty == "draft" else draft
+        if not full["requests"]:
+            return "neither run measured a request"
+        return f"the {empty} run measured no request (the {other} has {runs(full)})"
+    b_groups, d_groups = _by_prompt(baseline), _by_prompt(draft)
+    if not any(pid in d_groups for pid in b_groups):
+        return (f"no prompt was measured on both sides (baseline: {', '.join(b_groups)}; "
+                f"draft: {', '.join(d_groups)})")
+    return None
 
 
 def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:

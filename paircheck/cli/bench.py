@@ -137,7 +137,8 @@ def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, flo
         return value("-md", "--model-draft"), None, 0.0
 
 
-@bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read.")
+@bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read or the two have "
+               "nothing to compare (an empty run, no prompt in common).")
 @click.argument("baseline")
 @click.argument("draft")
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
@@ -147,10 +148,14 @@ def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, flo
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, as_json: bool) -> None:
     """Compare two bench results: speedup on equal work, acceptance, equal outputs."""
-    from paircheck.bench.compare import compare
+    from paircheck.bench.compare import compare, nothing_comparable
 
-    draft_result = load_result(draft)
-    comp = compare(load_result(baseline), draft_result)
+    draft_result, baseline_result = load_result(draft), load_result(baseline)
+    why = nothing_comparable(baseline_result, draft_result)
+    if why is not None:
+        # Not a comparison that found nothing (exit 0, "0 baseline runs"): the input is unusable.
+        raise InputError(f"{baseline} and {draft}", f"nothing to compare: {why}")
+    comp = compare(baseline_result, draft_result)
     path, k, p = _server_setting(draft_result)
     _attach_prediction(comp, probe_file, path, k if k is not None else 3, p)
     click.echo(_render(comp, "json" if as_json else fmt))
@@ -283,23 +288,6 @@ def _is_probe(path: str) -> bool:
     return b'"kind": "paircheck-probe"' in head
 
 
-def _acceptance_from(path: str) -> tuple[float, int | None]:
-    """Acceptance rate of a bench result (draft_n_accepted / draft_n), and --spec-draft-n-max if it was set."""
-    from paircheck.bench.compare import draft_counts
-
-    result = load_result(path)
-    drafted, accepted, _, seen = draft_counts(result["requests"])
-    if not seen or not drafted:
-        raise InputError(path, "has no draft_n: not a run with speculative decoding")
-    k = None
-    command = result.get("server_command") or []
-    if "--spec-draft-n-max" in command:
-        i = command.index("--spec-draft-n-max")
-        if i + 1 < len(command) and str(command[i + 1]).isdigit():
-            k = int(command[i + 1])
-    return accepted / drafted, k
-
-
 @click.command(
     "estimate",
     epilog="Exit codes: 0 modelled, 2 an input could not be read. A model, never a measurement: bench run measures.",
@@ -309,7 +297,8 @@ def _acceptance_from(path: str) -> tuple[float, int | None]:
 @click.option("--acceptance", type=float, default=None,
               help="Per-token acceptance a (0..1); default: one documented for the pair, else an ASSUMED 0.5..0.9.")
 @click.option("--draft-max", "draft_max", type=int, default=None,
-              help="Tokens drafted per target pass k (default: llama.cpp's --spec-draft-n-max default, 3).")
+              help="Tokens drafted per target pass k, 1 or more (default: llama.cpp's --spec-draft-n-max "
+              "default, 3).")
 @click.option("--from", "from_file", default=None,
               help="Take the acceptance from a bench result, or the measured counts from a probe result.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
@@ -343,6 +332,9 @@ def estimate(
     from paircheck.api import describe
     from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
 
+    if draft_max is not None and draft_max < 1:
+        # Checked here, before any default can stand in for it (0 used to become 3).
+        raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
     picked = pick_device(gpu, bandwidth, vram)
     hardware = picked.hardware if picked is not None else None
     basis = picked.basis if picked is not None else "table"
@@ -357,14 +349,22 @@ def estimate(
         result.device_note = picked.note if picked is not None else None
         click.echo(format_named("json" if as_json else "text").estimate(result, render_options()))
         return
+    borrowed = None
     if from_file is not None:
+        from paircheck.bench.from_result import acceptance_from, other_models_warning
+
         if acceptance is not None:
             raise InputError("--from", "give --acceptance or --from, not both")
-        acceptance, bench_k = _acceptance_from(from_file)
-        source = f"bench:{from_file}"
-        draft_max = draft_max or bench_k
-    result = estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
+        measured = acceptance_from(from_file)
+        acceptance, source = measured.acceptance, f"bench:{from_file}"
+        draft_max = draft_max or measured.draft_max
+    target_desc, draft_desc = describe(target), describe(draft)
+    if from_file is not None:
+        borrowed = other_models_warning(measured, from_file, target_desc, draft_desc)
+    result = estimate_pair(target_desc, draft_desc, acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
                            cost_ratio, verify_growth, round_cost, hardware, basis, ctx, draft_max)
+    if borrowed is not None:
+        result.warnings.insert(0, borrowed)  # whose number it is comes before what is made of it
     result.device_note = picked.note if picked is not None else None
     if as_json:
         click.echo(format_named("json").estimate(result, render_options()))

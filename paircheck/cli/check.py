@@ -16,6 +16,7 @@ from paircheck.api import (
     find_engine,
     needs_draft,
     read_cache,
+    readable_target,
 )
 from paircheck.cli.options import (
     ENGINE,
@@ -121,7 +122,7 @@ def check(
     options = render_options(verbose, level)
     cache = None if no_cache else read_cache(os.environ)
     if engine == "all":
-        target_desc = describe(target, overrides, progress, cache)
+        target_desc = readable_target(describe(target, overrides, progress, cache))
         draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
         on_machine = {name: hit for name in RULE_ENGINES
                       if (hit := _installed(name, shown, llama_server)) is not None}

@@ -21,7 +21,7 @@ def gpus_cmd(name: str | None, detect: bool, as_json: bool) -> None:
     from paircheck.hardware.table import find_gpu, load_gpus
 
     rows = load_gpus()
-    shown = (find_gpu(name, rows),) if name else rows
+    shown = (find_gpu(name, rows, "NAME"),) if name else rows
     detected = run_detection() if detect else None
     if as_json:
         doc = {"schema_version": 1, "gpus": [{**g.to_dict(), "aliases": list(g.aliases), "quote": g.quote,

@@ -130,4 +130,6 @@ def pick_device(gpu: str | None, bandwidth: float | None, vram: str | None = Non
 
     budget = parse_size(vram) if vram is not None else None
     detected = run_detection() if detect and gpu is None and bandwidth is None else None
-    return pick(load_gpus(), gpu, bandwidth, budget, detected)
+    # The table only when a row can be asked for: parsing it was a fifth of a warm scan.
+    named = gpu is not None or (detected is not None and detected.first is not None)
+    return pick(load_gpus() if named else (), gpu, bandwidth, budget, detected)

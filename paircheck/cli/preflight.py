@@ -19,7 +19,7 @@ from paircheck._format import format_named
 from paircheck.cli.options import fail_on_options, render_options, resolve_fail_on
 from paircheck.errors import InputError
 from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
-from paircheck.preflight.launchers import LEGACY, program_name, strip_wrappers
+from paircheck.preflight.launchers import LEGACY, launcher_of, program_name, strip_wrappers
 from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 
@@ -53,13 +53,15 @@ def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, no_cache: bool, 
     level = resolve_fail_on(fail_on, strict)
     argv = list(command)
     program, _ = strip_wrappers(argv)
-    if not dry_run and program and shutil.which(program[0]) is None:
-        # Say it before any verdict: "OK ... checked" then "command not found" reads as a pass.
-        name = program_name(program[0])
-        renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
-        raise InputError(program[0], f"command not found{renamed}")
+    missing = not dry_run and bool(program) and shutil.which(program[0]) is None
+    name = program_name(program[0]) if program else ""
+    renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
+    if missing and not launcher_of(program):
+        raise InputError(program[0], "command not found")  # no launcher paircheck reads: nothing to check
     from paircheck.api import read_cache
 
+    # The pair is checked even when the program is not here: the machine without
+    # llama-server is often the one preparing the launch, and the pair is the question.
     result = lint_argv(argv, cache=None if no_cache else read_cache(os.environ))
     status = result.status(fail_on=level)
     _emit(result, as_json, quiet, level)
@@ -67,8 +69,14 @@ def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, no_cache: bool, 
         sys.exit(EXIT_FOR[status])
     if status != OK and not force:
         if not quiet and not as_json:
-            click.echo("paircheck: not starting the command (use --force to start it anyway)", err=True)
+            absent = f"; {program[0]} is not on this machine either{renamed}" if missing else ""
+            click.echo(f"paircheck: not starting the command (use --force to start it anyway){absent}", err=True)
         sys.exit(EXIT_FOR[status])
+    if missing:
+        # After the verdict, and saying nothing was started: "OK ... checked" alone would read
+        # as a launch.
+        checked = "the check above passes, but " if status == OK else ""
+        raise InputError(program[0], f"command not found{renamed}: {checked}nothing was started")
     sys.stdout.flush()
     sys.stderr.flush()
     try:

@@ -22,18 +22,18 @@ from paircheck.cli.options import (
 )
 from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.outcome import EXIT_UNCHECKED
-from paircheck.scan import ScanResult
-from paircheck.scan.hub_scan import DEFAULT_CALLS, DEFAULT_READS
+from paircheck.scan import DEFAULT_CALLS, DEFAULT_READS, ScanResult
 
 EPILOG = """\b
-Where it looks (unless --no-default-dirs): the Hugging Face cache
+Where it looks (unless --no-default-dirs): the GGUFs beside a local
+TARGET (its own folder, not below it), the Hugging Face cache
 (HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME or ~/.cache/huggingface/hub), LM
 Studio (~/.lmstudio/models and ~/.cache/lm-studio/models), llama.cpp's
 cache (LLAMA_CACHE or ~/.cache/llama.cpp) and Ollama's store (OLLAMA_MODELS
-or ~/.ollama/models, named as `ollama list` names them). Summaries of
-unchanged files are cached in PAIRCHECK_CACHE_HOME, else
-XDG_CACHE_HOME/paircheck, else ~/.cache/paircheck (--no-cache reads every
-file again).
+or ~/.ollama/models, named as `ollama list` names them); the line under
+the verdict says where it looked. Summaries of unchanged files are cached
+in PAIRCHECK_CACHE_HOME, else XDG_CACHE_HOME/paircheck, else
+~/.cache/paircheck (--no-cache reads every file again).
 
 \b
 With --hub it also searches the Hugging Face Hub (HF_ENDPOINT, HF_TOKEN)

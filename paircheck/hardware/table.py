@@ -124,17 +124,19 @@ def load_gpus(path: Path | None = None) -> tuple[Gpu, ...]:
     return parse_table(read_toml(path, "the GPU table"), str(path))
 
 
-def find_gpu(name: str, gpus: Sequence[Gpu]) -> Gpu:
+def find_gpu(name: str, gpus: Sequence[Gpu], where: str = "--gpu") -> Gpu:
     """The row ``name`` names (its name or an alias, spelled any way ``key`` forgives);
-    InputError with the closest names when none does."""
+    InputError with the closest names when none does, under ``where``: the option or
+    argument the user gave it as (``paircheck gpus NAME`` has no --gpu)."""
     wanted = key(name)
     if not wanted:
-        raise InputError("--gpu", f"{name!r} names no GPU; `paircheck gpus` lists the table")
+        raise InputError(where, f"{name!r} names no GPU; `paircheck gpus` lists the table")
     spellings = {key(s): g for g in gpus for s in (g.name, *g.aliases)}
     if wanted in spellings:
         return spellings[wanted]
     close = difflib.get_close_matches(wanted, list(spellings), n=3, cutoff=0.6)
     names = list(dict.fromkeys(spellings[c].name for c in close))
     hint = f"; did you mean {' or '.join(repr(n) for n in names)}?" if names else ""
-    raise InputError("--gpu", f"{name!r} is not in the GPU table{hint} (`paircheck gpus` lists it; "
-                     "--bandwidth and --vram give the numbers for any other)")
+    # --bandwidth and --vram stand in for --gpu only: `paircheck gpus NAME` has neither.
+    other = "; --bandwidth and --vram give the numbers for any other" if where == "--gpu" else ""
+    raise InputError(where, f"{name!r} is not in the GPU table{hint} (`paircheck gpus` lists it{other})")

@@ -5,6 +5,7 @@ descriptions read for it (``describe`` is passed in, so tests can use real files
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -213,7 +214,28 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
         if cmd.types_default and has_draft and draft_desc is not None and not out.reports:
             # Still say whether the draft would have worked once --spec-type is added.
             out.reports.append(check_descriptions(target_desc, draft_desc, "llama.cpp", "draft-simple"))
+        for report in out.reports:
+            report.next_steps = [_in_line_terms(step, cmd, target_desc, draft_desc) for step in report.next_steps]
     return out
+
+
+def _in_line_terms(step: str, cmd: LlamaCommand, target: ModelDescription,
+                   draft: ModelDescription | None) -> str:
+    """A llama-server line the check offers, in the terms of the line linted: its program and
+    its model paths as written. A model read through a compose volume was described by its
+    path on this machine, so the check's line mixed that path with the container's program."""
+    from paircheck._engine.common import shell_path
+
+    if not step.startswith("llama-server "):
+        return step  # prose, or a command that runs here (paircheck scan): this machine's paths
+    words = [shlex.quote(cmd.argv[0]), *step.split(" ")[1:]]
+    for flag, desc, written in (("-m", target, cmd.model), ("-md", draft, cmd.draft)):
+        if desc is None or not written:
+            continue
+        for i in range(len(words) - 1):
+            if words[i] == flag and words[i + 1] == shell_path(desc):
+                words[i + 1] = shlex.quote(written)
+    return " ".join(words)
 
 
 def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:

@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe
+from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe, readable_target
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
 from paircheck.findings import ABORTS, ACCEPTED, FAIL, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
-from paircheck.scan.discover import Candidate, Unlisted, discover
+from paircheck.scan.discover import Candidate, Place, Unlisted, discover
 from paircheck.weights import WeightBytes, description_weight_bytes, parameter_count
 
 if TYPE_CHECKING:  # the registry is imported when a scan runs, not at start-up
@@ -149,6 +149,9 @@ class ScanResult:
     device: dict[str, Any] | None = None
     # With no usable draft: what the check of such a pair offers instead (draftless_steps).
     next_steps: list[str] = field(default_factory=list)
+    # Where a scan of this machine looked (given folders, beside the target, the stores);
+    # None for candidates given one by one.
+    places: list[Place] | None = None
 
     @property
     def usable(self) -> list[CandidateResult]:
@@ -184,6 +187,12 @@ def _file_bytes(path: str | None) -> int | None:
         return os.path.getsize(path)
     except OSError:
         return None
+
+
+# scan --hub's budget by default; here, not in hub_scan, so that the scan command's options
+# do not import the Hub's code for a scan of this machine.
+DEFAULT_CALLS = 10  # API calls (searches and model infos; each page of a listing is one)
+DEFAULT_READS = 8  # candidates read (one GGUF header, or one repo's tokenizer and config files)
 
 
 # The acceptance rate the ranking's modelled speedup assumes: a stated reference point of
@@ -404,7 +413,10 @@ def rank(
 
     With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
     scan with the same engine and method is not read again."""
-    facts = TargetFacts.of(target)
+    readable_target(target)  # a cut target: one input error, not the same LC001 on every row
+    # Computed at the first candidate read, not before: a warm scan reads none, and the
+    # registry and the target's texts cost more than all its cache look-ups together.
+    facts: TargetFacts | None = None
     target_stamp = file_stamp(target.resolved_path or target.location)
     context = context_key(engine, method) if cache is not None else ""
     results: list[CandidateResult] = []
@@ -423,6 +435,7 @@ def rank(
         if progress is not None:
             progress(found.location)
         try:
+            facts = facts or TargetFacts.of(target)
             # The description goes out of scope here: only the summary is kept.
             summary = summarize(target, describer(found.location), found, engine, method, facts)
         except InputError as exc:
@@ -498,14 +511,24 @@ def scan(
 ) -> ScanResult:
     """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
     ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache)."""
-    from paircheck.scan.discover import default_dirs
+    from paircheck.api import read_cache
+    from paircheck.scan.discover import places
 
     env = os.environ if env is None else env
-    desc = describe(target)
-    searched = list(dirs or []) + ([str(p) for _, p in default_dirs(env)] if use_default_dirs else [])
-    found = discover(list(dirs or []), use_default_dirs, env)
+    # The target through the read cache, as the check reads it: a warm scan reads no file at all.
+    desc = describe(target, cache=read_cache(env) if use_cache else None)
+    where = places(list(dirs or []), use_default_dirs, env, target_folder(desc))
+    found = discover(list(dirs or []), use_default_dirs, env, target_folder(desc))
     cache = ScanCache.load(cache_path(env)) if use_cache else None
-    return rank(desc, found, engine, method, progress=progress, searched=searched, cache=cache)
+    result = rank(desc, found, engine, method, progress=progress, searched=[p.path for p in where], cache=cache)
+    result.places = where
+    return result
+
+
+def target_folder(desc: ModelDescription) -> str | None:
+    """The folder of a target on this machine (its source says), searched beside the stores."""
+    local = desc.origin.server_file
+    return None if local is None or desc.origin.remote else (os.path.dirname(local) or os.curdir)
 
 
 def compare(

@@ -200,21 +200,59 @@ def walk(folder: Path, where: str) -> Iterator[Candidate | Unlisted]:
                 yield Candidate(str(path), _hf_repo_name(path), where)
 
 
-def discover(
-    dirs: list[str], use_default_dirs: bool = True, env: Mapping[str, str] | None = None
-) -> Iterator[Candidate | Unlisted]:
-    """Candidates in ``dirs`` and (unless told not to) the default stores, each real path once."""
+BESIDE = "beside the target"
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place a scan looks: ``where`` ("given", BESIDE, or a store's name) and whether it exists."""
+
+    where: str
+    path: str
+    exists: bool
+
+
+def places(dirs: list[str], use_default_dirs: bool = True, env: Mapping[str, str] | None = None,
+           beside: str | None = None) -> list[Place]:
+    """Where ``discover`` looks, in its order: the folders given, the target's own folder
+    (``beside``: where a user keeps the target, the other models usually are too), then the
+    default stores; the last two unless told to scan only the given folders."""
     env = os.environ if env is None else env
     roots: list[tuple[str, Path]] = [("given", Path(d)) for d in dirs]
     if use_default_dirs:
-        roots += default_dirs(env)
+        roots += ([(BESIDE, Path(beside))] if beside else []) + default_dirs(env)
+    return [Place(where, str(root), root.exists()) for where, root in roots]
+
+
+def _beside(folder: Path) -> Iterator[Candidate]:
+    """The GGUF files in the target's folder itself, not below it: the folder may be a home
+    or a downloads folder, whose whole tree is no place to walk unasked."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if entry.is_file())
+    except OSError:
+        return
+    for name in names:
+        lower = name.lower()
+        if lower.endswith(".gguf") and not lower.startswith("mmproj") and is_first_shard_or_whole(name):
+            path = folder / name
+            yield Candidate(str(path), _hf_repo_name(path), BESIDE)
+
+
+def discover(
+    dirs: list[str], use_default_dirs: bool = True, env: Mapping[str, str] | None = None,
+    beside: str | None = None,
+) -> Iterator[Candidate | Unlisted]:
+    """Candidates in the ``places`` (given folders, the target's folder, the default stores),
+    each real path once."""
     seen: set[str] = set()
-    for where, root in roots:
-        if not root.exists():
-            if where == "given":
+    for place in places(dirs, use_default_dirs, env, beside):
+        root = Path(place.path)
+        if not place.exists:
+            if place.where == "given":
                 yield Unlisted(str(root), "no such file or folder")
             continue
-        for item in walk(root, where):
+        found = _beside(root) if place.where == BESIDE else walk(root, place.where)
+        for item in found:
             if isinstance(item, Candidate):
                 key = os.path.realpath(item.location)
                 if key in seen:

@@ -35,6 +35,8 @@ from paircheck.errors import InputError
 from paircheck.findings import UNKNOWN
 from paircheck.model import ModelDescription
 from paircheck.scan import (
+    DEFAULT_CALLS,
+    DEFAULT_READS,
     CandidateResult,
     Progress,
     ScanResult,
@@ -45,16 +47,15 @@ from paircheck.scan import (
     draftless_steps,
     rank,
     summarize,
+    target_folder,
 )
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
-from paircheck.scan.discover import Candidate, default_dirs, discover
+from paircheck.scan.discover import Candidate, discover, places
 from paircheck.scan.hub_candidates import DocumentedDraft, Gathered, HubCandidate, gather, registry_drafts
 
 if TYPE_CHECKING:
     from paircheck._source.hub import HubSettings
 
-DEFAULT_CALLS = 10  # API calls (searches and model infos; each page of a listing is one)
-DEFAULT_READS = 8  # candidates read (one GGUF header, or one repo's tokenizer and config files)
 WORKERS = 4  # candidates read at the same time
 # Requests one read may send: a GGUF header takes 3 to 5, a Hugging Face repo its file list,
 # up to 7 small files and 2 per safetensors shard. More means a misbehaving server: stop it.
@@ -153,10 +154,11 @@ def scan_hub(
     wanted = canonical_method(method or DRAFT_SIMPLE) or DRAFT_SIMPLE
     counter = RequestCounter()
     desc = describe(target, ReadOptions(on_request=counter))
-    searched = list(dirs or []) + ([str(p) for _, p in default_dirs(env)] if use_default_dirs else [])
+    beside = target_folder(desc)
+    where = places(list(dirs or []), use_default_dirs, env, beside)
     cache = ScanCache.load(cache_path(env)) if use_cache else None
-    local = rank(desc, discover(list(dirs or []), use_default_dirs, env), engine, method, progress=progress,
-                 searched=searched, cache=cache)
+    local = rank(desc, discover(list(dirs or []), use_default_dirs, env, beside), engine, method, progress=progress,
+                 searched=[p.path for p in where], cache=cache)
     facts = TargetFacts.of(desc)
     documented = registry_drafts(facts, wanted)
     settings = HubSettings.from_env()
@@ -183,7 +185,8 @@ def scan_hub(
         candidates=results,
         unreadable=[*local.unreadable, *unreadable],
         skipped_same_model=local.skipped_same_model,
-        searched=[*searched, *report.urls],
+        searched=[*local.searched, *report.urls],
+        places=where,
         cache_hits=cache.hits if cache is not None else 0,
         cache_misses=cache.misses if cache is not None else 0,
         hub=report,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from paircheck._engine.pair_size import same_file, size_finding
 from paircheck.errors import InputError
-from paircheck.findings import Finding
+from paircheck.findings import Finding, Rule
 from paircheck.model import ModelDescription
 from paircheck.speed.model import assumed_speedup, best_assumed, expected_tokens_per_round
 from paircheck.speed.model_bytes import GIVE_COST_RATIO, ON_GPU, read_weight_bytes
@@ -47,6 +47,32 @@ K_SEARCH_MAX = 32
 # --------------------------------------------------------------------------- the formula
 # The formulas live in paircheck.speed.model, the one speed model; these are its assumed-cost
 # cases under the names estimate's callers and tests know.
+
+
+FULL_ACCEPTANCE = Rule(
+    "EW002", "full_acceptance",
+    "An acceptance of 1.00 gives no best draft length: the longer ones are extrapolated",
+    "Leviathan's formula at an acceptance of 1 accepts every drafted token, so each longer "
+    "draft length looks faster, up to the longest searched: the 'best k' and its speedup are "
+    "extrapolated, never measured. A measured 1.00 means the prompts measured never showed "
+    "a rejection (a short run, or a draft that copies the target on them), not that a real "
+    "draft never misses.",
+    "Measure acceptance at the draft lengths you would use, on prompts like yours: `paircheck "
+    "probe TARGET DRAFT` replays every length from 1 to 16.",
+    kind="warning",
+)
+RULES = (FULL_ACCEPTANCE,)
+
+
+def full_acceptance_warning(acceptance: float | None, draft_max: int, best: int | None) -> Finding | None:
+    """The warning for an acceptance printed as 1.00 (see FULL_ACCEPTANCE), else None."""
+    if acceptance is None or round(acceptance, 2) < 1.0:
+        return None
+    longest = f">={best}" if best is not None and best >= K_SEARCH_MAX else str(best)
+    return FULL_ACCEPTANCE.warn(
+        f"acceptance {acceptance:.2f}: every drafted token accepted, so the model has no best draft length; "
+        f"the figures past draft max {draft_max} (best k {longest}) are extrapolated, not measured",
+        acceptance=acceptance, draft_max=draft_max)
 
 
 def expected_tokens_per_pass(acceptance: float, draft_max: int) -> float:
@@ -181,6 +207,7 @@ def estimate(
             round_cost=round_cost,
         )
     p = _point(acceptance, draft_max, cost_ratio, verify_growth, round_cost)
+    full = full_acceptance_warning(acceptance, draft_max, p.best_draft_max)
     return Estimate(
         cost_ratio,
         cost_source,
@@ -194,6 +221,7 @@ def estimate(
         acceptance_basis="given" if acceptance_source in (None, "given") else "measured",
         verify_growth=verify_growth,
         round_cost=round_cost,
+        warnings=[] if full is None else [full],
     )
 
 

@@ -41,9 +41,11 @@ from paircheck.preflight.entry import lint_argv
 from paircheck.preflight.python_lint import lint_python
 
 REPO = Path(__file__).resolve().parents[2]
-# A budget, not a measurement: 298.8 KB for 89 pairs before issue 35 gave caveats their
-# quotes and bases (301.6 KB after); the page must stay one small self-contained file.
-MAX_BYTES = 320_000
+# A budget, not a measurement: the page must stay one small self-contained file, under the
+# 300 KB docs/known-pairs.md promises (298.8 KB for 89 pairs before issue 35 gave caveats their
+# quotes and bases; 302.6 KB, past it, until issue 50 moved the narrow layout's cell labels
+# from every row into the stylesheet). It was raised to 320 KB instead; it is 300 KB again.
+MAX_BYTES = 300_000
 SCREENSHOT = REPO / "docs" / "pairs-page.png"
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from httpserver import TestServer
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.markdown import render_markdown
@@ -786,6 +787,28 @@ def test_cli_for_unknown_target() -> None:
     assert out.strip() == "no documented drafts for nobody/Unknown-Model-3B"
     code, out, err = run("--for", "nobody/Unknown-Model-3B", "--format", "json")
     assert code == 0 and parse_json(out) == [] and "no documented drafts" in err
+
+
+def test_cli_for_a_missing_path_or_unreachable_url_exits_2(tmp_path: Path) -> None:
+    # Issue 50: "no documented drafts for nonexist", exit 0, read as an answer about a model.
+    for spec in ("nonexist", "models/foo.gguf", str(tmp_path / "gone.gguf")):
+        code, out, err = run("--for", spec)
+        assert code == 2 and out == "", (spec, out)
+        (line,) = err.strip().splitlines()
+        assert line.startswith("paircheck: error: ") and f"{spec}: no such file" in line, err
+    spm = Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"
+    with TestServer() as server:
+        served = server.add_file("m/Llama-2-7b-chat.gguf", spm)
+        code, out, _ = run("--for", served)
+        assert code == 0 and "Documented drafts for" in out  # a URL is read: its vocabulary is known
+        code, out, err = run("--for", server.url + "/m/missing.gguf")
+        assert code == 2 and out == "" and "404" in err and "no documented drafts" not in err, err
+    # The server is gone: its port refuses the connection.
+    code, out, err = run("--for", served)
+    assert code == 2 and out == "" and "connect" in err, err
+    # Names stay names: a family the registry documents, or a repo id, is a question about a model.
+    for name in ("Llama-3.2-1B", "nobody/Unknown-Model-3B"):
+        assert run("--for", name)[0] == 0
 
 
 @pytest.mark.parametrize(

@@ -110,11 +110,11 @@ def test_content_length_that_disagrees_with_content_range_is_named(model: Path) 
 def test_short_content_length_without_range_is_a_clean_truncation(model: Path, tmp_path: Path) -> None:
     # 200 to a range request (Range ignored) with a Content-Length 1000 bytes short: the
     # stream ends before the metadata does: the file the server offers is cut inside its
-    # keys, which llama.cpp refuses: loadable fails (exit 1), with the server named.
+    # keys. As the target nothing can be judged of it (issue 50): one line, exit 2, with the
+    # server named as the one whose copy is cut.
     result, took, _ = _fault_run(model, "norange-shortlen")
-    assert result.returncode == 1, result.stderr
-    assert "ends inside its metadata" in " ".join(result.stdout.split())
-    assert "server is itself cut short" in " ".join(result.stdout.split())
+    _one_error_line(result, "ends inside its metadata", "the file on the server is itself cut short")
+    assert "download was probably interrupted" not in result.stderr
     assert took < STARTUP
 
 

@@ -104,3 +104,37 @@ def test_prompt_file_errors(tmp_path: Any) -> None:
         bad.write_text(text)
         with pytest.raises(InputError, match=needle):
             load_prompts(str(bad))
+
+
+def test_an_empty_run_is_nothing_to_compare_exit_2(tmp_path: Any) -> None:
+    # Issue 50: an empty draft run gave exit 0, "nothing comparable" and "0 baseline runs"
+    # when the baseline had 5.
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "bench"
+    empty = json.loads((bench / "draft.json").read_text())
+    empty["requests"] = []
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps(empty))
+
+    def run(*args: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "paircheck", "bench", "compare", *map(str, args)],
+                              capture_output=True, text=True, timeout=60, check=False)
+
+    done = run(bench / "baseline.json", path)
+    assert done.returncode == 2 and done.stdout == "", done.stdout
+    assert done.stderr.count("\n") == 1 and done.stderr.endswith(
+        "nothing to compare: the draft run measured no request (the baseline has 5 runs)\n"), done.stderr
+    # Runs over no prompt in common are no runs at all, not runs of 0 ms.
+    other = json.loads((bench / "draft.json").read_text())
+    for req in other["requests"]:
+        req["prompt_id"] = "elsewhere"
+    path.write_text(json.dumps(other))
+    done = run(bench / "baseline.json", path)
+    assert done.returncode == 2 and "no prompt was measured on both sides" in done.stderr, done.stderr
+    base = json.loads((bench / "baseline.json").read_text())
+    comp = compare(base, other)
+    assert comp.baseline_run_ms is None and comp.baseline.runs == 0

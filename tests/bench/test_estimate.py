@@ -218,6 +218,19 @@ def test_cli_text_says_model_and_warns_on_same_file(
     assert "0.50" in out and "0.90" in out  # the band, no acceptance given
 
 
+@pytest.mark.parametrize("gpu", [[], ["--bandwidth", "900", "--vram", "24GiB"]])
+@pytest.mark.parametrize("k", ["0", "-1"])
+def test_cli_draft_max_below_1_is_refused_with_or_without_a_device(
+    models: dict[str, Path], gpu: list[str], k: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One rule (issue 50): 0 was silently replaced by 3 without a device, refused with one.
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--acceptance", "0.8",
+                 "--draft-max", k, *gpu]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1, captured
+    assert "--draft-max" in captured.err and "Traceback" not in captured.err
+
+
 def test_cli_acceptance_from_a_bench_result(
     models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -245,6 +258,43 @@ def test_cli_acceptance_from_a_bench_result(
     assert data["acceptance"] == pytest.approx(70 / 100)
     assert data["draft_max"] == 5  # from the server's command line
     assert data["acceptance_source"] == f"bench:{path}"
+
+
+EXAMPLE_BENCH = Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "bench" / "draft.json"
+
+
+def test_cli_a_bench_result_of_other_models_is_named_and_acceptance_1_is_not_extrapolated_silently(
+    models: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 50: the example bench result (deep.gguf + shallow.gguf, every draft accepted) gave
+    # "best k >=32 ... 11.90x" for an unrelated pair, without a word.
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(EXAMPLE_BENCH), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["acceptance"] == 1.0 and data["best_draft_max"] == 32
+    codes = [w["code"] for w in data["warnings"]]
+    assert codes[:2] == ["EW001", "EW002"], data["warnings"]
+    assert "deep.gguf, not f32.gguf" in data["warnings"][0]["message"]
+    assert "shallow.gguf, not q8.gguf" in data["warnings"][0]["message"]
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(EXAMPLE_BENCH)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "measured another pair" in text and "extrapolated, not measured" in text
+    # The same files (wherever they were when measured): no EW001; a rate below 1: no EW002.
+    bench = json.loads(EXAMPLE_BENCH.read_text())
+    command = bench["server_command"]
+    command[command.index("-m") + 1] = "/elsewhere/f32.gguf"
+    command[command.index("--model-draft") + 1] = "/elsewhere/q8.gguf"
+    for req in bench["requests"]:
+        req["timings"]["draft_n_accepted"] = req["timings"]["draft_n"] // 2
+    same = tmp_path / "same.json"
+    same.write_text(json.dumps(bench))
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(same), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["acceptance"] < 0.6 and not [w for w in data["warnings"] if w["code"] in ("EW001", "EW002")]
+
+
+def test_an_acceptance_of_1_given_is_not_extrapolated_silently() -> None:
+    assert [w.code for w in estimate(0.05, 1.0, 3).warnings] == ["EW002"]
+    assert estimate(0.05, 0.99, 3).warnings == [] and estimate(0.05, None, 3).warnings == []
 
 
 def test_cli_vocab_only_file_is_one_error_line(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,8 +37,16 @@ def test_readme_example_pairs() -> None:
     bad = run(SPM, BAICHUAN)
     assert bad.returncode == 1
     first = bad.stdout.splitlines()[0]
-    assert first.startswith("NOT COMPATIBLE") and "32000" in first and "64000" in first
+    assert first.startswith("NOT COMPATIBLE for llama.cpp draft-simple: different tokenizers")
+    verdict = " ".join(bad.stdout.split("  rules:")[0].split())  # the verdict paragraph, unwrapped
+    assert "LC005 vocab_size" in verdict and "32000" in verdict and "64000" in verdict
     assert "token 5 differs" in bad.stdout
+    # The README says what paircheck says llama.cpp does with the second pair (issue 50: it
+    # said "refuses the second pair outright" while the server runs on without speculation).
+    intro = " ".join((REPO / "README.md").read_text(encoding="utf-8").split("```sh")[0].split())
+    assert "refuses the second pair as a draft: llama-server logs that speculative decoding could not start and " \
+           "runs on without it" in intro and "outright" not in intro
+    assert "the server then runs without speculation" in " ".join(bad.stdout.split())
     # Prose fits 100 columns when piped; a command to paste is never wrapped, whatever its paths.
     prose = [line for line in bad.stdout.splitlines() if not line.lstrip().startswith("llama-server")]
     assert max(len(line) for line in prose) <= 100
@@ -119,6 +127,21 @@ def test_bad_inputs_exit_2_with_one_line(tmp_path: Path) -> None:
     _assert_one_line_error(run(SPM), "Missing argument")
     _assert_one_line_error(run("--engine", "nope", SPM, PHI3), "not an engine paircheck has rules for")
     _assert_one_line_error(run("--override-kv", "garbage", SPM, PHI3), "KEY=TYPE:VALUE")
+
+
+def test_a_target_cut_inside_its_keys_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    # As a draft a cut file is a finding (LC001, exit 1, above); as the target nothing at all
+    # can be judged: the check, --engine all, candidates mode and scan each say the one line
+    # scan --help promises, never a refusal table or the same LC001 on every candidate row.
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(SPM.read_bytes()[:5000])
+    said = "cut.gguf: the file ends inside its metadata at 5,000 bytes"
+    _assert_one_line_error(run(cut, PHI3), said)
+    _assert_one_line_error(run("--engine", "all", cut, PHI3), said)
+    _assert_one_line_error(run(cut, PHI3, BAICHUAN), said)
+    _assert_one_line_error(run("scan", "--no-default-dirs", "--no-cache", cut, EXAMPLES), said)
+    as_json = run("--json", cut, PHI3)
+    assert as_json.returncode == 2 and json.loads(as_json.stdout)["code"] == "input"
 
 
 def test_a_file_llamacpp_refuses_is_exit_1_not_2(gguf_factory) -> None:

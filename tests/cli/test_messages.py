@@ -36,11 +36,14 @@ def test_llamacpp_own_words_carry_the_values(gguf_factory) -> None:  # type: ign
     assert "..." not in out.split("itself would say:", 1)[1].split("Next:", 1)[0]
 
 
-def test_a_target_that_does_not_load_is_named_by_its_path(tmp_path: Path) -> None:
-    cut = tmp_path / "cut.gguf"
-    cut.write_bytes(SPM.read_bytes()[:100_000])
-    out = words(run(cut, SPM).stdout)
-    assert f"llama.cpp itself would say: failed to load model, '{cut}', then: exiting due to model loading error" \
+def test_a_target_that_does_not_load_is_named_by_its_path(gguf_factory) -> None:  # type: ignore[no-untyped-def]
+    from gguf import GGUFValueType
+
+    # Read whole, refused by llama.cpp's loader (a BOS id of the wrong type). A target cut
+    # inside its metadata is not this case: it cannot be read at all (exit 2, test_cli.py).
+    bad = gguf_factory("bad.gguf", raw_kv=[("tokenizer.ggml.bos_token_id", GGUFValueType.INT32, 1)])
+    out = words(run(bad, SPM).stdout)
+    assert f"llama.cpp itself would say: failed to load model, '{bad}', then: exiting due to model loading error" \
         in out
     assert "'...'" not in out
 
@@ -72,8 +75,8 @@ def test_an_impossible_length_is_a_corrupt_file_not_a_cut_one(tmp_path: Path) ->
     assert done.returncode == 2 and done.stdout == "" and done.stderr.count("\n") == 1, done.stderr
     assert "corrupt file" in done.stderr and "interrupted" not in done.stderr
     assert "string length 9223372036854775808 exceeds maximum 1073741824" in done.stderr
-    # A file really cut inside its keys is still a cut download (loadable fails, exit 1).
+    # A draft really cut inside its keys is still a cut download (loadable fails, exit 1).
     cut = tmp_path / "cut.gguf"
     cut.write_bytes(SPM.read_bytes()[:40])
-    out = words(run(cut, SPM).stdout)
+    out = words(run(SPM, cut).stdout)
     assert "the download was probably interrupted" in out

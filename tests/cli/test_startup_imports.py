@@ -76,7 +76,8 @@ def test_a_quiet_check_loads_no_format_registry_or_other_command(tmp_path: Path)
 
 def test_text_and_json_checks_load_their_format_and_the_registry_only(tmp_path: Path) -> None:
     text = loaded(tmp_path, SPM, PHI3)
-    assert {"paircheck._format.text", "paircheck._registry.consult", "tabulate"} <= text
+    # No tabulate since issue 50: the side table is text_base's, measured in terminal columns.
+    assert {"paircheck._format.text", "paircheck._registry.consult"} <= text
     assert not within(text, *NEVER_FOR_A_GGUF_CHECK, "paircheck._format.json_format", "paircheck._format.markdown",
                       "paircheck._format.csv_format", "paircheck._format.scan_render")
     as_json = loaded(tmp_path, "--json", "--no-registry", SPM, PHI3)
@@ -114,3 +115,21 @@ def test_the_engine_table_names_each_engine_as_it_names_itself() -> None:
 def test_every_engine_is_loaded_for_engine_all(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "-q", "--engine", "all", SPM, PHI3)
     assert set(OTHER_ENGINES) <= modules
+
+
+def test_a_warm_scan_reads_the_target_from_the_read_cache_and_loads_no_hub_code(tmp_path: Path) -> None:
+    # Issue 50, item 12: a warm scan (every summary cached) read the whole target again (the
+    # check keeps it in the read cache; scan did not), loaded the registry and the target's
+    # texts for candidates it never read, and imported the Hub's code to render a scan of
+    # this machine.
+    # The shipped files: a file changed in the last two seconds is never kept in the read cache.
+    cache = tmp_path / "cache"
+    env = {"PAIRCHECK_CACHE_HOME": str(cache), "HOME": str(tmp_path), "PAIRCHECK_INSTALLED": "off"}
+    args = ("scan", "--no-default-dirs", SPM, EXAMPLES)
+    cold = loaded(tmp_path, *args, env=env)
+    assert within(cold, "paircheck.scan.cache")
+    kept = [p for p in (cache / "read").rglob("*") if p.is_file()]
+    assert len(kept) == 1, kept  # the target's entry; candidates are summarized, not kept whole
+    warm = loaded(tmp_path, *args, env=env)
+    assert within(warm, HUB, REMOTE, "paircheck.scan.hub_scan", "paircheck.scan.hub_candidates",
+                  "paircheck._format.hub_scan_render") == []

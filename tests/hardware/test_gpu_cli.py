@@ -111,3 +111,15 @@ def test_a_mixture_of_experts_pays_for_the_experts_a_batch_uses(models: dict[str
     assert shape.experts_read(8) > 6 * shape.experts_read(1)  # 8 tokens read ~6x the experts of one
     # Longer drafts lose more on the MoE target than on the dense one.
     assert moe[16] / moe[2] < dense[16] / dense[2]
+
+
+def test_gpus_names_its_own_argument_not_an_option_it_does_not_have() -> None:
+    # Issue 50: `paircheck gpus "RTX 9999"` said `--gpu: ...` and offered --bandwidth and
+    # --vram, none of which `gpus` takes.
+    out = run("gpus", "RTX 9999")
+    assert out.returncode == 2 and out.stdout == "", out.stdout
+    assert out.stderr == ("paircheck: error: NAME: 'RTX 9999' is not in the GPU table (`paircheck gpus` lists "
+                          "it)\n"), out.stderr
+    close = run("gpus", "RTX 409")
+    assert close.stderr.startswith("paircheck: error: NAME: 'RTX 409' is not in the GPU table; did you mean "), close
+    assert "--gpu" not in close.stderr and "--bandwidth" not in close.stderr

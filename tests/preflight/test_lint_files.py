@@ -334,3 +334,38 @@ def test_vllm_image_runs_its_openai_server_entrypoint(tmp_path: Path) -> None:
     assert command.command.env == {"HUGGING_FACE_HUB_TOKEN": "secret"}
     assert at(command, "VS001") == [place(script, "--speculative-model"), place(script, "--num-speculative-tokens")]
     assert command.result.corrected is not None and "--speculative-config" in command.result.corrected
+
+
+def test_findings_are_listed_in_the_file_s_line_order(tmp_path: Path) -> None:
+    # Issue 50: the checks find PF002 (line 3) before PF010 (line 2), and the text printed
+    # them in that order, "3:3" above "2:29".
+    script = tmp_path / "start.sh"
+    script.write_text("#!/bin/sh\nllama-server -m /srv/t.gguf -md /srv/d.gguf \\\n  --draft-max 16 --port 8080\n")
+    done = subprocess.run([sys.executable, "-m", "paircheck", "lint", "--no-check", str(script)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 1, done.stderr
+    places = re.findall(r"^    (\d+):(\d+): error (PF\d+)", done.stdout, re.M)
+    assert places == [("2", "29", "PF010"), ("3", "3", "PF002")], done.stdout
+
+
+def test_a_compose_file_s_next_line_is_in_the_container_s_terms(tmp_path: Path) -> None:
+    # Issue 50: the n-gram line offered for a refused pair in a compose file mixed this
+    # machine's path of the model (read through the volume) with the container's program.
+    examples = REPO / "fixtures" / "examples"
+    (tmp_path / "t.gguf").write_bytes((examples / "ggml-vocab-llama-spm.gguf").read_bytes())
+    (tmp_path / "d.gguf").write_bytes((examples / "ggml-vocab-baichuan.gguf").read_bytes())
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n  llm:\n    image: ghcr.io/ggml-org/llama.cpp:server\n    volumes:\n      - .:/models\n"
+        '    command: ["-m", "/models/t.gguf", "-md", "/models/d.gguf", "--spec-type", "draft-simple"]\n')
+    done = subprocess.run([sys.executable, "-m", "paircheck", "lint", "--format", "json",
+                           str(tmp_path / "docker-compose.yml")], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 1, done.stderr
+    doc = json.loads(done.stdout)
+    text = json.dumps(doc)
+    steps = [s for s in re.findall(r'"((?:/app/)?llama-server [^"]*)"', text) if "ngram" in s]
+    assert steps == ["/app/llama-server -m /models/t.gguf --spec-type ngram-mod"], steps
+    human = subprocess.run([sys.executable, "-m", "paircheck", "lint", str(tmp_path / "docker-compose.yml")],
+                           capture_output=True, text=True, timeout=60, check=False).stdout
+    assert "      /app/llama-server -m /models/t.gguf --spec-type ngram-mod" in human.splitlines(), human
+    assert f"paircheck scan {tmp_path / 't.gguf'}" in human  # run here: this machine's path

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_preflight import _paircheck, _stand_in
+from test_preflight import REPO, _paircheck, _stand_in
 from test_preflight_guides import paircheck
 
 from paircheck.catalog import find_rule
@@ -96,12 +96,26 @@ def test_run_unknown_program_is_not_started(tmp_path: Path) -> None:
     assert forced.returncode == 0 and marker.exists()
 
 
-def test_run_missing_binary_says_so_first(tmp_path: Path) -> None:
-    done = _paircheck(["run", "--", "llama-no-such-server", "-m", "t.gguf"], tmp_path)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.strip() == "paircheck: error: llama-no-such-server: command not found"
-    legacy = _paircheck(["run", "--", "./main", "-m", "t.gguf"], tmp_path)
-    assert legacy.returncode == 2 and "renamed it llama-cli" in legacy.stderr and legacy.stdout == ""
+def test_run_missing_binary_checks_the_pair_then_says_so(tmp_path: Path) -> None:
+    # Issue 50: without llama-server here, run skipped the pair check and said only "command
+    # not found"; the machine preparing a launch is often not the one that runs it.
+    spm = str(REPO / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf")
+    baichuan = str(REPO / "fixtures" / "examples" / "ggml-vocab-baichuan.gguf")
+    line = ["llama-server", "-m", spm, "-md", spm, "--spec-type", "draft-simple"]
+    nowhere = str(tmp_path / "no-programs")  # a PATH without llama-server, whatever this machine has
+    done = _paircheck(["run", "--", *line], tmp_path, PATH=nowhere)
+    assert done.returncode == 2 and done.stdout.startswith("OK: llama-server: 1 pair checked"), done.stdout
+    assert done.stderr == ("paircheck: error: llama-server: command not found: the check above passes, "
+                           "but nothing was started\n"), done.stderr
+    # A refused pair keeps its exit code (1), and the missing program is said too.
+    refused = _paircheck(["run", "--", *line[:4], baichuan, *line[5:]], tmp_path, PATH=nowhere)
+    assert refused.returncode == 1 and refused.stdout.startswith("NOT OK"), refused.stdout
+    assert "not starting the command" in refused.stderr and "not on this machine either" in refused.stderr
+    legacy = _paircheck(["run", "--", "./main", "-m", "t.gguf"], tmp_path, PATH=nowhere)
+    assert legacy.returncode == 1 and "renamed it llama-cli" in legacy.stderr and "PF040" in legacy.stdout
+    # A program paircheck reads no launch line of: nothing to check, one line.
+    other = _paircheck(["run", "--", "no-such-program-here", "-x"], tmp_path)
+    assert other.returncode == 2 and other.stdout == "" and "command not found" in other.stderr
 
 
 def test_run_starts_a_checked_command(tmp_path: Path, real_vocab) -> None:  # type: ignore[no-untyped-def]

@@ -52,7 +52,9 @@ def test_nothing_usable_ranks_the_nearest_first(corpus: Path) -> None:
 def test_scan_offers_what_the_check_offers(corpus: Path) -> None:
     target = corpus / "ggml-vocab-llama-spm.gguf"
     check = json.loads(_paircheck("--json", target, corpus / "ggml-vocab-bert-bge.gguf").stdout)
-    fallback = check["next_steps"]
+    # The check offers the scan first (issue 50, item 3); the scan itself offers the rest.
+    assert check["next_steps"][1] == f"paircheck scan {target}", check["next_steps"]
+    fallback = check["next_steps"][2:]
     assert any(s.startswith("llama-server ") and "--spec-type ngram-mod" in s for s in fallback), fallback
     done = _paircheck("scan", "--no-default-dirs", "--no-cache", "--json", target, corpus)
     assert done.returncode == 1, done.stderr

@@ -229,9 +229,11 @@ def _searched_lines(result: ScanResult, width: int) -> list[str]:
             (looked if place.exists else missing).append(shown)
     said = "searched here: " + (", ".join(looked) if looked else "nothing" if missing else
                            "nothing (--no-default-dirs, and no folder given)")
-    if missing:
-        said += f"; not on this machine: {', '.join(missing)}"
-    return wrap(said, width)
+    gone = f"not on this machine: {', '.join(missing)}" if missing else ""
+    if all(len(place) <= width // 2 for place in looked):
+        return wrap(said + (f"; {gone}" if gone else ""), width)
+    # long paths: a folder per line, whole, so that each can be copied (a wrapped one cannot)
+    return ["searched here:", *(f"  {place}" for place in looked), *(wrap(gone, width) if gone else [])]
 
 
 def render_scan_text(result: ScanResult, options: RenderOptions) -> str:

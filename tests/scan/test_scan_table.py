@@ -29,10 +29,10 @@ def _table(text: str) -> list[str]:
 
 
 def too_long(text: str, width: int = 80) -> list[str]:
-    """Lines past the width, but for a command or a path alone on its line (printed whole, to
-    be pasted, whatever its length)."""
+    """Lines past the width, but for a command or a path alone on its line, or followed by its
+    label in parentheses (printed whole, to be pasted, whatever its length)."""
     return [line for line in text.splitlines() if len(line) > width and not line.startswith("llama-server")
-            and not (line.startswith("  ") and Path(line.strip()).exists())]
+            and not (line.startswith("  ") and Path(line.strip().split(" (", 1)[0]).exists())]
 
 
 def _names(table: list[str]) -> list[str]:

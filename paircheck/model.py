@@ -56,6 +56,10 @@ class TensorSectionError:
     # A plain-words reason the source knows better than the sizes tell (a missing shard,
     # a file that ends inside its metadata); None: derived from file_size and needed.
     reason: str | None = None
+    # The file ends where its tensor data begins, with every tensor info read and valid: a
+    # header-only GGUF (its tensor list without the weights). llama.cpp refuses to load it,
+    # but the tensor list is whole, so fit and estimate can size the model it describes.
+    header_only: bool = False
 
 
 @dataclass

@@ -90,8 +90,10 @@ def _fill(writer: gguf.GGUFWriter, shape: Shape, scheme: str) -> None:
         writer.add_tensor_info(name, list(reversed(ne)), np.dtype(np.float32), nbytes, raw_dtype=qtype)
 
 
-def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
-    """Write ``shape`` as a GGUF whose tensor data is a hole; returns ``path``."""
+def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m", data: bool = True) -> Path:
+    """Write ``shape`` as a GGUF whose tensor data is a hole; returns ``path``. Without
+    ``data`` the file ends where the data would begin (a header-only GGUF: a few MB that git
+    stores as they are, where a hole would be stored as gigabytes of zeros)."""
     writer = gguf.GGUFWriter(str(path), shape.arch)
     _fill(writer, shape, scheme)
     writer.write_header_to_file()
@@ -105,7 +107,7 @@ def write_shape(shape: Shape, path: Path, scheme: str = "q4_k_m") -> Path:
         total += gguf.GGUFWriter.ggml_pad(ti.nbytes, writer.data_alignment)
     writer.close()
     with open(path, "r+b") as out:
-        out.truncate(total)  # a hole: nothing is stored
+        out.truncate(total if data else data_start)  # a hole: nothing is stored
     return path
 
 

@@ -426,11 +426,14 @@ _READ_FAILED = "failed to read tensor info"
 class _TensorProblem(Exception):
     """One refusal, in llama.cpp's words; ``incomplete``: the file ends too early."""
 
-    def __init__(self, message: str, incomplete: bool = False, needed: int | None = None) -> None:
+    def __init__(
+        self, message: str, incomplete: bool = False, needed: int | None = None, header_only: bool = False
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.incomplete = incomplete
         self.needed = needed
+        self.header_only = header_only
 
 
 def read_tensor_infos(meta: GGUFMetadata, cur: _Cursor) -> list[TensorInfo]:
@@ -450,8 +453,12 @@ def read_tensor_infos(meta: GGUFMetadata, cur: _Cursor) -> list[TensorInfo]:
     try:
         meta.data_end = _tensor_section(meta, cur, infos)
     except _TensorProblem as problem:
+        # A header-only file was written so, not cut: say that, not "interrupted download".
         meta.tensor_error = TensorSectionError(
-            problem.message, cur.source.name, cur.total, problem.needed, problem.incomplete
+            problem.message, cur.source.name, cur.total, problem.needed,
+            problem.incomplete and not problem.header_only,
+            reason="a header-only file (its tensor infos, no weights)" if problem.header_only else None,
+            header_only=problem.header_only,
         )
     return infos
 
@@ -606,6 +613,11 @@ def _tensor_section(meta: GGUFMetadata, cur: _Cursor, infos: list[TensorInfo]) -
                 f"tensor '{info.name}' data is not within the file bounds, model is corrupted or incomplete",
                 incomplete=True,
                 needed=needed,
+                # Every info was read and checked and not one byte of data is there: the file
+                # was written without its weights (an interrupted download ending exactly here
+                # is a chance of a few bytes in gigabytes). The names not reached yet must be
+                # unique too, or the list would not be what a whole file's loader accepts.
+                header_only=cur.total == data_offset and len(names | set(c_names)) == len(c_names),
             )
     return needed
 

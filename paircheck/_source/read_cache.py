@@ -46,8 +46,8 @@ from paircheck.model import (
 )
 
 # 1: metadata, vocabulary (its texts kept once when they are the tokens) and identity of
-# paircheck 0.1.0's model classes.
-FORMAT = 1
+# paircheck 0.1.0's model classes. 2: TensorSectionError gained header_only.
+FORMAT = 2
 MAGIC = b"PCREAD\x00\x01"
 _HEADER = struct.Struct("<8sIQ")  # magic, CRC32 of the payload, payload length
 MAX_ENTRIES = 64

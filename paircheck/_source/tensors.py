@@ -23,9 +23,13 @@ def model_tensors(desc: ModelDescription) -> list[TensorInfo]:
 
     An InputError when there is none to read (a folder without weights) or when the
     model would not load (its tensor section is cut or invalid: the list would be partial).
-    A vocab-only GGUF gives an empty list.
+    A vocab-only GGUF gives an empty list; a header-only one in one file (every tensor info,
+    no data: ``TensorSectionError.header_only``) its tensor infos, which are the whole list.
     """
     error = desc.metadata.tensor_error
     if error is not None:
+        split = desc.metadata.get("split.count")
+        if error.header_only and desc.metadata.tensors and not (isinstance(split, int) and split > 1):
+            return list(desc.metadata.tensors)
         raise InputError(desc.location, f"cannot be sized: {error.message}")
     return source_named(desc.source_kind).tensors(desc)

@@ -76,3 +76,12 @@ def test_key_drops_vendor_words_only() -> None:
     assert key("NVIDIA GeForce RTX 3090 Ti") == "rtx3090ti"
     assert key("Apple M4 Max") == "m4max"
     assert key("Tesla T4") == "t4" and key("T4") == "t4"
+
+
+def test_the_rtx_4090_row_cites_a_page_about_the_4090() -> None:
+    # Issue 50, item 9: it cited an article about the RTX 6000 Ada (48 GB, 960 GB/s) whose
+    # table happened to have a 4090 column; the page cited now is the 4090's own.
+    row = find_gpu("RTX 4090", load_gpus())
+    assert "RTX-4090" in row.source and "6000" not in row.source, row.source
+    assert "4090" in row.quote and "24 GB" in row.quote and "384" in row.quote
+    assert "1008 GB/s = 21 Gbps x 384 bit / 8" in row.note  # the bandwidth the page does not print

@@ -185,6 +185,8 @@ def lint_to_dict(result: LintResult, pair_check: bool = True, fail_on: str = DEF
         "corrected_command": shlex.join(result.corrected) if result.corrected else None,
         # Options in corrected_command that are a guess (the nearest real option by name).
         "corrected_guesses": [{"given": given, "used": used} for given, used in result.guessed],
+        # The llama.cpp program whose --help the flags were checked against (path, version), or None.
+        "checked_against_build": result.build,
     }
 
 

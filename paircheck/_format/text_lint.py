@@ -80,7 +80,8 @@ def headline(result: LintResult, pair_check: bool = True, fail_on: str = DEFAULT
         if result.reports
         else ("flags checked, pair not read (--no-check)" if not pair_check else "flags checked")
     )
-    return f"OK: {result.launcher}: {checked}"
+    against = f"; flags as {result.build} lists them" if result.build else ""
+    return f"OK: {result.launcher}: {checked}{against}"
 
 
 _PAIR_OK = {REFUSED: "NO", ABORTS_VERDICT: "abort"}

@@ -110,6 +110,8 @@ def lint_against_build(cmd: LlamaCommand, result: LintResult, build: BuildHelp) 
     has into PF051 (info). The corrected line is dropped when it uses a flag the build lacks."""
     table = options_for(cmd.example)
     where = f"{build.path}" + (f", {build.version}" if build.version else "")
+    # Said on every verdict, not only with a refused flag: an OK means "OK for this build".
+    result.build = f"{build.path}, " + (f"version: {build.version}" if build.version else "no --version answer")
     for flag, words in dict(_flags_used(cmd)).items():  # each flag once, with its last words
         pinned_refuses = flag not in table or table[flag][0].removed is not None
         if flag in build.flags or flag in ("-h", "--help"):

@@ -72,6 +72,9 @@ class LintResult:
     # (given, used): options in ``corrected`` that are paircheck's guess (the nearest real
     # option by name), not a documented replacement; always shown with the line.
     guessed: list[tuple[str, str]] = field(default_factory=list)
+    # The llama.cpp program whose --help the flags were checked against (its path, and its
+    # --version answer when it gives one); None: the pinned option table alone.
+    build: str | None = None
 
     def status(self, pair_check: bool = True, fail_on: str = DEFAULT_FAIL_ON) -> str:
         """FAIL (an error or an incompatible pair), ABORTS (a pair accepted at load that is

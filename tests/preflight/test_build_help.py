@@ -128,3 +128,55 @@ def test_run_checks_against_the_build_on_path(other: str, tmp_path: Path, monkey
     assert refused.exit_code == 1 and "PF050" in refused.output, refused.output
     monkeypatch.setenv("PAIRCHECK_INSTALLED", "off")  # the pinned table alone accepts the line
     assert "PF050" not in runner.invoke(cli, ["lint-cmd", "--", *line]).output
+
+
+# Lines of the pinned llama-server's own answers (llama-cpp-python 0.3.36's llama.cpp, built
+# by tests/llamacpp_build.py): its --version (on stderr) and the --help lines of the flags a
+# draft-simple line uses, byte for byte. A program that prints them is a build with those
+# flags; the pinned binary itself is only run by the slow tests above.
+PINNED_VERSION = "version: 0.5.0-dev (build 0, commit unknown)\nbuilt with GNU 12.2.0 for Linux x86_64\n"
+PINNED_HELP_LINES = """----- common params -----
+
+-h,    --help, --usage                  print usage and exit
+--version                               show version and build info
+-m,    --model FNAME                    model path to load
+                                        (env: LLAMA_ARG_MODEL)
+--spec-draft-model, -md, --model-draft FNAME
+                                        draft model for speculative decoding (default: unused)
+                                        (env: LLAMA_ARG_SPEC_DRAFT_MODEL)
+--spec-type none,draft-simple,draft-eagle3,draft-mtp,draft-dflash,draft-dspark,ngram-simple,\
+ngram-map-k,ngram-map-k4v,ngram-mod,ngram-cache
+                                        comma-separated list of types of speculative decoding to use (default:
+                                        none)
+--spec-draft-n-max N                    number of tokens to draft for speculative decoding (default: 3)
+                                        (env: LLAMA_ARG_SPEC_DRAFT_N_MAX)
+"""
+
+
+def test_the_ok_line_names_the_build_the_flags_were_checked_against(tmp_path: Path) -> None:
+    """Issue 50, item 10: the build was named only when a flag failed; an OK is an OK for that
+    build, so it says which (path and --version, as llama-server reports it)."""
+    import json
+    import subprocess
+    import sys
+
+    server = tmp_path / "llama-server"
+    server.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        f"if sys.argv[1:] == ['--version']:\n    sys.stderr.write({PINNED_VERSION!r})\n"
+        f"elif sys.argv[-1:] == ['--help']:\n    sys.stdout.write({PINNED_HELP_LINES!r})\n"
+        "else:\n    sys.exit(97)\n"
+    )
+    server.chmod(0o755)
+    line = [str(server), "-m", SPM, "-md", SPM, "--spec-type", "draft-simple", "--spec-draft-n-max", "4"]
+    env = {**os.environ, "COLUMNS": "200"}
+    env.pop("PAIRCHECK_INSTALLED", None)
+    done = subprocess.run([sys.executable, "-m", "paircheck", "run", "--dry-run", "--", *line],
+                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    first = done.stdout.splitlines()[0]
+    assert done.returncode == 0 and first.startswith("OK: llama-server: 1 pair checked"), done.stdout + done.stderr
+    assert first.endswith(f"; flags as {server}, version: 0.5.0-dev (build 0, commit unknown) lists them"), first
+    as_json = subprocess.run([sys.executable, "-m", "paircheck", "lint-cmd", "--json", "--", *line],
+                             capture_output=True, text=True, env=env, timeout=60, check=False)
+    assert json.loads(as_json.stdout)["checked_against_build"] == (
+        f"{server}, version: 0.5.0-dev (build 0, commit unknown)")

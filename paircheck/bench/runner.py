@@ -11,8 +11,9 @@ down or speeds up during the measurement does so for both sides alike. Only one 
 at a time. ``sequential`` measures one after the other instead (for two servers that do not
 fit in memory together, e.g. both offloaded to one GPU).
 
-While any side's runs vary more than ``compare.STABLE_SPREAD``, runs are added to both, up
-to ``max_runs``; the comparison says when it could not get there (``Comparison.conclusive``).
+While a side's runs vary more than ``compare.STABLE_SPREAD``, runs are added to it and to the
+first side (the target alone, every other side's reference), up to ``max_runs``; the
+comparison says when it could not get there (``Comparison.conclusive``).
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ class PairRun:
     draft: dict[str, Any] | None = None
 
 
-def _stable(sessions: dict[str, BenchSession]) -> bool:
+def _unstable(sessions: dict[str, BenchSession]) -> list[str]:
+    """The sides whose runs still vary more than compare.STABLE_SPREAD, in their order."""
     ids = [p.id for p in next(iter(sessions.values())).prompts]
-    return all(Stability.of(run_totals(s.result, ids)[1], label).stable for label, s in sessions.items())
+    return [label for label, s in sessions.items() if not Stability.of(run_totals(s.result, ids)[1], label).stable]
 
 
 @dataclass(frozen=True)
@@ -111,10 +113,18 @@ def run_sides(
             for side in sides:
                 open_session(side)
             run = -settings.warmup
-            while run < settings.runs or (run < limit and not _stable(sessions)):
+            while run < settings.runs or run < limit:
+                # every side for the runs asked; beyond, the sides whose runs still vary and the
+                # first (the target alone, every other side's reference), so that each extra run
+                # of a side stays interleaved with its reference, or every side while the
+                # reference itself varies; with several drafts, one unsteady side would
+                # otherwise rerun them all (two sides: as before, both)
+                unsteady = _unstable(sessions) if run >= settings.runs else labels
+                if not unsteady:
+                    break
+                todo = labels if labels[0] in unsteady else [labels[0], *unsteady]
                 # ABBA: the side that goes first alternates, so a steady drift favours none
-                order = labels if run % 2 == 0 else labels[::-1]
-                for label in order:
+                for label in (todo if run % 2 == 0 else todo[::-1]):
                     sessions[label].run_pass(run, tick)
                 run += 1
         return {label: s.result for label, s in sessions.items()}

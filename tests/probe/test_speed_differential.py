@@ -42,6 +42,7 @@ import smollm
 from paircheck.bench.compare import compare
 from paircheck.bench.measure import BenchSettings
 from paircheck.bench.runner import Side, run_sides
+from paircheck.llama_server.process import _cpu_has_amx
 from paircheck.llama_server.prompts import Prompt
 from paircheck.probe.calibrate import SPEC_TOKENS
 from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, probe_drafts
@@ -84,12 +85,6 @@ KNOWN_MISS = 0.30
 KNOWN_MISS_FROM_K = 8
 
 
-def _cpu_has_amx() -> bool:
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
-            return any(line.startswith("flags") and " amx_int8" in line for line in fh)
-    except OSError:
-        return False
 PROMPTS = [
     Prompt("code", "Write a Python function merge_sorted(a, b) that merges two sorted lists of integers into "
                    "one sorted list in linear time, with a docstring.", "code"),

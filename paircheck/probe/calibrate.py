@@ -150,12 +150,6 @@ class SpecRun:
     # (replay.replay_outcomes); the replay's own first
     replay_outcomes: tuple[tuple[int, int], ...] = ()
 
-    @property
-    def as_replayed(self) -> bool:
-        """The server's counts are the replay's, or the replay's with near ties swapped."""
-        return (self.draft_n, self.draft_n_accepted) in ((self.replay_drafted, self.replay_accepted),
-                                                         *self.replay_outcomes)
-
     def to_dict(self) -> dict[str, Any]:
         return {"draft_max": self.draft_max, "prompt_id": self.prompt_id, "predicted_n": self.predicted_n,
                 "predicted_ms": round(self.predicted_ms, 3), "draft_n": self.draft_n,

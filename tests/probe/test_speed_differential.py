@@ -47,9 +47,13 @@ from paircheck.llama_server.prompts import Prompt
 from paircheck.probe.calibrate import SPEC_TOKENS
 from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, probe_drafts
 
-pytestmark = pytest.mark.slow  # starts the pinned llama-server (minutes of measurement)
+# starts the pinned llama-server (minutes of measurement), and measures speed: under -n 2 its
+# tests (and the probe's calibration, a module fixture) run with no other test beside them
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
 
-N_PREDICT = 64
+# 48 tokens a request (64 until 2026-12-07): the bench phase's cost is its decoding, and the
+# prediction is for the length measured, whatever it is; a quarter less cost on a 2-core CI.
+N_PREDICT = 48
 # One thread per server. Two (one per core) would be faster, but on a shared 2-vCPU VM any
 # other process stalls llama.cpp's thread barriers: measured here (2026-12-02) with other work
 # running, two servers of the deep target alternating gave 0.8-2.8 tokens/s at --threads 2 and

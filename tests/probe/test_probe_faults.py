@@ -111,18 +111,47 @@ def test_a_server_that_cannot_load_its_model_keeps_the_targets_tokens(
     assert all(len(g["tokens"]) == 8 for g in data["generations"])
 
 
-def _pids_serving(path: Path) -> list[int]:
-    found = []
+def _pids_serving(path: Path | None, started_by: int) -> list[int]:
+    """The llama-servers serving `path` (any model when None) that process `started_by` started.
+
+    Only its own descendants: under `pytest -n 2` another test may be serving the same
+    file at the same moment, and killing (or counting) that one fails the wrong test."""
+    parent: dict[int, int] = {}
+    serving: list[int] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
+            stat = (entry / "stat").read_text()
             cmd = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if any(b"llama-server" in part for part in cmd[:1]) and str(path).encode() in cmd:
-            found.append(int(entry.name))
-    return found
+        # the command name in stat is in parentheses and may hold spaces; the ppid follows it
+        parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+        if any(b"llama-server" in part for part in cmd[:1]) and (path is None or str(path).encode() in cmd):
+            serving.append(int(entry.name))
+
+    def descends(pid: int) -> bool:
+        seen = set()
+        while pid in parent and pid not in seen:
+            seen.add(pid)
+            pid = parent[pid]
+            if pid == started_by:
+                return True
+        return False
+
+    return [pid for pid in serving if descends(pid)]
+
+
+def _still_running(pids: list[int]) -> list[int]:
+    alive = []
+    for pid in pids:
+        try:
+            if b"llama-server" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]:
+                alive.append(pid)
+        except OSError:
+            continue
+    return alive
 
 
 def test_a_server_that_dies_mid_run_is_one_line_and_keeps_the_traces(
@@ -131,6 +160,8 @@ def test_a_server_that_dies_mid_run_is_one_line_and_keeps_the_traces(
     draft = smollm.quantized("Q2_K", tools["llama-quantize"])
     out = tmp_path / "r.json"
     killed: list[int] = []
+    proc = subprocess.Popen(_argv(tools["llama-server"], str(target), str(draft), *_common(prompts, out, n=64), "--",
+                                  *smollm.SERVER_FLAGS), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def kill_the_draft_server() -> None:
         deadline = time.monotonic() + 600
@@ -141,19 +172,18 @@ def test_a_server_that_dies_mid_run_is_one_line_and_keeps_the_traces(
                 data = {}
             drafts = data.get("drafts") or []
             if drafts and drafts[0].get("traces"):  # the draft server is up and answering
-                for pid in _pids_serving(draft):
+                for pid in _pids_serving(draft, started_by=proc.pid):
                     os.kill(pid, signal.SIGKILL)
                     killed.append(pid)
             time.sleep(0.02)
 
     watcher = threading.Thread(target=kill_the_draft_server, daemon=True)
     watcher.start()
-    done = _run(tools["llama-server"], str(target), str(draft), *_common(prompts, out, n=64), "--",
-                *smollm.SERVER_FLAGS)
+    _, stderr = proc.communicate(timeout=900)
     watcher.join(timeout=5)
     assert killed, "the draft server was never seen running"
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
+    assert proc.returncode == 2, stderr
+    lines = stderr.strip().splitlines()
     assert len(lines) == 1 and "llama-server exited with code -9 mid-run" in lines[0], lines
     data = _load(out)
     assert data["complete"] is False and "mid-run" in data["error"]
@@ -190,6 +220,8 @@ def test_ctrl_c_keeps_what_was_measured_and_stops_the_server(
         except (OSError, ValueError, KeyError):
             pass
         time.sleep(0.02)
+    servers = _pids_serving(None, started_by=proc.pid)
+    assert servers, "the probe's server was never seen running"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 2
@@ -198,4 +230,4 @@ def test_ctrl_c_keeps_what_was_measured_and_stops_the_server(
     data = _load(out)
     assert data["complete"] is False and data["error"] == "interrupted"
     assert len(data["generations"]) >= 1
-    assert not _pids_serving(target), "a llama-server was left running"
+    assert not _still_running(servers), "a llama-server was left running"

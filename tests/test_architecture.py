@@ -51,7 +51,7 @@ def layer_of(module: str) -> str:
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
     if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "atomic",
-                "cache_home", "result_file", "outcome", "installed"):
+                "cache_home", "result_file", "outcome", "installed", "workload"):
         return "base"
     if head in ("vocab", "fingerprint", "weights"):
         return "derive"

@@ -78,7 +78,7 @@ class Prepared:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "context_tokens": self.context_tokens, "repeated": self.repeated,
-                "template": self.template}
+                "template": self.template, "text": self.text}
 
 
 # --------------------------------------------------------------------------- result file

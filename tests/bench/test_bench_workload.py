@@ -8,6 +8,7 @@ The measurement itself, on the real llama-server, is in test_bench_workload_llam
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -69,7 +70,8 @@ def test_bad_workload_is_one_line_before_anything_starts(option: str, value: str
 def test_bad_input_through_the_real_entry_point_is_one_line(tmp_path: Path) -> None:
     # python -m paircheck, as a user runs it: exit 2, one line, no traceback
     proc = subprocess.run([sys.executable, "-m", "paircheck", "bench", "run", TARGET, DRAFT, "--parallel", "0"],
-                          capture_output=True, text=True, cwd=tmp_path, env={"PYTHONPATH": str(ROOT)}, timeout=120)
+                          capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "--parallel" in proc.stderr and "Traceback" not in proc.stderr
     assert not list(tmp_path.iterdir())  # no results folder: nothing was measured

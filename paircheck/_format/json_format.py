@@ -155,7 +155,26 @@ def comparison_to_dict(comp: Comparison) -> dict[str, Any]:
 
     data = asdict(comp)
     data = {"schema_version": COMPARE_SCHEMA_VERSION, "measured": True, **data, "problems": comp.stability_problems}
+    for side in ("baseline", "draft"):  # per side, beside its stability: its speeds
+        if isinstance(data.get(side), dict):
+            data[side]["aggregate_tokens_per_s"] = data[f"{side}_aggregate_tokens_per_s"]
+            data[side]["aggregate_decode_tokens_per_s"] = data[f"{side}_aggregate_decode_tokens_per_s"]
+            data[side]["tokens_per_s"] = data[f"{side}_tokens_per_second"]
     return json.loads(json.dumps(data, default=str))
+
+
+def bench_run_to_dict(points: Sequence[Any]) -> dict[str, Any]:
+    """``bench run --json``: the first workload's comparison at the top level (as before grids),
+    and ``workloads``: one comparison per grid point, each with its ``files`` and ``ctx_size``."""
+    entries = []
+    for point in points:
+        assert point.comparison is not None
+        entry = comparison_to_dict(point.comparison)
+        entry["files"] = {"baseline": str(point.file("baseline")), "draft": str(point.file("draft"))}
+        entry["ctx_size"] = point.ctx_size
+        entry["ctx_per_slot"] = point.ctx_size // point.workload.parallel
+        entries.append(entry)
+    return {**entries[0], "workloads": entries}
 
 
 def estimate_to_dict(est: Estimate) -> dict[str, Any]:

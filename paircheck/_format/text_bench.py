@@ -33,9 +33,10 @@ def _verdict(comp: Comparison) -> str:
         word = "faster" if comp.speedup > 1.0 else "slower" if comp.speedup < 1.0 else "no change"
         acc = f", acceptance {_pct(comp.acceptance_rate)}" if comp.acceptance_rate is not None else ""
         decode = f" (decode {comp.decode_speedup:.2f}x)" if comp.decode_speedup is not None else ""
+        tokens = " in tokens (the texts differ)" if comp.equal_work == "tokens" else ""
         return (f"MEASURED, {unstable}" if unstable else "MEASURED: ") + (
             f"{comp.draft_label} is {comp.speedup:.2f}x the speed of {comp.baseline_label}{decode} ({word}) on "
-            f"equal work{acc}")
+            f"equal work{tokens}{acc}")
     if comp.time_ratio is not None:
         return (
             f"MEASURED: outputs differ, so no speedup on equal work; time ratio "
@@ -113,10 +114,15 @@ def render_comparison(comp: Comparison, markdown: bool = False, width: int = DEF
     runs = "" if comp.baseline is None or comp.draft is None else (
         f" ({comp.baseline.runs} baseline and {comp.draft.runs} draft runs"
         f"{', interleaved' if comp.interleaved else ''})")
+    parallel = (comp.workload or {}).get("parallel", 1)
+    at_once = "" if parallel <= 1 else (
+        f" With {parallel} requests at once: ms per prompt is one request's client time, for all prompts the "
+        "wall time of a run while any request was outstanding (so its speedup is the aggregate tokens/s ratio); "
+        "tok/s is per request.")
     legend = (f"ms and tok/s: median (min-max) over the measured runs{runs}; speedup: median client time "
               "baseline/draft, only where outputs are equal; decode: median decode tokens/s draft/baseline "
               "(llama-server's predicted_n/predicted_ms); accept: draft_n_accepted/draft_n; acc/pass: "
-              "accepted draft tokens per target pass.")
+              f"accepted draft tokens per target pass.{at_once}")
     lines += [legend] if markdown else wrap(legend, width)
     for p in comp.prompts:
         d = p.difference

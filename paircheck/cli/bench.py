@@ -14,7 +14,6 @@ from typing import Any
 import click
 
 from paircheck._format import format_named
-from paircheck._format.json_format import comparison_to_dict
 from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
@@ -36,7 +35,40 @@ def _prompts(path: str | None) -> Any:
         return None
     from paircheck.llama_server.prompts import load_prompts
 
-    return load_prompts(path)
+    return load_prompts(path, allow_messages=True)
+
+
+def _document(path: str | None) -> tuple[str | None, str]:
+    """``--context-file``: the text to fill a context depth with, and how results name it."""
+    if path is None:
+        return None, "built-in"
+    from paircheck.llama_server.prompts import MAX_PROMPT_FILE_BYTES
+
+    file = Path(path)
+    try:
+        if file.stat().st_size > MAX_PROMPT_FILE_BYTES:
+            raise InputError(path, f"larger than {MAX_PROMPT_FILE_BYTES >> 20} MiB (--context-file)")
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file (--context-file)") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder (--context-file takes a text file)") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text (--context-file)") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc} (--context-file)") from None
+    if not text.strip():
+        raise InputError(path, "is empty: nothing to fill a context with (--context-file)")
+    return text, path
+
+
+PROMPTS_HELP = ('JSON lines: {"id", "prompt", "n_predict"} (sent raw unless --chat-template), or chat logs '
+                '{"id", "messages": [{"role", "content"}, ...]} (always through the target\'s chat template).')
+CONTEXT_HELP = ("Tokens of context before each reply (comma-separated, 8k = 8192): each prompt is filled to that "
+                "many of the target's tokens from --context-file or a built-in document, and its prefix reused "
+                "between runs (cache_prompt). 0: the prompts as given.")
+PARALLEL_HELP = "Requests at once (comma-separated): that many clients against a server with that many slots."
+CONTEXT_FILE_HELP = "Text to fill the context with (default: paircheck's built-in document)."
 
 
 def _render(comp: Comparison, fmt: str) -> str:
@@ -56,9 +88,14 @@ BENCH_EXIT = (
 @click.option("--output", default=None, type=click.Path(dir_okay=False), help="The result file (JSON).")
 @click.option("--runs", default=5, show_default=True, help="Measured passes over the prompts (after one warm-up).")
 @click.option("--warmup", default=1, show_default=True, help="Unrecorded passes first.")
-@click.option("--n-predict", "n_predict", default=128, show_default=True, help="Tokens to generate per request.")
+@click.option("--n-predict", "n_predict", default="128", show_default=True, help="Tokens to generate per request.")
+@click.option("--context-tokens", "context_tokens", default="0", show_default=True,
+              help="Tokens of context before each reply (one value here; bench run takes a list): " + CONTEXT_HELP)
+@click.option("--parallel", default="1", show_default=True,
+              help="Requests at once, one client each (one value here; the server needs that many slots).")
+@click.option("--context-file", "context_file", default=None, metavar="FILE", help=CONTEXT_FILE_HELP)
 @click.option("--seed", default=42, show_default=True)
-@click.option("--prompts", "prompts_file", default=None, help="JSON lines: {\"id\", \"prompt\", \"n_predict\"}.")
+@click.option("--prompts", "prompts_file", default=None, help=PROMPTS_HELP)
 @click.option("--chat-template/--no-chat-template", default=False, show_default=True,
               help="Wrap each prompt in the server's chat template (default: sent raw).")
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds without an answer before giving up.")
@@ -71,7 +108,10 @@ def bench(
     output: str | None,
     runs: int,
     warmup: int,
-    n_predict: int,
+    n_predict: str,
+    context_tokens: str,
+    parallel: str,
+    context_file: str | None,
     seed: int,
     prompts_file: str | None,
     chat_template: bool,
@@ -88,12 +128,23 @@ def bench(
     """
     if ctx.invoked_subcommand is not None:
         return
+    from paircheck.workload import parse_grid
+
+    grid = parse_grid(context_tokens, n_predict, parallel)
+    if len(grid) > 1:
+        raise InputError("--context-tokens/--n-predict/--parallel", "one value each here: bench measures one "
+                         "server configuration into one file (bench run TARGET DRAFT takes lists)")
     if not label or not output:
         raise InputError("bench", "--label and --output are needed to measure (or use `bench compare` / `bench run`)")
-    settings = BenchSettings(url, runs, warmup, n_predict, seed, chat_template, timeout)
+    prompts = _prompts(prompts_file)
+    document, source = _document(context_file)
+    w = grid[0]
+    settings = BenchSettings(url, runs, warmup, w.n_predict, seed, chat_template, timeout, w.context_tokens,
+                             w.parallel)
     path = Path(output)
     try:
-        result = run_bench(settings, label, path, _prompts(prompts_file), _progress(as_json))
+        result = run_bench(settings, label, path, prompts, _progress(as_json), document=document,
+                           context_source=source)
     except InputError as exc:
         raise InputError(exc.where, f"{exc.message} (partial results kept in {path}, complete: false)") from None
     except KeyboardInterrupt:
@@ -167,13 +218,20 @@ def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, a
 @click.argument("extra", nargs=-1, type=click.UNPROCESSED)
 @click.option("--llama-server", "llama_server", default=None, help="The llama-server binary (default: on PATH).")
 @click.option("--output-dir", "output_dir", default=None, type=click.Path(file_okay=False),
-              help="Where baseline.json, draft.json and the server logs go (default: ./paircheck-bench-TIME).")
-@click.option("--ctx-size", "ctx_size", default=4096, show_default=True, help="Context size of both servers.")
+              help="Where baseline.json, draft.json and the server logs go (default: ./paircheck-bench-TIME); "
+                   "with several workloads, one folder per workload in it.")
+@click.option("--ctx-size", "ctx_size", type=click.IntRange(min=1), default=None,
+              help="Context size of both servers, split across their --parallel slots (default: each slot holds "
+                   "the deepest --context-tokens plus the longest reply and 256, at least 4096).")
 @click.option("--runs", default=5, show_default=True)
 @click.option("--warmup", default=1, show_default=True)
-@click.option("--n-predict", "n_predict", default=128, show_default=True)
+@click.option("--n-predict", "n_predict", default="128", show_default=True,
+              help="Tokens to generate per request (comma-separated for several).")
+@click.option("--context-tokens", "context_tokens", default="0", show_default=True, help=CONTEXT_HELP)
+@click.option("--parallel", default="1", show_default=True, help=PARALLEL_HELP)
+@click.option("--context-file", "context_file", default=None, metavar="FILE", help=CONTEXT_FILE_HELP)
 @click.option("--seed", default=42, show_default=True)
-@click.option("--prompts", "prompts_file", default=None)
+@click.option("--prompts", "prompts_file", default=None, help=PROMPTS_HELP)
 @click.option("--chat-template/--no-chat-template", default=False, show_default=True)
 @click.option("--timeout", default=300.0, show_default=True, help="Seconds without an answer before giving up.")
 @click.option("--ready-timeout", "ready_timeout", default=600.0, show_default=True,
@@ -199,10 +257,13 @@ def bench_run(
     extra: tuple[str, ...],
     llama_server: str | None,
     output_dir: str | None,
-    ctx_size: int,
+    ctx_size: int | None,
     runs: int,
     warmup: int,
-    n_predict: int,
+    n_predict: str,
+    context_tokens: str,
+    parallel: str,
+    context_file: str | None,
     seed: int,
     prompts_file: str | None,
     chat_template: bool,
@@ -220,48 +281,60 @@ def bench_run(
 
     Both servers are up and their runs interleaved (baseline, draft, draft, baseline, ...),
     so a change in the machine's speed hits both; runs are added while they vary. Flags after
-    `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`).
+    `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`). With lists of --context-tokens,
+    --n-predict and --parallel, every combination is measured: one verdict line each.
     """
-    from paircheck.bench.runner import run_pair
+    from paircheck.bench.runner import check_ctx_size, run_pair
     from paircheck.llama_server.process import find_llama_server
+    from paircheck.workload import parse_grid
 
     fmt = "json" if as_json else fmt
-    binary = find_llama_server(llama_server)
-    out = Path(output_dir) if output_dir else Path(f"paircheck-bench-{datetime.now():%Y%m%d-%H%M%S}")
+    # Every input is read before anything is started: bad input costs no server start.
+    grid = parse_grid(context_tokens, n_predict, parallel)
+    if runs < 1 or warmup < 0:
+        raise InputError("bench run", "--runs must be >= 1 and --warmup >= 0")
     prompts = _prompts(prompts_file)
+    document, source = _document(context_file)
+    out = Path(output_dir) if output_dir else Path(f"paircheck-bench-{datetime.now():%Y%m%d-%H%M%S}")
     if probe_file is not None:
         # the probe's own prompts, template and length, and its fastest setting for this draft
         # unless given: the measurement then confirms (or not) exactly what was predicted
         from paircheck.llama_server.prompts import Prompt
         from paircheck.probe.result import load_result as load_probe
         from paircheck.probe.result import prediction_for
+        from paircheck.workload import Workload
 
         probed = load_probe(probe_file)  # a bad file is named before anything is started
         if prompts is None:
             prompts = [Prompt(str(p["id"]), str(p["text"]), str(p.get("kind") or "user"))
                        for p in probed.get("prompts", []) if isinstance(p, dict) and "id" in p and "text" in p]
             chat_template = probed.get("template") == "applied"
-            n_predict = int(probed.get("n_predict") or n_predict)
+            probe_n = int(probed.get("n_predict") or 0)
+            if probe_n > 0:
+                grid = list(dict.fromkeys(Workload(w.context_tokens, probe_n, w.parallel) for w in grid))
         if draft_max is None:
             best = prediction_for(probed, draft, probe_file)
             if best is not None:
                 draft_max, p_min = best["draft_max"], p_min if p_min is not None else (best["p_min"] or None)
-    settings = BenchSettings(DEFAULT_URL, runs, warmup, n_predict, seed, chat_template, timeout)
+    if ctx_size is not None:
+        check_ctx_size(ctx_size, grid, prompts)
+    binary = find_llama_server(llama_server)
+    first = grid[0]
+    settings = BenchSettings(DEFAULT_URL, runs, warmup, first.n_predict, seed, chat_template, timeout,
+                             first.context_tokens, first.parallel)
     draft_args = ([] if draft_max is None else ["--spec-draft-n-max", str(draft_max)]) + (
         [] if p_min is None else ["--spec-draft-p-min", f"{p_min:g}"])
     try:
         done = run_pair(target, draft, binary, out, settings, prompts, ctx_size, extra,
                         _progress(fmt == "json"), ready_timeout=ready_timeout, max_runs=max_runs,
-                        sequential=sequential, draft_args=draft_args)
+                        sequential=sequential, draft_args=draft_args, grid=grid, document=document,
+                        context_source=source)
     except KeyboardInterrupt:
         raise InputError(str(out), "interrupted; partial results kept there (complete: false)") from None
     except InputError as exc:
         raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
     if done.comparison is None:
         assert done.check is not None
-        from paircheck._format import format_named
-        from paircheck.cli.options import render_options
-
         click.echo(format_named("text").report(done.check, render_options()), err=fmt == "json")
         if done.check.compatible:  # accepted at load: the server would die during the measurement
             click.echo("not measured: paircheck predicts llama-server aborts with this pair at run time", err=True)
@@ -270,12 +343,22 @@ def bench_run(
         sys.exit(EXIT_INCOMPATIBLE)
     _attach_prediction(done.comparison, probe_file, draft, draft_max or 3, p_min or 0.0)
     if fmt == "json":
-        data = comparison_to_dict(done.comparison)
-        data["files"] = {"baseline": str(done.baseline_file), "draft": str(done.draft_file)}
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-    else:
+        from paircheck._format.json_format import bench_run_to_dict
+
+        click.echo(json.dumps(bench_run_to_dict(done.points), indent=2, ensure_ascii=False))
+        return
+    from paircheck._format.text_bench_grid import render_grid, workload_line
+
+    if len(done.points) == 1:
         click.echo(_render(done.comparison, fmt))
-        click.echo(f"results: {done.baseline_file}, {done.draft_file}")
+        click.echo(workload_line(done.comparison, done.points[0].ctx_size))
+    else:
+        comps = [p.comparison for p in done.points if p.comparison is not None]
+        machine = (done.baseline or {}).get("machine")
+        click.echo(render_grid(comps, [p.ctx_size for p in done.points], machine, fmt == "markdown",
+                               render_options().width))
+    click.echo(f"results: {done.baseline_file}, {done.draft_file}" if len(done.points) == 1
+               else f"results: {out}/<workload>/baseline.json, draft.json (one folder per workload)")
 
 
 def _is_probe(path: str) -> bool:

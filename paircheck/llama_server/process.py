@@ -44,10 +44,12 @@ def find_llama_server(given: str | None) -> str:
     return found
 
 
-def server_args(target: str, draft: str | None, ctx_size: int, extra: Sequence[str] = ()) -> list[str]:
+def server_args(target: str, draft: str | None, ctx_size: int, extra: Sequence[str] = (), parallel: int = 1
+                ) -> list[str]:
     """Arguments of one run: baseline (``draft`` None) has speculation off, the other
-    runs ``draft`` with draft-simple. Same context and one slot for both."""
-    args = ["-m", target, "--ctx-size", str(ctx_size), "--parallel", "1"]
+    runs ``draft`` with draft-simple. Same context and slots for both (``parallel`` slots:
+    llama-server splits ``ctx_size`` evenly across them)."""
+    args = ["-m", target, "--ctx-size", str(ctx_size), "--parallel", str(parallel)]
     if draft is None:
         args += ["--spec-type", "none"]
     else:

@@ -25,6 +25,9 @@ class Prompt:
     text: str
     kind: str = "user"
     n_predict: int | None = None  # None: the bench's --n-predict
+    # A chat log ({"messages": [...]} in a prompt file): sent through the target's chat template;
+    # ``text`` is then its last user message, for display.
+    messages: tuple[dict[str, str], ...] | None = None
 
 
 BUILTIN_PROMPTS: tuple[Prompt, ...] = (
@@ -82,8 +85,26 @@ PROBE_PROMPTS: tuple[Prompt, ...] = (
 )
 
 
-def load_prompts(path: str) -> list[Prompt]:
-    """Read JSON lines: ``{"id": ..., "prompt": ..., "kind": ..., "n_predict": ...}`` (all but prompt optional)."""
+def _messages(value: object, where: str) -> tuple[dict[str, str], ...]:
+    """A chat log's messages: a non-empty list of ``{"role": str, "content": str}``."""
+    if not isinstance(value, list) or not value:
+        raise InputError(where, '"messages" must be a non-empty list of {"role", "content"} objects')
+    out = []
+    for i, msg in enumerate(value):
+        if not (isinstance(msg, dict) and isinstance(msg.get("role"), str) and msg["role"]
+                and isinstance(msg.get("content"), str)):
+            raise InputError(where, f'message #{i + 1} is not {{"role": "...", "content": "..."}} with text content')
+        out.append({"role": msg["role"], "content": msg["content"]})
+    if not any(m["role"] == "user" for m in out):
+        raise InputError(where, 'the chat log has no "user" message')
+    return tuple(out)
+
+
+def load_prompts(path: str, allow_messages: bool = False) -> list[Prompt]:
+    """Read JSON lines: ``{"id": ..., "prompt": ..., "kind": ..., "n_predict": ...}`` (all but prompt optional).
+
+    ``allow_messages``: also chat logs, ``{"id": ..., "messages": [{"role", "content"}, ...]}``, which
+    the caller must send through the target's chat template (``Prompt.messages``); refused otherwise."""
     file = Path(path)
     try:
         if file.stat().st_size > MAX_PROMPT_FILE_BYTES:
@@ -104,8 +125,18 @@ def load_prompts(path: str) -> list[Prompt]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(f"{path}:{number}", f"not JSON: {exc.msg}") from None
+        messages = None
+        if isinstance(obj, dict) and "messages" in obj:
+            if not allow_messages:
+                raise InputError(f"{path}:{number}", 'chat logs ({"messages": [...]}) are not read here; '
+                                 'give {"prompt": "..."} lines')
+            if "prompt" in obj:
+                raise InputError(f"{path}:{number}", 'give "prompt" or "messages", not both')
+            messages = _messages(obj["messages"], f"{path}:{number}")
+            obj = {**obj, "prompt": next(m["content"] for m in reversed(messages) if m["role"] == "user")}
         if not isinstance(obj, dict) or not isinstance(obj.get("prompt"), str):
-            raise InputError(f"{path}:{number}", 'expected an object with a "prompt" string')
+            raise InputError(f"{path}:{number}", 'expected an object with a "prompt" string'
+                             + (' or a "messages" list' if allow_messages else ""))
         pid = obj.get("id", f"p{len(prompts) + 1}")
         n_predict = obj.get("n_predict")
         if not isinstance(pid, str) or not pid:
@@ -118,7 +149,7 @@ def load_prompts(path: str) -> list[Prompt]:
         if not isinstance(kind, str) or not kind:
             raise InputError(f"{path}:{number}", '"kind" must be a non-empty string')
         seen.add(pid)
-        prompts.append(Prompt(pid, obj["prompt"], kind, n_predict))
+        prompts.append(Prompt(pid, obj["prompt"], kind, n_predict, messages))
         if len(prompts) > MAX_PROMPTS:
             raise InputError(path, f"more than {MAX_PROMPTS} prompts")
     if not prompts:

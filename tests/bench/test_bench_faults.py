@@ -204,3 +204,40 @@ def test_compare_refuses_broken_files(tmp_path: Path, capsys: pytest.CaptureFixt
         assert _cli(["bench", "compare", str(bad), str(bad)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(bad) in err
+
+
+@pytest.mark.parametrize("standin", [("down", 8)], indirect=True)
+def test_server_down_with_two_clients_is_one_line_and_keeps_what_was_measured(
+        standin: StandIn, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # two client threads: the one whose request finds the server gone stops the measurement; the
+    # other's failure is not a second message, and nothing hangs
+    out = tmp_path / "r.json"
+    start = time.monotonic()
+    assert _cli(_bench_args(standin.url, out, "--parallel", "2")) == 2
+    assert time.monotonic() - start < 30
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("paircheck: error: ") and "partial results kept" in err
+    result = load_result(str(out))
+    assert result["complete"] is False and result["error"]
+    assert 0 < len(result["requests"]) < 2 * 3 * 2  # 6 warm-up requests, then some of the measured ones
+    assert {r["client"] for r in result["requests"]} <= {0, 1}
+
+
+@pytest.mark.parametrize("standin", [("interrupt", 8)], indirect=True)
+def test_ctrl_c_with_two_clients_keeps_what_was_measured(standin: StandIn, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "paircheck", *_bench_args(standin.url, out, "--parallel", "2")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=interrupt.default_sigint)
+    deadline = time.monotonic() + 30
+    while standin.completions < 10 and time.monotonic() < deadline:
+        time.sleep(0.05)  # requests 9 and 10 hang, one per client: 6 warm-up + 2 measured are done
+    assert standin.completions >= 10
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=90)
+    assert proc.returncode == 2
+    assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
+    result = load_result(str(out))
+    assert result["complete"] is False and result["error"] == "interrupted"
+    assert len(result["requests"]) == 2

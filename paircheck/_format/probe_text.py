@@ -244,6 +244,7 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     for i, s in order:
         for w in data["drafts"][i].get("warnings", []) if not aborts(data, i) else []:
             lines += wrap(f"note: {Path(s.path).name}: {w}", width)
+    lines += _grid(data, width)
     shown = order if options.verbose else order[:1]
     for _, s in shown:
         lines += ["", f"{Path(s.path).name} by --spec-draft-n-max (k), p-min 0:"]
@@ -269,6 +270,35 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     elif predicted_any:
         lines += ["", "Next:", f"  {shlex.join(['llama-server', '-m', target])}"]
     return "\n".join(lines)
+
+
+def _grid(data: dict, width: int) -> list[str]:
+    """The prediction at every workload of the grid (probe --context-tokens/--n-predict/
+    --parallel), and a line where the fastest setting is not the same across it."""
+    grid = data.get("workloads") or []
+    if len(grid) < 2:
+        return []
+    names = short_names([Path(d["path"]).name for d in data["drafts"]], 28)
+    rows = []
+    for w in grid:
+        rec = w["recommendation"]
+        index = next((i for i, d in enumerate(w["drafts"]) if d["path"] == rec["draft"]), None)
+        setting = "-" if rec["draft_max"] is None else f"k={rec['draft_max']}" + (
+            f",p{rec['p_min']:g}" if rec["p_min"] else "")
+        rows.append([str(w["context_tokens"]), str(w["n_predict"]), str(w["parallel"]), _tps(w["target_tokens_per_s"]),
+                     "none" if index is None else names[index], setting,
+                     "-" if index is None else _tps(rec["tokens_per_s"]),
+                     "-" if index is None else _x(rec["speedup"]).replace(" (slower)", "")])
+    lines = ["", *wrap("By workload: ctx tokens in the context before the reply, slots requests at once; alone and "
+                       "tok/s are of all slots together, PREDICTED from costs measured at each depth here (slots "
+                       "priced from batches timed across as many):", width)]
+    lines += _fitted(rows, ("ctx", "reply", "slots", "alone", "fastest draft", "best", "tok/s", "speedup"), 4, width)
+    picks = {(w["recommendation"]["draft"], w["recommendation"]["draft_max"], w["recommendation"]["p_min"])
+             for w in grid}
+    if len(picks) > 1:
+        lines += wrap("The fastest setting is not the same at every workload: launch with the row of the workload "
+                      "you serve (none: run the target alone there).", width)
+    return lines
 
 
 def _setting_short(row: Row) -> str:

@@ -298,6 +298,34 @@ def _grid(data: dict, width: int) -> list[str]:
     if len(picks) > 1:
         lines += wrap("The fastest setting is not the same at every workload: launch with the row of the workload "
                       "you serve (none: run the target alone there).", width)
+    lines += _agreement(data, grid, [Path(d["path"]).name for d in data["drafts"]], width)
+    return lines
+
+
+def _agreement(data: dict, grid: list[dict], names: list[str], width: int) -> list[str]:
+    """Per draft, how often its top token is the target's, by context depth (rows) and group
+    of reply positions (columns): measured, from each depth's longest recording."""
+    longest: dict[int, dict] = {}
+    for w in grid:
+        if w["context_tokens"] not in longest or w["n_predict"] > longest[w["context_tokens"]]["n_predict"]:
+            longest[w["context_tokens"]] = w
+    if len(longest) < 2 and max(w["n_predict"] for w in grid) < 64:
+        return []  # one depth, one group of positions: the main table's "agree" says it all
+    lines: list[str] = []
+    for i, name in enumerate(names):
+        groups = [(g["from"], g["to"]) for g in longest[max(longest)]["drafts"][i]["agreement_by_position"]]
+        for w in longest.values():
+            for g in w["drafts"][i]["agreement_by_position"]:
+                if (g["from"], g["to"]) not in groups:
+                    groups.append((g["from"], g["to"]))
+        groups.sort()
+        rows = []
+        for depth, w in sorted(longest.items()):
+            rates = {(g["from"], g["to"]): g["rate"] for g in w["drafts"][i]["agreement_by_position"]}
+            rows.append([str(depth), *(_pct(rates.get(g)) if rates.get(g) is not None else "-" for g in groups)])
+        lines += ["", *wrap(f"{name}: its top token is the target's (measured), by context depth and reply "
+                            "position:", width)]
+        lines += _table(rows, ("ctx", *(f"{lo}-{hi - 1}" for lo, hi in groups)))
     return lines
 
 

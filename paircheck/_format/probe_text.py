@@ -214,6 +214,11 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
         _, s0 = order[0]
         head = (f"MEASURED: {Path(s0.path).name}: {_pct(s0.acceptance_rate)} of its guesses are the target's "
                 "(no speed predicted: the files have no weights to size and nothing was calibrated)")
+    grid = data.get("workloads") or []
+    if len(grid) > 1:  # the headline is the grid's first point; the table below has the others
+        first = grid[0]
+        depth = f"{first['context_tokens']} tokens of context" if first["context_tokens"] else "the prompt alone"
+        head += f" (at {depth}, {first['n_predict']}-token replies, {first['parallel']} at once)"
     lines += wrap(head, width)
     lines += wrap(f"acceptance measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and "
                   f"--spec-draft-p-min {', '.join(f'{p:g}' for p in data['settings']['p_min'])}; {_basis(data)}",

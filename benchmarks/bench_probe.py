@@ -18,7 +18,10 @@ bench_speculative.py (a 16-layer target, a 1-layer draft, c = 0.23, that agree o
 token); and the README's pair (SmolLM2 with 30 identity blocks, its Q8_0 copy), with and
 without calibration.
 
-    python benchmarks/bench_probe.py [--n-predict 64] [--threads 1]
+    python benchmarks/bench_probe.py [--n-predict 64] [--threads 1] [--context-tokens 0,2048] [--parallel 1,2]
+
+The last run probes the README's pair at a workload grid and prints what each further context
+depth's batch timings cost.
 
 Needs llama-server and llama-quantize from tests/llamacpp_build.py (built on first use).
 """
@@ -51,7 +54,8 @@ VOCAB = REPO / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf"
 def baseline_ms(server: str, target: Path, tokens: list[list[int]], n_predict: int, flags: list[str],
                 work: Path) -> float:
     """The target alone generating the probe's prompts (the same token ids), requests timed."""
-    with llama_server(server, server_args(str(target), None, 1024, flags), ready_timeout=300, log_dir=work) as s:
+    ctx = max(1024, max(len(p) for p in tokens) + n_predict + 64)
+    with llama_server(server, server_args(str(target), None, ctx, flags), ready_timeout=300, log_dir=work) as s:
         start = time.perf_counter()
         for prompt in tokens:
             request_json(s.url, "/completion", {"prompt": prompt, "n_predict": n_predict, "temperature": 0.0,
@@ -60,7 +64,7 @@ def baseline_ms(server: str, target: Path, tokens: list[list[int]], n_predict: i
 
 
 def one_pair(label: str, server: str, target: Path, drafts: list[Path], n_predict: int, flags: list[str],
-             work: Path, calibrate: bool = True) -> None:
+             work: Path, calibrate: bool = True, workload: tuple[str, ...] = ()) -> None:
     prompts = work / "prompts.jsonl"
     prompts.write_text("".join(json.dumps({"id": p.id, "prompt": p.text, "kind": p.kind}) + "\n"
                                for p in BUILTIN_PROMPTS))
@@ -68,7 +72,7 @@ def one_pair(label: str, server: str, target: Path, drafts: list[Path], n_predic
     start = time.perf_counter()
     run = subprocess.run([sys.executable, "-m", "paircheck", "probe", "--llama-server", server, str(target),
                           *map(str, drafts), "--raw", "--prompts", str(prompts), "--n-predict", str(n_predict),
-                          "--ctx-size", "1024", "-o", str(out), "--json",
+                          "--ctx-size", "1024", "-o", str(out), "--json", *workload,
                           *([] if calibrate else ["--no-calibrate"]), "--", *flags],
                          capture_output=True, text=True, check=False)
     wall = (time.perf_counter() - start) * 1000.0
@@ -95,6 +99,12 @@ def one_pair(label: str, server: str, target: Path, drafts: list[Path], n_predic
         total = sum(ms for _, ms in parts)
         print(f"  {Path(d['path']).name} (c={d['cost_ratio']:.2f}): {total:.0f} ms ({total / base:.2f}x of the "
               "baseline): " + ", ".join(f"{what} {ms:.0f} ms" for what, ms in parts if ms))
+    for depth in calib.get("depths", [])[1:] if workload else ():
+        # what each further context depth adds: its generations are in "its target generation"
+        # above; its batch timings, per model, here
+        draft_ms = sum(d["ms"] for d in depth["drafts"])
+        print(f"  depth {depth['context_tokens']} (prefix {depth['prefix_tokens']} tokens): target batches "
+              f"{depth['ms']:.0f} ms, draft batches {draft_ms:.0f} ms")
     if len(data["drafts"]) == 1:
         print(f"  probe of one draft, calibration included, over the baseline: {wall / base:.2f}x")
 
@@ -103,6 +113,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-predict", type=int, default=64)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--context-tokens", default="0,2048",
+                        help="the workload grid's depths for the last run (the README's pair; issue 47)")
+    parser.add_argument("--parallel", default="1,2")
     args = parser.parse_args()
     tools = llamacpp_build.ensure_tools()
     server = str(tools["llama-server"])
@@ -122,6 +135,11 @@ def main() -> int:
         for calibrate in (True, False):
             one_pair("deep SmolLM2 target + its Q8_0 copy", server, speed["target"], [speed["q8_0"]],
                      args.n_predict, flags, work, calibrate)
+        # the same at a workload grid: what each further context depth and the slots' wider
+        # batches cost (the baseline is the target alone on the grid's deepest prompts)
+        one_pair(f"deep SmolLM2 + Q8_0 at --context-tokens {args.context_tokens} --parallel {args.parallel}",
+                 server, speed["target"], [speed["q8_0"]], args.n_predict, flags, work, True,
+                 ("--context-tokens", args.context_tokens, "--parallel", args.parallel))
     return 0
 
 

@@ -70,6 +70,31 @@ def parse_grid(context_tokens: str = "0", n_predict: str = "128", parallel: str 
     return grid
 
 
+MAX_DOCUMENT_BYTES = 16 << 20
+
+
+def read_document(path: str) -> str:
+    """A user's text to fill contexts with (UTF-8, at most MAX_DOCUMENT_BYTES); InputError else."""
+    from pathlib import Path
+
+    file = Path(path)
+    try:
+        if file.stat().st_size > MAX_DOCUMENT_BYTES:
+            raise InputError(path, f"larger than {MAX_DOCUMENT_BYTES >> 20} MiB")
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a folder, not a text file") from None
+    except UnicodeDecodeError:
+        raise InputError(path, "not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if not text.strip():
+        raise InputError(path, "the file is empty")
+    return text
+
+
 def builtin_document() -> str:
     """Fixed text to fill a context with when the user gives none: paircheck's own
     documentation as of the release (prose, tables, code and commands, about 150 KB, MIT),
@@ -96,21 +121,33 @@ def fill_to_depth(request: str, depth: int, count_tokens: Callable[[str], int],
     text = document if document is not None else builtin_document()
     if not text.strip():
         raise InputError("context", "the document to fill the context with is empty")
-    frame = count_tokens(DOCUMENT_HEAD + DOCUMENT_TAIL + request)
-    need = depth - frame
-    body = text
-    while count_tokens(body) < need:
-        body += "\n\n" + text
-    # The longest word-boundary cut within need tokens: bisect on the boundaries.
-    cuts = [i for i, ch in enumerate(body) if ch in " \n"] + [len(body)]
+
+    def whole(cut: int) -> str:
+        return DOCUMENT_HEAD + body[:cut] + DOCUMENT_TAIL + request
+
+    # Characters per token from the document's start, so that only about as much text as the
+    # depth needs is ever tokenized (a 1M-character document for a 512-token context would
+    # otherwise be tokenized whole at every step of the search below).
+    sample = text[:32768]
+    per_token = len(sample) / max(1, count_tokens(sample))
+    limit = int(depth * per_token * 1.3) + 256
+    body = "\n\n".join([text] * max(1, -(-limit // len(text))))
+    while count_tokens(whole(min(limit, len(body)))) < depth:  # the sample's rate was too low
+        limit *= 2
+        while len(body) < limit:
+            body += "\n\n" + text
+    # The longest word-boundary cut whose whole text is within the depth: bisect on the
+    # boundaries, counting the whole text (a chat template's own tokens included).
+    limit = min(limit, len(body))
+    cuts = [0] + [i for i, ch in enumerate(body[:limit]) if ch in " \n"] + [limit]
     lo, hi = 0, len(cuts) - 1
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if count_tokens(body[:cuts[mid]]) <= need:
+        if count_tokens(whole(cuts[mid])) <= depth:
             lo = mid
         else:
             hi = mid - 1
-    full = DOCUMENT_HEAD + body[:cuts[lo]] + DOCUMENT_TAIL + request
+    full = whole(cuts[lo])
     return Filled(full, count_tokens(full), cuts[lo] > len(text))
 
 

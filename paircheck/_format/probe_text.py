@@ -214,6 +214,11 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
         _, s0 = order[0]
         head = (f"MEASURED: {Path(s0.path).name}: {_pct(s0.acceptance_rate)} of its guesses are the target's "
                 "(no speed predicted: the files have no weights to size and nothing was calibrated)")
+    grid = data.get("workloads") or []
+    if len(grid) > 1:  # the headline is the grid's first point; the table below has the others
+        first = grid[0]
+        depth = f"{first['context_tokens']} tokens of context" if first["context_tokens"] else "the prompt alone"
+        head += f" (at {depth}, {first['n_predict']}-token replies, {first['parallel']} at once)"
     lines += wrap(head, width)
     lines += wrap(f"acceptance measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and "
                   f"--spec-draft-p-min {', '.join(f'{p:g}' for p in data['settings']['p_min'])}; {_basis(data)}",
@@ -244,6 +249,7 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     for i, s in order:
         for w in data["drafts"][i].get("warnings", []) if not aborts(data, i) else []:
             lines += wrap(f"note: {Path(s.path).name}: {w}", width)
+    lines += _grid(data, width)
     shown = order if options.verbose else order[:1]
     for _, s in shown:
         lines += ["", f"{Path(s.path).name} by --spec-draft-n-max (k), p-min 0:"]
@@ -269,6 +275,63 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     elif predicted_any:
         lines += ["", "Next:", f"  {shlex.join(['llama-server', '-m', target])}"]
     return "\n".join(lines)
+
+
+def _grid(data: dict, width: int) -> list[str]:
+    """The prediction at every workload of the grid (probe --context-tokens/--n-predict/
+    --parallel), and a line where the fastest setting is not the same across it."""
+    grid = data.get("workloads") or []
+    if len(grid) < 2:
+        return []
+    names = short_names([Path(d["path"]).name for d in data["drafts"]], 28)
+    rows = []
+    for w in grid:
+        rec = w["recommendation"]
+        index = next((i for i, d in enumerate(w["drafts"]) if d["path"] == rec["draft"]), None)
+        setting = "-" if rec["draft_max"] is None else f"k={rec['draft_max']}" + (
+            f",p{rec['p_min']:g}" if rec["p_min"] else "")
+        rows.append([str(w["context_tokens"]), str(w["n_predict"]), str(w["parallel"]), _tps(w["target_tokens_per_s"]),
+                     "none" if index is None else names[index], setting,
+                     "-" if index is None else _tps(rec["tokens_per_s"]),
+                     "-" if index is None else _x(rec["speedup"]).replace(" (slower)", "")])
+    lines = ["", *wrap("By workload: ctx tokens in the context before the reply, slots requests at once; alone and "
+                       "tok/s are of all slots together, PREDICTED from costs measured at each depth here (slots "
+                       "priced from batches timed across as many):", width)]
+    lines += _fitted(rows, ("ctx", "reply", "slots", "alone", "fastest draft", "best", "tok/s", "speedup"), 4, width)
+    picks = {(w["recommendation"]["draft"], w["recommendation"]["draft_max"], w["recommendation"]["p_min"])
+             for w in grid}
+    if len(picks) > 1:
+        lines += wrap("The fastest setting is not the same at every workload: launch with the row of the workload "
+                      "you serve (none: run the target alone there).", width)
+    lines += _agreement(data, grid, [Path(d["path"]).name for d in data["drafts"]], width)
+    return lines
+
+
+def _agreement(data: dict, grid: list[dict], names: list[str], width: int) -> list[str]:
+    """Per draft, how often its top token is the target's, by context depth (rows) and group
+    of reply positions (columns): measured, from each depth's longest recording."""
+    longest: dict[int, dict] = {}
+    for w in grid:
+        if w["context_tokens"] not in longest or w["n_predict"] > longest[w["context_tokens"]]["n_predict"]:
+            longest[w["context_tokens"]] = w
+    if len(longest) < 2 and max(w["n_predict"] for w in grid) < 64:
+        return []  # one depth, one group of positions: the main table's "agree" says it all
+    lines: list[str] = []
+    for i, name in enumerate(names):
+        groups = [(g["from"], g["to"]) for g in longest[max(longest)]["drafts"][i]["agreement_by_position"]]
+        for w in longest.values():
+            for g in w["drafts"][i]["agreement_by_position"]:
+                if (g["from"], g["to"]) not in groups:
+                    groups.append((g["from"], g["to"]))
+        groups.sort()
+        rows = []
+        for depth, w in sorted(longest.items()):
+            rates = {(g["from"], g["to"]): g["rate"] for g in w["drafts"][i]["agreement_by_position"]}
+            rows.append([str(depth), *(_pct(rates.get(g)) if rates.get(g) is not None else "-" for g in groups)])
+        lines += ["", *wrap(f"{name}: its top token is the target's (measured), by context depth and reply "
+                            "position:", width)]
+        lines += _table(rows, ("ctx", *(f"{lo}-{hi - 1}" for lo, hi in groups)))
+    return lines
 
 
 def _setting_short(row: Row) -> str:

@@ -75,8 +75,18 @@ def progress_bars(enabled: bool) -> Any:
 @click.option("--prompts", "prompts_file", default=None,
               help='JSON lines: {"id", "prompt", "kind", "n_predict"} (default: 5 built in, one per kind).')
 @click.option("--raw", is_flag=True, help="Send the prompts as written, not through the target's chat template.")
-@click.option("--n-predict", "n_predict", default=128, show_default=True,
-              help="Tokens the target generates per prompt.")
+@click.option("--n-predict", "n_predict", default="128", show_default=True,
+              help="Tokens the target generates per prompt (the reply's length); a comma-separated list "
+                   "predicts each (recorded once, at the longest).")
+@click.option("--context-tokens", "context_tokens", default="0", show_default=True,
+              help="Tokens already in the context when the reply starts: each prompt is put after a document "
+                   "filling the context to that depth (0: the prompt alone); a comma-separated list, e.g. 512,8k, "
+                   "measures each depth.")
+@click.option("--parallel", default="1", show_default=True,
+              help="Requests served at once (llama-server --parallel): priced with batches timed across that many "
+                   "slots; a comma-separated list predicts each.")
+@click.option("--context-file", "context_file", default=None, type=click.Path(dir_okay=False),
+              help="UTF-8 text to fill deep contexts with (default: paircheck's own documentation, built in).")
 @click.option("--p-min", "p_min", default="0,0.5,0.75,0.9", show_default=True,
               help="--spec-draft-p-min values to replay (0, the default, is always included).")
 @click.option("--temperature", default=0.0, show_default=True,
@@ -104,7 +114,10 @@ def probe(
     draft_urls: tuple[str, ...],
     prompts_file: str | None,
     raw: bool,
-    n_predict: int,
+    n_predict: str,
+    context_tokens: str,
+    parallel: str,
+    context_file: str | None,
     p_min: str,
     temperature: float,
     seed: int,
@@ -130,14 +143,19 @@ def probe(
     \b
       paircheck probe target.gguf draft-a.gguf draft-b.gguf
       paircheck probe target.gguf draft.gguf --raw --n-predict 256 -- -ngl 99
+      paircheck probe target.gguf draft.gguf --context-tokens 512,8k --parallel 1,4
       paircheck estimate target.gguf draft.gguf --from probe.json
     """
     from paircheck._format import format_named
     from paircheck.llama_server.process import find_llama_server
     from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, check_drafts, probe_drafts
+    from paircheck.workload import parse_grid, read_document
 
+    grid = parse_grid(context_tokens, n_predict, parallel)
     settings = ProbeSettings(
-        n_predict=n_predict, p_min=_p_mins(p_min), temperature=temperature, seed=seed, raw=raw,
+        n_predict=max(w.n_predict for w in grid), workloads=tuple(grid),
+        context_document=read_document(context_file) if context_file else None,
+        p_min=_p_mins(p_min), temperature=temperature, seed=seed, raw=raw,
         ctx_size=ctx_size, timeout=timeout, ready_timeout=ready_timeout,
         server_args=tuple(ctx.meta.get("server_args", ())), port=port, calibrate=not no_calibrate,
     )

@@ -178,12 +178,24 @@ def decode_ms_of(timings: dict[str, Any], where: str) -> float | None:
     return _num(timings, "predicted_ms", where) / (n - 1) if n >= 2 else None
 
 
+def batch_sizes(parallel: int = 1) -> tuple[int, ...]:
+    """The batch sizes to time for up to ``parallel`` requests at once: a step of N slots
+    verifies N drafts in one batch (``speed.model.for_slots``), so the curve is timed out to
+    N times the longest verification, not extended to it."""
+    if parallel <= 1:
+        return BATCH_SIZES
+    return tuple(sorted(set(BATCH_SIZES) | {parallel * n for n in (2, 5, 9, 17)}))
+
+
 def measure_decode(url: str, prompt: Sequence[int], timeout: float, tokens: int = DECODE_TOKENS,
-                   repeats: int = REPEATS) -> Measured:
-    """A model's decode: greedy generations of ``tokens`` tokens, no prefix reuse."""
+                   repeats: int = REPEATS, cache_prompt: bool = False) -> Measured:
+    """A model's decode: greedy generations of ``tokens`` tokens after ``prompt``. Without
+    ``cache_prompt`` every repeat evaluates the prompt again; with it (a deep context, whose
+    evaluation would cost more than the decode) the server keeps the prompt between repeats,
+    as a served conversation does."""
     where = url.rstrip("/") + "/completion"
     body = {"prompt": list(prompt), "n_predict": tokens, "temperature": 0.0, "ignore_eos": True,
-            "cache_prompt": False, "stream": False}
+            "cache_prompt": cache_prompt, "stream": False}
     values = []
     for _ in range(repeats):
         ms = decode_ms_of(_timings(request_json(url, "/completion", body, timeout), where), where)
@@ -236,12 +248,14 @@ def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], time
 
 
 def measure_model(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
-                  decode: Measured | None = None) -> ModelCosts:
-    """A model's costs on its server (``decode`` when the caller measured it already)."""
-    samples = measure_batches(url, prefix, filler, timeout)
-    sizes = sorted({n for n, _ in samples})
-    batches = tuple((n, Measured.of([ms for m, ms in samples if m == n])) for n in sizes)
-    return ModelCosts(decode or measure_decode(url, prefix, timeout), batches, tuple(samples))
+                  decode: Measured | None = None, sizes: Sequence[int] = BATCH_SIZES,
+                  deep: bool = False) -> ModelCosts:
+    """A model's costs on its server (``decode`` when the caller measured it already), after
+    ``prefix`` (``deep``: a long context, kept in the server's cache for the decode too)."""
+    samples = measure_batches(url, prefix, filler, timeout, sizes)
+    measured = sorted({n for n, _ in samples})
+    batches = tuple((n, Measured.of([ms for m, ms in samples if m == n])) for n in measured)
+    return ModelCosts(decode or measure_decode(url, prefix, timeout, cache_prompt=deep), batches, tuple(samples))
 
 
 def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence[int], n_predict: int,

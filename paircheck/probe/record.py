@@ -82,14 +82,15 @@ def apply_template(url: str, text: str, timeout: float) -> str:
 
 
 def generate(url: str, prompt_id: str, prompt: Sequence[int], n_predict: int, temperature: float, seed: int,
-             timeout: float) -> Generation:
-    """One generation by the target, without prefix reuse (as bench measures it)."""
+             timeout: float, cache_prompt: bool = False) -> Generation:
+    """One generation by the target, without prefix reuse (as bench measures it) unless
+    ``cache_prompt`` (a deep context: the server keeps it for the calibration that follows)."""
     body: dict[str, Any] = {
         "prompt": list(prompt),
         "n_predict": n_predict,
         "temperature": temperature,
         "seed": seed,
-        "cache_prompt": False,
+        "cache_prompt": cache_prompt,
         "stream": False,
         "return_tokens": True,
     }

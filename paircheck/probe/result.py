@@ -19,14 +19,17 @@ batches of 1, 2, ... tokens), ``draft_decodes``, ``predicted_tokens_per_s``,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from paircheck.errors import InputError
+from paircheck.probe.replay import PromptTrace
 from paircheck.probe.summary import DraftSummary, Row
 from paircheck.result_file import read_json, write_json
 from paircheck.speed.model import MIN_GAIN, Costs
+from paircheck.workload import Workload
 
 SCHEMA_VERSION = 2
 KIND = "paircheck-probe"
@@ -103,6 +106,61 @@ def recommendation(summaries: list[tuple[DraftSummary, bool]]) -> dict[str, Any]
         return {"draft": None, "draft_max": None, "p_min": None, "tokens_per_s": None, "speedup": None}
     return {"draft": path, "draft_max": best.draft_max, "p_min": best.p_min,
             "tokens_per_s": _num(best.predicted.pair_tokens_per_s, 3), "speedup": _num(best.predicted.speedup)}
+
+
+# The reply's positions in groups, short first: acceptance is read where a reply is (its
+# start, its middle, deep into a long one), not only as one rate.
+POSITION_EDGES = (1, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536)
+
+
+def agreement_by_position(traces: Sequence[PromptTrace]) -> list[dict[str, Any]]:
+    """Greedy agreement (the draft's top token is the target's) per group of reply positions,
+    over every prompt: ``[{"from", "to", "agreed", "compared", "rate"}]`` (``to`` exclusive;
+    position 0 comes from the prompt pass and is never drafted)."""
+    out = []
+    longest = max((len(t.target) for t in traces), default=0)
+    for lo, hi in zip(POSITION_EDGES, POSITION_EDGES[1:], strict=False):
+        if lo >= longest:
+            break
+        agreed = compared = 0
+        for t in traces:
+            for j in range(lo, min(hi, len(t.target))):
+                compared += 1
+                agreed += t.draft_top[j] == t.target[j]
+        out.append({"from": lo, "to": min(hi, longest), "agreed": agreed, "compared": compared,
+                    "rate": _num(agreed / compared) if compared else None})
+    return out
+
+
+def workload_to_dict(w: Workload, summaries: Sequence[DraftSummary], aborts: Sequence[bool],
+                     forced_traces: Sequence[Sequence[PromptTrace]]) -> dict[str, Any]:
+    """One grid point of ``workloads``: the target alone and each draft at every setting, per
+    request and in aggregate over the ``parallel`` requests at once, and what to run."""
+    slots = w.parallel
+    target = next((r.predicted.target_tokens_per_s for s in summaries for r in s.rows
+                   if r.predicted is not None and r.predicted.target_tokens_per_s is not None), None)
+
+    def agg(x: float | None) -> float | int | None:
+        return None if x is None else _num(x * slots, 3)
+
+    drafts = []
+    for summary, traces in zip(summaries, forced_traces, strict=True):
+        rows = [{"draft_max": r.draft_max, "p_min": r.p_min, "acceptance_rate": _num(r.acceptance_rate),
+                 "accepted_per_pass": _num(r.accepted_per_pass),
+                 "predicted_tokens_per_s": agg(r.predicted_tokens_per_s),
+                 "predicted_tokens_per_s_per_request": _num(r.predicted_tokens_per_s, 3),
+                 "predicted_speedup": _num(r.predicted_speedup)} for r in summary.rows]
+        best = best_to_dict(summary.best)
+        if best is not None:
+            best["tokens_per_s_per_request"], best["tokens_per_s"] = best["tokens_per_s"], agg(best["tokens_per_s"])
+        drafts.append({"path": summary.path, "acceptance_rate": _num(summary.acceptance_rate),
+                       "agreement_by_position": agreement_by_position(traces), "predicted_best": best,
+                       "by_draft_max": rows})
+    rec = recommendation(list(zip(summaries, aborts, strict=True)))
+    if rec["tokens_per_s"] is not None:
+        rec["tokens_per_s_per_request"], rec["tokens_per_s"] = rec["tokens_per_s"], agg(rec["tokens_per_s"])
+    return {**w.to_dict(), "target_tokens_per_s": agg(target), "target_tokens_per_s_per_request": _num(target, 3),
+            "drafts": drafts, "recommendation": rec}
 
 
 def _points(value: Any) -> tuple[tuple[int, float], ...] | None:

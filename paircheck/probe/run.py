@@ -15,7 +15,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +27,27 @@ from paircheck.llama_server.prompts import PROBE_PROMPTS, Prompt
 from paircheck.model import ModelDescription
 from paircheck.probe import calibrate, record
 from paircheck.probe.replay import PromptTrace, replay, replay_outcomes
-from paircheck.probe.result import KIND, SCHEMA_VERSION, recommendation, summary_to_dict, write_result
+from paircheck.probe.result import (
+    KIND,
+    SCHEMA_VERSION,
+    recommendation,
+    summary_to_dict,
+    workload_to_dict,
+    write_result,
+)
 from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
 from paircheck.result_file import now, recording
-from paircheck.speed.model import Costs, Work, assumed_costs
+from paircheck.speed.model import Costs, Work, assumed_costs, for_slots
+from paircheck.workload import Workload, fill_to_depth
 
 # How long a failed request waits for the server process to be seen exiting, to tell a
 # dead server from a network error.
 _DEATH_GRACE_S = 2.0
 # Flags paircheck sets on the servers it starts; the same ones among the pass-through
 # flags would fight them.
+# Context beyond the deepest prompt, the longest reply and the widest batch timed: the chat
+# template's own tokens and the one-token warm-up.
+_CTX_SLACK = 256
 _OWN_FLAGS = ("--host", "--port", "-m", "--model", "-md", "--model-draft", "--spec-draft-model", "--spec-type")
 
 
@@ -53,9 +64,17 @@ class ProbeSettings:
     server_args: tuple[str, ...] = ()  # passed to every llama-server paircheck starts
     port: int | None = None  # for the servers paircheck starts; default: a free one
     calibrate: bool = True  # measure what each step costs here (probe.calibrate); False: assumed costs
+    # The workloads to predict for (workload.parse_grid); empty: one, n_predict tokens after the
+    # prompt alone, one request at a time. Recorded once per context depth, at the longest reply.
+    workloads: tuple[Workload, ...] = ()
+    context_document: str | None = None  # the text deep contexts are filled with; None: built-in
+
+    @property
+    def grid(self) -> tuple[Workload, ...]:
+        return self.workloads or (Workload(0, self.n_predict, 1),)
 
     def validate(self) -> None:
-        if self.n_predict < 2:
+        if min(w.n_predict for w in self.grid) < 2:
             raise InputError("--n-predict", "must be at least 2 (the first token is never drafted)")
         if not self.p_min or any(not 0.0 <= p < 1.0 for p in self.p_min):
             raise InputError("--p-min", "values must be in [0, 1)")
@@ -200,6 +219,15 @@ def probe_drafts(
     settings.validate()
     if not drafts:
         raise InputError("DRAFT", "give at least one draft to probe")
+    grid = settings.grid
+    depths = sorted({w.context_tokens for w in grid})
+    # One recording per depth, at the longest reply (a shorter one is its head, replay.head),
+    # on servers whose context holds the deepest prompt, that reply and the widest batch timed.
+    settings = replace(settings, n_predict=max(w.n_predict for w in grid))
+    sizes = calibrate.batch_sizes(max(w.parallel for w in grid))
+    needed = depths[-1] + settings.n_predict + max(sizes) + _CTX_SLACK
+    if settings.workloads and needed > settings.ctx_size:
+        settings = replace(settings, ctx_size=needed)
     chosen = list(prompts or PROBE_PROMPTS)
     target_desc, pairs = checked or check_drafts(target, drafts)
     target_path = target if endpoints.target_url else _local_gguf(target_desc, target)
@@ -223,6 +251,9 @@ def probe_drafts(
         "settings": {**asdict(settings), "p_min": list(settings.p_min), "server_args": list(settings.server_args),
                      "draft_max": list(range(1, K_MAX + 1)), "tail_limit": settings.tail_limit},
         "prompts": [{"id": p.id, "kind": p.kind, "text": p.text} for p in chosen],
+        "workload_grid": [w.to_dict() for w in grid],
+        "context": {"document": "built-in" if settings.context_document is None else "given",
+                    "filled": []},
         "generations": [],
         "calibration": None,
         "drafts": [],
@@ -243,22 +274,56 @@ def probe_drafts(
         start = time.perf_counter()
         calibrations: list[calibrate.PairCalibration | None] = [None] * len(pairs)
         with _server(target_path, endpoints.target_url, settings, endpoints, log_dir) as target_url:
-            gens, target_costs = _generate(target_url, start, chosen, settings, result, save, tick)
+            gens, target_costs = _generate(target_url, start, chosen, settings, depths, sizes, result, save, tick)
             forced = []
             for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
-                forced.append(_force(i, pair, path, gens, settings, endpoints, log_dir, result, save, tick))
-            if target_costs is not None:
+                forced.append(_force(i, pair, path, gens, settings, sizes, endpoints, log_dir, result, save, tick))
+            first = depths[0]
+            if target_costs:
                 for i, (pair, path, (traces, draft_costs)) in enumerate(zip(pairs, draft_paths, forced, strict=True)):
-                    if draft_costs is not None:
-                        calibrations[i] = _calibrate_pair(i, target_path, target_url, path, pair, gens, traces,
-                                                          target_costs, draft_costs, settings, endpoints, log_dir,
-                                                          result, save, tick)
-        for i, (pair, (traces, _)) in enumerate(zip(pairs, forced, strict=True)):
-            summaries.append(_summarize(i, pair, gens, traces, chosen, settings, calibrations[i], result, save))
-        result["recommendation"] = recommendation(
-            [(s, bool(result["drafts"][i]["foreign_tokens"])) for i, s in enumerate(summaries)])
+                    if draft_costs:
+                        calibrations[i] = _calibrate_pair(i, target_path, target_url, path, pair, gens[first],
+                                                          traces[first], target_costs[first], draft_costs[first],
+                                                          settings, endpoints, log_dir, result, save, tick)
+        foreign = [bool(result["drafts"][i]["foreign_tokens"]) for i in range(len(pairs))]
+        result["workloads"] = []
+        for w in grid:
+            # each draft's recording at this depth, as long as this reply (replay.head)
+            heads = [[t.head(w.n_predict) for t in traces[w.context_tokens]] for traces, _ in forced]
+            at = [_summarize(pair, gens[w.context_tokens], heads[i], chosen, settings,
+                             _costs_at(w, calibrations[i], target_costs, forced[i][1], pair, settings))
+                  for i, pair in enumerate(pairs)]
+            result["workloads"].append(workload_to_dict(w, at, foreign, heads))
+            if not summaries:
+                summaries = at  # the first grid point is the top level's, as before grids
+                for i, summary in enumerate(at):
+                    result["drafts"][i].update(summary_to_dict(summary))
+                    result["drafts"][i]["complete"] = True
+            save()
+        result["recommendation"] = recommendation(list(zip(summaries, foreign, strict=True)))
         save()
     return ProbeOutcome(result, summaries)
+
+
+def _costs_at(w: Workload, calib: calibrate.PairCalibration | None, target: dict[int, calibrate.ModelCosts],
+              draft: dict[int, calibrate.ModelCosts], pair: Pair, settings: ProbeSettings) -> Costs | None:
+    """What each step costs at a workload: the target's and the draft's decode and batches as
+    measured at its context depth, the per-round costs fitted on the pair's real runs at the
+    shallowest depth (the same at every depth: sampling and bookkeeping do not read the
+    context), as a step of ``w.parallel`` slots costs (speed.model.for_slots). Without a
+    calibration: the weight bytes' assumed costs (``--no-calibrate``), which know no depth."""
+    if calib is None:
+        if settings.calibrate or pair.cost_ratio is None:
+            return None
+        return for_slots(assumed_costs(pair.cost_ratio), w.parallel)
+    depth = w.context_tokens
+    if depth == min(target):
+        costs = calib.costs  # the target's decode as timed between the pair's runs
+    else:
+        t, d = target[depth], draft[depth]
+        costs = Costs(t.decode.median, d.decode.median, t.points, d.points, calib.fit.round_ms,
+                      calib.fit.round_token_ms, absolute=True, basis="measured")
+    return for_slots(costs, w.parallel, K_MAX + 1)
 
 
 SAMPLING_RULE = (
@@ -268,46 +333,67 @@ SAMPLING_RULE = (
 )
 
 
-def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: ProbeSettings,
-              result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
-              ) -> tuple[list[record.Generation], calibrate.ModelCosts | None]:
-    """The target's generations on its server (at ``url``, ready since ``start``), then, when
-    calibrating, its batch costs."""
-    gens = []
-    costs = None
+def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: ProbeSettings, depths: Sequence[int],
+              sizes: Sequence[int], result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
+              ) -> tuple[dict[int, list[record.Generation]], dict[int, calibrate.ModelCosts]]:
+    """The target's generations on its server (at ``url``, ready since ``start``) at each
+    context depth, and, when calibrating, its costs there."""
+    gens: dict[int, list[record.Generation]] = {}
+    costs: dict[int, calibrate.ModelCosts] = {}
     result["target"]["server"] = _props(url, settings)
     result["target"]["server_ready_ms"] = calibrate.elapsed_ms(start)
     start = time.perf_counter()
-    tick("target", 0, len(prompts))
-    texts = [prompt.text if settings.raw else record.apply_template(url, prompt.text, settings.timeout)
-             for prompt in prompts]
-    tokenized = [record.tokenize(url, text, settings.timeout) for text in texts]
-    if settings.calibrate:
-        calibrate.warm_up(url, tokenized[0], settings.timeout)  # weights paged in before anything is timed
-    for n, (prompt, tokens) in enumerate(zip(prompts, tokenized, strict=True), 1):
-        gen = record.generate(url, prompt.id, tokens, prompt.n_predict or settings.n_predict,
-                              settings.temperature, settings.seed, settings.timeout)
-        gens.append(gen)
-        entry = {"prompt_id": prompt.id, "prompt_tokens": list(gen.prompt_tokens), "tokens": list(gen.tokens),
-                 "n_predict": gen.n_predict, "stop_type": gen.stop_type, "timings": gen.timings,
-                 "client_ms": gen.client_ms}
-        if gen.candidates is not None:
-            entry["candidates"] = [{str(k): v for k, v in c.items()} for c in gen.candidates]
-        result["generations"].append(entry)
-        save()
-        tick("target", n, len(prompts))
+    tick("target", 0, len(prompts) * len(depths))
+    for d, depth in enumerate(depths):
+        tokenized = [_prompt_tokens(url, prompt, depth, settings, result) for prompt in prompts]
+        if settings.calibrate and d == 0:
+            calibrate.warm_up(url, tokenized[0], settings.timeout)  # weights paged in before anything is timed
+        gens[depth] = []
+        for n, (prompt, tokens) in enumerate(zip(prompts, tokenized, strict=True), 1):
+            gen = record.generate(url, prompt.id, tokens, prompt.n_predict or settings.n_predict,
+                                  settings.temperature, settings.seed, settings.timeout, cache_prompt=depth > 0)
+            gens[depth].append(gen)
+            entry = {"prompt_id": prompt.id, "context_tokens": depth, "prompt_tokens": list(gen.prompt_tokens),
+                     "tokens": list(gen.tokens), "n_predict": gen.n_predict, "stop_type": gen.stop_type,
+                     "timings": gen.timings, "client_ms": gen.client_ms}
+            if gen.candidates is not None:
+                entry["candidates"] = [{str(k): v for k, v in c.items()} for c in gen.candidates]
+            result["generations"].append(entry)
+            save()
+            tick("target", d * len(prompts) + n, len(prompts) * len(depths))
+        if settings.calibrate:
+            begun = time.perf_counter()
+            prefix, filler = _calibration_tokens(gens[depth])
+            costs[depth] = calibrate.measure_model(url, prefix, filler, settings.timeout, _decode_of(gens[depth], url),
+                                                   sizes, deep=depth > 0)
+            if result["calibration"] is None:
+                result["calibration"] = {
+                    "method": calibrate.METHOD, "measured_at": now(), "server": result["target"]["server"],
+                    "server_args": list(settings.server_args), "target": costs[depth].to_dict(), "drafts": [],
+                    "ms": calibrate.elapsed_ms(begun), "spread": round(costs[depth].spread, 4), "depths": [],
+                }
+            result["calibration"]["depths"].append({"context_tokens": depth, "prefix_tokens": len(prefix),
+                                                    "target": costs[depth].to_dict(), "drafts": [],
+                                                    "ms": calibrate.elapsed_ms(begun)})
+            save()
     result["target"]["generation_ms"] = calibrate.elapsed_ms(start)
-    if settings.calibrate:
-        start = time.perf_counter()
-        prefix, filler = _calibration_tokens(gens)
-        costs = calibrate.measure_model(url, prefix, filler, settings.timeout, _decode_of(gens, url))
-        result["calibration"] = {
-            "method": calibrate.METHOD, "measured_at": now(), "server": result["target"]["server"],
-            "server_args": list(settings.server_args), "target": costs.to_dict(), "drafts": [],
-            "ms": calibrate.elapsed_ms(start), "spread": round(costs.spread, 4),
-        }
-        save()
     return gens, costs
+
+
+def _prompt_tokens(url: str, prompt: Prompt, depth: int, settings: ProbeSettings, result: dict[str, Any]
+                   ) -> tuple[int, ...]:
+    """The prompt as the target's tokens: through its chat template unless raw, and at a
+    context depth, after a document filling the context to that many tokens (workload)."""
+    def tokens_of(text: str) -> tuple[int, ...]:
+        templated = text if settings.raw else record.apply_template(url, text, settings.timeout)
+        return record.tokenize(url, templated, settings.timeout)
+
+    if depth <= 0:
+        return tokens_of(prompt.text)
+    filled = fill_to_depth(prompt.text, depth, lambda text: len(tokens_of(text)), settings.context_document)
+    result["context"]["filled"].append({"context_tokens": depth, "prompt_id": prompt.id, "tokens": filled.tokens,
+                                        "document_repeated": filled.repeated})
+    return tokens_of(filled.text)
 
 
 def _calibration_tokens(gens: Sequence[record.Generation]) -> tuple[list[int], list[int]]:
@@ -332,44 +418,56 @@ def _props(url: str, settings: ProbeSettings) -> dict[str, Any]:
     return {k: props.get(k) for k in ("model_path", "build_info", "total_slots")}
 
 
-def _force(index: int, pair: Pair, path: str, gens: Sequence[record.Generation], settings: ProbeSettings,
-           endpoints: Endpoints, log_dir: Path, result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
-           ) -> tuple[list[PromptTrace], calibrate.ModelCosts | None]:
+def _force(index: int, pair: Pair, path: str, gens: dict[int, list[record.Generation]], settings: ProbeSettings,
+           sizes: Sequence[int], endpoints: Endpoints, log_dir: Path, result: dict[str, Any],
+           save: Callable[[], None], tick: ProgressFn
+           ) -> tuple[dict[int, list[PromptTrace]], dict[int, calibrate.ModelCosts]]:
     entry: dict[str, Any] = {"path": pair.path, "complete": False, "warnings": list(pair.warnings),
                              "cost_ratio": pair.cost_ratio, "traces": []}
     result["drafts"].append(entry)
     stats = record.ForceStats()
-    traces: list[PromptTrace] = []
-    costs = None
+    traces: dict[int, list[PromptTrace]] = {}
+    costs: dict[int, calibrate.ModelCosts] = {}
     start = time.perf_counter()
+    total = sum(len(g) for g in gens.values())
+    force_ms = 0.0
     with _server(path, endpoints.draft_urls.get(index), settings, endpoints, log_dir) as url:
         entry["server"] = _props(url, settings)
         ready_ms = calibrate.elapsed_ms(start)
-        start = time.perf_counter()
-        tick(pair.path, 0, len(gens))
-        for n, gen in enumerate(gens, 1):
-            trace = record.teacher_force(url, gen, settings.tail_limit, settings.timeout, stats,
-                                         target_vocab=result["target"]["n_tokens"])
-            traces.append(trace)
-            entry["traces"].append({"prompt_id": gen.prompt_id, "draft_top": list(trace.draft_top),
-                                    "draft_conf": [round(c, 6) for c in trace.draft_conf],
-                                    "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()},
-                                    "near_ties": {str(k): v for k, v in trace.near_ties.items()}})
-            save()
-            tick(pair.path, n, len(gens))
-        force_ms = calibrate.elapsed_ms(start)
-        if "calibration" in result and result["calibration"] is not None:
+        tick(pair.path, 0, total)
+        done = 0
+        for d, (depth, at) in enumerate(gens.items()):
             start = time.perf_counter()
-            prefix, filler = _calibration_tokens(gens)
-            calibrate.warm_up(url, prefix, settings.timeout)
-            costs = calibrate.measure_model(url, prefix, filler, settings.timeout)
-            result["calibration"]["drafts"].append({"path": pair.path, **costs.to_dict(),
-                                                    "ms": calibrate.elapsed_ms(start)})
+            traces[depth] = []
+            for gen in at:
+                trace = record.teacher_force(url, gen, settings.tail_limit, settings.timeout, stats,
+                                             target_vocab=result["target"]["n_tokens"])
+                traces[depth].append(trace)
+                entry["traces"].append({"prompt_id": gen.prompt_id, "context_tokens": depth,
+                                        "draft_top": list(trace.draft_top),
+                                        "draft_conf": [round(c, 6) for c in trace.draft_conf],
+                                        "tails": {str(k): [round(c, 6) for c in v] for k, v in trace.tails.items()},
+                                        "near_ties": {str(k): v for k, v in trace.near_ties.items()}})
+                save()
+                done += 1
+                tick(pair.path, done, total)
+            force_ms += calibrate.elapsed_ms(start)
+            if result["calibration"] is not None:
+                start = time.perf_counter()
+                prefix, filler = _calibration_tokens(at)
+                if d == 0:
+                    calibrate.warm_up(url, prefix, settings.timeout)
+                costs[depth] = calibrate.measure_model(url, prefix, filler, settings.timeout, None, sizes,
+                                                       deep=depth > 0)
+                measured = {"path": pair.path, **costs[depth].to_dict(), "ms": calibrate.elapsed_ms(start)}
+                if d == 0:
+                    result["calibration"]["drafts"].append(dict(measured))
+                result["calibration"]["depths"][d]["drafts"].append(measured)
     entry["foreign_tokens"] = [list(f) for f in stats.foreign]
     # What teacher forcing cost: requests, tokens the draft decoded (those past a mismatch
     # included), and the time of the requests (ms) apart from loading the model.
     entry["cost"] = {"requests": stats.requests, "decoded": stats.decoded, "server_ready_ms": ready_ms,
-                     "ms": force_ms}
+                     "ms": round(force_ms, 1)}
     save()
     return traces, costs
 
@@ -427,20 +525,10 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
     return calib
 
 
-def _summarize(index: int, pair: Pair, gens: Sequence[record.Generation], traces: Sequence[PromptTrace],
-               prompts: Sequence[Prompt], settings: ProbeSettings, calib: calibrate.PairCalibration | None,
-               result: dict[str, Any], save: Callable[[], None]) -> DraftSummary:
-    """The draft's summary, priced with the measured costs (or, without a calibration, the
-    weight bytes' assumed ones; none when neither is known)."""
+def _summarize(pair: Pair, gens: Sequence[record.Generation], traces: Sequence[PromptTrace],
+               prompts: Sequence[Prompt], settings: ProbeSettings, costs: Costs | None) -> DraftSummary:
+    """The draft's summary at one workload, priced with its costs (None: counts only)."""
     probs = None
     if settings.temperature > 0:
         probs = [accept_probabilities(t, g.candidates or ()) for t, g in zip(traces, gens, strict=True)]
-    costs: Costs | None = calib.costs if calib is not None else None
-    if costs is None and not settings.calibrate and pair.cost_ratio is not None:
-        costs = assumed_costs(pair.cost_ratio)
-    summary = summarize(pair.path, [(p.id, p.kind) for p in prompts], traces, settings.p_min, costs, probs)
-    entry = result["drafts"][index]
-    entry.update(summary_to_dict(summary))
-    entry["complete"] = True
-    save()
-    return summary
+    return summarize(pair.path, [(p.id, p.kind) for p in prompts], traces, settings.p_min, costs, probs)

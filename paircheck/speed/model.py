@@ -115,6 +115,32 @@ def assumed_costs(cost_ratio: float, verify_growth: float = 0.0, round_cost: flo
     return Costs(1.0, cost_ratio, batch, (), round_cost, 0.0, absolute=False, basis="assumed")
 
 
+def for_slots(costs: Costs, slots: int, longest_batch: int = 17) -> Costs:
+    """The costs of one step of a server running ``slots`` requests at once, written so that
+    ``target_ms``/``pair_ms`` of one request's work give the time for every slot to do the
+    same work together (tokens per second per request; times ``slots`` in aggregate).
+
+    How the pinned llama-server runs N slots (``server-context.cpp`` ``update_slots``,
+    ``common/speculative.cpp`` ``draft_simple::draft``): each step decodes one target batch
+    holding every slot's tokens (a slot's last sampled token and its draft), the draft
+    re-evaluates that batch, and each drafting step decodes one draft batch of one token per
+    slot. So with every slot in the same round: a verification of ``b`` tokens a slot is a
+    target batch of ``slots * b`` tokens, its re-evaluation a draft batch of as many, a
+    drafting step a draft batch of ``slots`` tokens, and the target alone decodes batches of
+    ``slots`` tokens. A batch of n tokens of several sequences is priced as n tokens of one
+    (the same weights are read once and the same attention work is done, each sequence's
+    queries over its own cache). The per-round costs (sampling, bookkeeping) are per slot."""
+    if slots <= 1:
+        return costs
+    target_points = tuple((b, interpolate(costs.target_batch_ms, slots * b)) for b in range(1, longest_batch + 1)
+                          ) if costs.target_batch_ms else ()
+    draft_points = tuple((b, interpolate(costs.draft_batch_ms, slots * b)) for b in range(1, longest_batch + 1)
+                         ) if costs.draft_batch_ms else ()
+    draft_step = interpolate(costs.draft_batch_ms, slots) if costs.draft_batch_ms else costs.draft_decode_ms * slots
+    return Costs(costs.target_batch(slots), max(costs.draft_decode_ms, draft_step), target_points, draft_points,
+                 costs.round_ms * slots, costs.round_token_ms * slots, costs.absolute, costs.basis)
+
+
 def interpolate(points: Points, n: int) -> float:
     """Piecewise linear through ``points`` (sorted by n), extended along the end segments."""
     if len(points) == 1:

@@ -71,7 +71,9 @@ def candidate_launch(result: HubScanResult, c: CandidateResult | None) -> str | 
     # The fastest draft length on the named GPU, else a local draft's measured by `scan --probe`,
     # as the plain scan's line says.
     k = c.gpu_draft_max if c.gpu_draft_max is not None else c.measured_draft_max
+    p = c.gpu_p_min if c.gpu_draft_max is not None else c.measured_p_min
     n_max = f" --spec-draft-n-max {k}" if k is not None else ""
+    n_max += f" --spec-draft-p-min {p:g}" if k is not None and p else ""
     return f"llama-server -m {target} -md {draft} --spec-type {method}{n_max}"
 
 

@@ -181,6 +181,9 @@ def estimate_to_dict(est: Estimate) -> dict[str, Any]:
     data = asdict(est)
     data["warnings"] = [asdict(w) for w in est.warnings]
     data["predicted"] = est.predicted.to_dict() if est.predicted is not None else None
+    data["workloads"] = [p.to_dict() for p in est.workloads]
+    data["checks"] = [c.to_dict() for c in est.checks]
+    data["reported"] = est.reported.to_dict() if est.reported is not None else None
     measured = est.costs_basis == "measured"
     model = ("paircheck.speed: the replayed counts priced at the costs a probe measured" if measured
              else "Leviathan et al. 2023: E = (1 - a^(k+1)) / (1 - a), speedup = E / (k*c + 1), with assumed "

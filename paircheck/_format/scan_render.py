@@ -140,7 +140,9 @@ def launch_line(result: ScanResult, relative: bool = False) -> str | None:
         return shlex.join(["llama-server", "-m", target])  # no draft is predicted faster: run without one
     line = ["llama-server", "-m", target, "-md", draft, "--spec-type", "draft-simple"]
     if best.gpu_draft_max is not None:
-        line += ["--spec-draft-n-max", str(best.gpu_draft_max)]  # the fastest length on the named GPU
+        line += ["--spec-draft-n-max", str(best.gpu_draft_max)]  # the fastest setting on the named GPU
+        if best.gpu_p_min:
+            line += ["--spec-draft-p-min", f"{best.gpu_p_min:g}"]
     elif best.measured_draft_max is not None:
         line += ["--spec-draft-n-max", str(best.measured_draft_max)]  # the probe's fastest setting
         if best.measured_p_min:
@@ -201,7 +203,8 @@ def _device_lines(result: ScanResult, width: int) -> list[str]:
             + (", and target + draft do not fit its memory" if best.gpu_fits is False else ""), width)
     return lines + wrap(
         f"PREDICTED on {gpu['name']}: {best.gpu_tokens_per_s:.1f} tokens/s with {_label(best)} at draft max "
-        f"{best.gpu_draft_max}, {best.gpu_speedup:.2f}x the target alone ({alone:.1f} tokens/s)", width)
+        f"{best.gpu_draft_max}" + (f", p-min {best.gpu_p_min:g}" if best.gpu_p_min else "")
+        + f", {best.gpu_speedup:.2f}x the target alone ({alone:.1f} tokens/s)", width)
 
 
 _STORE_NAMES = {"huggingface": "the Hugging Face cache", "lmstudio": "LM Studio", "llama.cpp": "llama.cpp's cache",
@@ -370,7 +373,7 @@ def scan_to_dict(result: ScanResult) -> dict[str, Any]:
                 "predicted_tokens_per_s": c.predicted_tokens_per_s,
                 "gpu_tokens_per_s": None if c.gpu_tokens_per_s is None else round(c.gpu_tokens_per_s, 2),
                 "gpu_speedup": None if c.gpu_speedup is None else round(c.gpu_speedup, 3),
-                "gpu_draft_max": c.gpu_draft_max,
+                "gpu_draft_max": c.gpu_draft_max, "gpu_p_min": c.gpu_p_min,
                 "gpu_fits": c.gpu_fits,
                 "gpu_acceptance_basis": c.gpu_acceptance_basis,
                 "checks_passed": c.checks_passed,

@@ -1,5 +1,5 @@
 """The text format: for people. One renderer module per kind of result (text_report,
-text_pairs, text_bench, text_lint, text_fit, scan_render), all on text_base; this class
+text_pairs, text_bench, text_estimate, text_lint, text_fit, scan_render), all on text_base; this class
 only picks the renderer, imported when used, so a command pays only for its own output.
 Lines fit the terminal's width; commands are never broken, so they can be pasted; colour
 only when asked for (a terminal without NO_COLOR).
@@ -59,7 +59,7 @@ class TextFormat:
         return render_comparison(comp, width=options.width)
 
     def estimate(self, est: Estimate, options: RenderOptions) -> str:
-        from paircheck._format.text_bench import render_estimate
+        from paircheck._format.text_estimate import render_estimate
 
         return render_estimate(est, options.width)
 

@@ -27,6 +27,9 @@ class Side:
     experts: int = 0
     experts_used: int = 0
     file_gib: float = 0.0
+    # The model's published architecture in paircheck.speed.architectures ("Qwen2.5-72B"): its
+    # tensors at ``quant`` are what the point is predicted on; "" for none (parameters x bits).
+    arch: str = ""
 
     @property
     def moe(self) -> bool:
@@ -64,6 +67,10 @@ class SpeedPoint:
     # Why the point is predicted and shown but not fitted to nor counted in the goal (a path
     # of the engine the model does not price, such as vocabulary translation); "" for none.
     held_out: str = ""
+    # The workload: tokens in the context when the replies started (0: a short prompt), and the
+    # reply length (0: not stated; the workload's default is used).
+    context_tokens: int = 0
+    n_predict: int = 0
 
     @property
     def speedup(self) -> float:
@@ -81,7 +88,7 @@ def _side(raw: Any, where: str, problems: list[str]) -> Side | None:
     try:
         side = Side(str(raw["name"]), float(raw["params_b"]), str(raw["quant"]),
                     float(raw.get("active_params_b", 0.0)), int(raw.get("experts", 0)),
-                    int(raw.get("experts_used", 0)), float(raw.get("file_gib", 0.0)))
+                    int(raw.get("experts_used", 0)), float(raw.get("file_gib", 0.0)), str(raw.get("arch", "")))
     except (KeyError, TypeError, ValueError) as exc:
         problems.append(f"{where}: {exc.__class__.__name__} {exc}")
         return None
@@ -115,6 +122,7 @@ def parse_points(raw: Mapping[str, Any], where: str) -> tuple[SpeedPoint, ...]:
                 p_min=float(item.get("p_min", 0.0)), draft_min=int(item.get("draft_min", 0)),
                 acceptance_quote=str(item.get("acceptance_quote", "")), prompt=str(item.get("prompt", "")),
                 derivation=str(item.get("derivation", "")), held_out=str(item.get("held_out", "")),
+                context_tokens=int(item.get("context_tokens", 0)), n_predict=int(item.get("n_predict", 0)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             problems.append(f"{label}: {exc.__class__.__name__} {exc}")

@@ -371,64 +371,144 @@ def _is_probe(path: str) -> bool:
     return b'"kind": "paircheck-probe"' in head
 
 
+ACCEPTANCE_RATE_HELP = (
+    "Accepted / drafted (0..1] as llama-server prints it (\"draft acceptance = 0.74 (296 accepted / 400 "
+    "generated)\"), and as draftbench and llama-speculative's 'accept' report it: measured at --draft-max K "
+    "(needed) and --p-min P (default 0). Turned into the per-token rate by the same model the published "
+    "points use (docs/estimate.md).")
+PER_TOKEN_HELP = ("The per-token acceptance a (0..1): the chance that each drafted token is the target's, "
+                  "position after position, at p-min 0 (Leviathan et al.'s alpha; not what llama-server prints).")
+OLD_ACCEPTANCE = ("no longer taken (it read as the per-token rate): give --acceptance-rate R (accepted / drafted, "
+                  "as llama-server prints it, with the --draft-max and --p-min it ran at) or "
+                  "--per-token-acceptance A")
+
+
+def _bench_p_min(path: str) -> float:
+    """The --spec-draft-p-min a bench result's server ran with (0, the pinned default, when not set)."""
+    try:
+        command = [str(w) for w in json.loads(Path(path).read_text(encoding="utf-8")).get("server_command") or []]
+    except (OSError, ValueError, AttributeError):
+        return 0.0
+    for flag in ("--spec-draft-p-min", "--draft-p-min"):
+        if flag in command[:-1]:
+            try:
+                return float(command[command.index(flag) + 1])
+            except ValueError:
+                return 0.0
+    return 0.0
+
+
+def _old_acceptance(_ctx: click.Context, _param: click.Parameter, value: float | None) -> None:
+    if value is not None:
+        raise InputError("--acceptance", OLD_ACCEPTANCE)
+
+
 @click.command(
     "estimate",
     epilog="Exit codes: 0 modelled, 2 an input could not be read. A model, never a measurement: bench run measures.",
 )
 @click.argument("target")
 @click.argument("draft")
-@click.option("--acceptance", type=float, default=None,
-              help="Per-token acceptance a (0..1); default: one documented for the pair, else an ASSUMED 0.5..0.9.")
+@click.option("--acceptance-rate", "acceptance_rate", type=float, default=None, help=ACCEPTANCE_RATE_HELP)
+@click.option("--per-token-acceptance", "per_token_acceptance", type=float, default=None, help=PER_TOKEN_HELP)
+@click.option("--acceptance", "old_acceptance", type=float, default=None, hidden=True, expose_value=False,
+              callback=_old_acceptance)
 @click.option("--draft-max", "draft_max", type=int, default=None,
-              help="Tokens drafted per target pass k, 1 or more (default: llama.cpp's --spec-draft-n-max "
-              "default, 3).")
+              help="The --spec-draft-n-max to predict at, and the one --acceptance-rate was measured at (default: "
+              "the fastest of 1..16 on a device; without one, llama.cpp's default, 3).")
+@click.option("--p-min", "p_min", type=float, default=None,
+              help="The --spec-draft-p-min to predict at, and the one --acceptance-rate was measured at (default: "
+              "0 with --acceptance-rate, as llama-server's default; else the fastest of 0, 0.5, 0.75, 0.9).")
+@click.option("--draft-min", "draft_min", type=click.IntRange(min=0), default=None,
+              help="The --spec-draft-n-min --acceptance-rate was measured at and to predict at (default 0).")
 @click.option("--from", "from_file", default=None,
               help="Take the acceptance from a bench result, or the measured counts from a probe result.")
 @click.option("--cost-ratio", "cost_ratio", type=float, default=None,
               help="Draft/target cost per token c, instead of summing the models' weight sizes "
               "from their tensor infos.")
-@click.option("--verify-cost", "verify_growth", type=click.FloatRange(min=0), default=0.0, show_default=True,
-              help="ASSUMED extra cost of each verified draft token, in target decodes (Leviathan: 0).")
+@click.option("--verify-cost", "verify_growth", type=click.FloatRange(min=0), default=None,
+              help="Without a device: the cost of each verified draft token, in target decodes, to model the "
+              "speedup with (GIVEN costs; without it no speedup is printed: it depends on the device).")
 @click.option("--round-cost", "round_cost", type=click.FloatRange(min=0), default=0.0, show_default=True,
-              help="ASSUMED fixed cost of each speculative round, in target decodes (Leviathan: 0).")
+              help="With --verify-cost: the fixed cost of each speculative round, in target decodes.")
 @gpu_options
 @click.option("--vram", default=None, help="The device's memory, e.g. 24GiB (default: the table's or the detected).")
-@click.option("-c", "--ctx", "ctx", type=click.IntRange(min=0), default=None,
-              help="Tokens of context the prediction is at (its KV cache is read each decode; default 1024).")
+@click.option("--backend", "backend", type=click.Choice(["cuda", "metal", "rocm", "vulkan", "cpu"]), default=None,
+              help="The llama.cpp backend the device runs (default: the vendor's: CUDA on NVIDIA, Metal on Apple, "
+              "ROCm/Vulkan on AMD and Intel).")
+@click.option("--context-tokens", "context_tokens", default="0", show_default=True,
+              help="Tokens already in the context when a reply starts (its KV cache is read at every decode); "
+              "a comma-separated list gives one row each.")
+@click.option("--n-predict", "n_predict", default="128", show_default=True,
+              help="Tokens per reply (the decodes read the KV cache as it grows); a list gives one row each.")
+@click.option("--parallel", "parallel", default="1", show_default=True,
+              help="Requests at once (llama-server --parallel N, N clients): one verification batch carries every "
+              "request's draft; a list gives one row each.")
 @click.option("--json", "as_json", is_flag=True)
 def estimate(
     target: str,
     draft: str,
-    acceptance: float | None,
+    acceptance_rate: float | None,
+    per_token_acceptance: float | None,
     draft_max: int | None,
+    p_min: float | None,
+    draft_min: int | None,
     from_file: str | None,
     cost_ratio: float | None,
-    verify_growth: float,
+    verify_growth: float | None,
     round_cost: float,
     gpu: str | None,
     bandwidth: float | None,
     vram: str | None,
-    ctx: int | None,
+    backend: str | None,
+    context_tokens: str,
+    n_predict: str,
+    parallel: str,
     as_json: bool,
 ) -> None:
-    """MODEL the speedup of DRAFT for TARGET; with --gpu (or a GPU found here), PREDICT tokens/s on it."""
+    """PREDICT tokens/s of TARGET alone and with DRAFT on a device (--gpu, --bandwidth, or the GPU found
+    here), or say what the speedup depends on when there is none."""
     from paircheck.api import describe
+    from paircheck.speed.acceptance import RATE, Acceptance
     from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
+    from paircheck.workload import parse_grid
 
     if draft_max is not None and draft_max < 1:
         # Checked here, before any default can stand in for it (0 used to become 3).
         raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
+    if p_min is not None and not 0.0 <= p_min < 1.0:
+        raise InputError("--p-min", f"must be at least 0 and below 1, got {p_min:g}")
+    given = [o for o, v in (("--acceptance-rate", acceptance_rate), ("--per-token-acceptance", per_token_acceptance),
+                            ("--from", from_file)) if v is not None]
+    if len(given) > 1:
+        raise InputError(given[1], f"give one of {', '.join(given)}, not several")
+    reported = None
+    if acceptance_rate is not None:
+        if not 0.0 < acceptance_rate <= 1.0:
+            raise InputError("--acceptance-rate", f"must be above 0 and at most 1, got {acceptance_rate:g}")
+        if draft_max is None:
+            raise InputError("--acceptance-rate", "needs --draft-max K: the --spec-draft-n-max it was measured at "
+                             "(accepted / drafted depends on it)")
+        reported = Acceptance(acceptance_rate, RATE, draft_max, p_min or 0.0, draft_min or 0, "given")
+        p_min = p_min or 0.0
+    if per_token_acceptance is not None:
+        if not 0.0 <= per_token_acceptance <= 1.0:
+            raise InputError("--per-token-acceptance", f"must be between 0 and 1, got {per_token_acceptance:g}")
+        reported = Acceptance(per_token_acceptance, basis="given")
+    grid = parse_grid(context_tokens, n_predict, parallel)
     picked = pick_device(gpu, bandwidth, vram)
     hardware = picked.hardware if picked is not None else None
+    if hardware is not None and backend is not None:
+        from dataclasses import replace
+
+        hardware = replace(hardware, backend_class="rocm/vulkan" if backend in ("rocm", "vulkan") else backend)
     basis = picked.basis if picked is not None else "table"
     source = None
     if from_file is not None and _is_probe(from_file):
         from paircheck.probe.estimate import estimate_from_probe
 
-        if acceptance is not None:
-            raise InputError("--from", "give --acceptance or --from, not both")
         result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio,
-                                     hardware, basis, ctx)
+                                     hardware, basis, grid[0].context_tokens)
         result.device_note = picked.note if picked is not None else None
         click.echo(format_named("json" if as_json else "text").estimate(result, render_options()))
         return
@@ -436,16 +516,20 @@ def estimate(
     if from_file is not None:
         from paircheck.bench.from_result import acceptance_from, other_models_warning
 
-        if acceptance is not None:
-            raise InputError("--from", "give --acceptance or --from, not both")
         measured = acceptance_from(from_file)
-        acceptance, source = measured.acceptance, f"bench:{from_file}"
+        source = f"bench:{from_file}"
         draft_max = draft_max or measured.draft_max
+        # accepted / drafted at the server's setting (its defaults, the pinned build's, when not set)
+        at_k, at_p = measured.draft_max or DEFAULT_DRAFT_MAX, _bench_p_min(from_file)
+        reported = Acceptance(measured.acceptance, RATE, at_k, at_p, 0, "measured",
+                              f"in {from_file} (draft_n_accepted / draft_n)")
     target_desc, draft_desc = describe(target), describe(draft)
     if from_file is not None:
         borrowed = other_models_warning(measured, from_file, target_desc, draft_desc)
-    result = estimate_pair(target_desc, draft_desc, acceptance, draft_max or DEFAULT_DRAFT_MAX, source,
-                           cost_ratio, verify_growth, round_cost, hardware, basis, ctx, draft_max)
+    result = estimate_pair(target_desc, draft_desc, None, draft_max or DEFAULT_DRAFT_MAX, source,
+                           cost_ratio, verify_growth or 0.0, round_cost, hardware, basis, None, draft_max,
+                           reported=reported, p_min=p_min, workloads=grid, draft_min=draft_min,
+                           costs_given=verify_growth is not None)
     if borrowed is not None:
         result.warnings.insert(0, borrowed)  # whose number it is comes before what is made of it
     result.device_note = picked.note if picked is not None else None

@@ -117,7 +117,8 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @gpu_options
 @click.option("--vram", default=None, help="The device's memory, e.g. 24GiB (default: the table's or the detected).")
 @click.option("-c", "--ctx", "context", type=click.IntRange(min=0), default=None,
-              help="With a GPU: tokens of context the speed is predicted at (default 1024).")
+              help="With a GPU: tokens already in the context when a reply starts, as estimate's "
+              "--context-tokens (default 0: a short prompt; replies of --n-predict tokens).")
 @click.pass_context
 def scan_cmd(
     ctx: click.Context, target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None,
@@ -148,10 +149,10 @@ def scan_cmd(
     picked = pick_device(gpu, bandwidth, vram)
     if picked is not None and picked.hardware is not None:
         from paircheck.scan.on_gpu import predict_candidates
-        from paircheck.speed.on_gpu import DEFAULT_CONTEXT
+        from paircheck.workload import Workload
 
         result = predict_candidates(result, picked.hardware, picked.basis, picked.note,
-                                    DEFAULT_CONTEXT if context is None else context)
+                                    Workload(context_tokens=context or 0, n_predict=n_predict))
     emit(result, as_json, quiet)
 
 

@@ -73,6 +73,7 @@ class CandidateResult:
     gpu_tokens_per_s: float | None = None
     gpu_speedup: float | None = None
     gpu_draft_max: int | None = None
+    gpu_p_min: float | None = None
     gpu_fits: bool | None = None
     gpu_acceptance_basis: str | None = None
     # How near an unusable draft came, so that none ranks above a nearer one for no reason

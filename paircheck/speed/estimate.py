@@ -31,8 +31,11 @@ from paircheck.speed.model_bytes import GIVE_COST_RATIO, ON_GPU, read_weight_byt
 
 if TYPE_CHECKING:
     from paircheck.hardware.device import Hardware
+    from paircheck.speed.documented import DocumentedCheck
     from paircheck.speed.on_gpu import GpuPrediction
+from paircheck.speed.acceptance import Acceptance
 from paircheck.weights import WeightBytes
+from paircheck.workload import Workload
 
 # llama.cpp's default --spec-draft-n-max (common/common.h, common_params_speculative_draft::n_max = 3).
 DEFAULT_DRAFT_MAX = 3
@@ -171,6 +174,16 @@ class Estimate:
     # On a named GPU (--gpu, --bandwidth, or the one detected): predicted tokens/s there.
     predicted: GpuPrediction | None = None
     device_note: str | None = None  # how the device was chosen (named, given, detected)
+    # One prediction per workload of the grid (--context-tokens, --n-predict, --parallel); the
+    # first is ``predicted``.
+    workloads: list[GpuPrediction] = field(default_factory=list)
+    # The acceptance as it was given or documented, with the setting it was measured at.
+    reported: Acceptance | None = None
+    # Each documented figure for the pair beside the model's own for its setup (speed.documented).
+    checks: list[DocumentedCheck] = field(default_factory=list)
+    # True when the relative costs were given (--verify-cost): a speedup without a device is
+    # then a model of those costs; otherwise none is printed (it depends on the device).
+    costs_given: bool = False
 
 
 def estimate(
@@ -265,6 +278,35 @@ def acceptance_for_length(tokens_per_pass: float, draft_max: int) -> float:
     return (lo + hi) / 2
 
 
+def documented_acceptance(target: ModelDescription, draft: ModelDescription) -> tuple[Acceptance | None, list[str]]:
+    """What the registry documents for this exact pair (recognised by name, not by vocabulary
+    alone): an acceptance as it was published, with the draft length it was measured at (an
+    accepted/drafted rate, or an acceptance length), and every measured number as one cited
+    line. A rate without its draft length cannot be turned into a per-token rate and is only
+    listed."""
+    from paircheck._registry.consult import file_vocab, find_documented, identities
+    from paircheck._registry.load import load_registry
+    from paircheck.speed.acceptance import PER_PASS, RATE
+    from paircheck.speed.documented import measurement_line
+
+    matches = [m for m in find_documented(load_registry(), identities(target), identities(draft),
+                                          file_vocab(target), file_vocab(draft))
+               if not m.by_vocabulary()]
+    acceptance: Acceptance | None = None
+    lines: list[str] = []
+    for m in matches:
+        e = m.entry
+        for n in e.measured:
+            lines.append(measurement_line(n, e))
+            if acceptance is not None or not n.draft_max:
+                continue
+            if n.quantity == "acceptance_rate" and 0 < n.value <= 1:
+                acceptance = Acceptance(n.value, RATE, n.draft_max, basis="documented", note=lines[-1])
+            elif n.quantity == "accepted_per_pass" and n.value >= 1:
+                acceptance = Acceptance(n.value, PER_PASS, n.draft_max, basis="documented", note=lines[-1])
+    return acceptance, lines
+
+
 def documented(target: ModelDescription, draft: ModelDescription) -> tuple[float | None, str | None, list[str]]:
     """What the registry documents for this exact pair (recognised by name, not by vocabulary
     alone): an acceptance to model with (a measured acceptance rate, or an acceptance length
@@ -310,33 +352,49 @@ def estimate_pair(
     hardware_basis: str = "table",
     context: int | None = None,
     gpu_draft_max: int | None = None,
+    *,
+    reported: Acceptance | None = None,
+    p_min: float | None = None,
+    workloads: list[Workload] | None = None,
+    draft_min: int | None = None,
+    costs_given: bool = False,
 ) -> Estimate:
     """Read both models' tensor infos for ``c`` (unless given), then apply the model.
 
-    Without an acceptance, a measured one documented for this exact pair in the registry is
-    used (and cited); only without that is the acceptance an assumed band. With ``hardware``,
-    ``predicted`` holds tokens/s on it (``speed.on_gpu``) at ``gpu_draft_max`` (default: the
-    best draft length there) and ``context`` tokens of context.
+    The acceptance: ``reported`` (any kind, with the setting it was measured at), else
+    ``acceptance`` (a per-token rate: given, or measured in a bench result), else one
+    documented for this exact pair in the registry (cited), else the assumed band. With
+    ``hardware``, ``predicted`` holds tokens/s on it (``speed.on_gpu.predict_speed``) for each
+    workload of ``workloads`` (default: one request, ``context`` tokens of context) at
+    ``gpu_draft_max`` and ``p_min`` (default: the fastest setting there), and ``checks`` each
+    documented figure beside the model's own for its setup.
     """
     c, t_bytes, d_bytes, source = cost_of(target, draft, cost_ratio, GIVE_COST_RATIO if hardware is None else ON_GPU)
     docs: list[str] = []
-    note = None
-    basis = None
-    if acceptance is None:
-        acceptance, note, docs = documented(target, draft)
-        if acceptance is not None:
-            acceptance_source, basis = "registry", "documented"
-    result = estimate(c, acceptance, draft_max, acceptance_source, source, verify_growth, round_cost)
-    if basis:
-        result.acceptance_basis, result.acceptance_note = basis, note
+    doc_acc, docs = documented_acceptance(target, draft)
+    if reported is None and acceptance is not None:
+        basis = "given" if acceptance_source in (None, "given") else "measured"
+        reported = Acceptance(acceptance, basis=basis, note=acceptance_source)
+    if reported is None and doc_acc is not None:
+        reported, acceptance_source = doc_acc, "registry"
+    per_token = reported.per_token if reported is not None else None
+    result = estimate(c, per_token, draft_max, acceptance_source, source, verify_growth, round_cost)
+    if reported is not None:
+        result.acceptance_basis, result.acceptance_note = reported.basis, reported.note
+    result.reported, result.costs_given = reported, costs_given
     result.documented = docs
     result.target_bytes, result.draft_bytes = t_bytes, d_bytes
     add_size_warning(result, target, draft, t_bytes, d_bytes)
     if hardware is not None:
-        from paircheck.speed.on_gpu import DEFAULT_CONTEXT, for_models
+        from paircheck.speed.on_gpu import predict_models
 
-        result.predicted = for_models(
-            target, draft, hardware, hardware_basis, result.acceptance, result.acceptance_basis,
-            result.acceptance_note, DEFAULT_CONTEXT if context is None else context, gpu_draft_max,
-            t_bytes=t_bytes, d_bytes=d_bytes)
+        grid = workloads or [Workload(context_tokens=context or 0)]
+        for w in grid:
+            result.workloads.append(predict_models(
+                target, draft, hardware, hardware_basis, reported, gpu_draft_max, p_min, w, t_bytes=t_bytes,
+                d_bytes=d_bytes, draft_min=draft_min))
+        result.predicted = result.workloads[0]
+    from paircheck.speed.documented import check_documented
+
+    result.checks = check_documented(target, draft, t_bytes, d_bytes, reported)
     return result

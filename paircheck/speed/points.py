@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from paircheck._registry.speed_points import Side, SpeedPoint
 from paircheck.hardware.device import Hardware
 from paircheck.hardware.table import Gpu, find_gpu
-from paircheck.speed.model import Work, expected_tokens_per_round, expected_work, predict
-from paircheck.speed.roofline import FITTED, Constants, Shape, alone_ms, roofline_costs
+from paircheck.speed.acceptance import RATE, SHARE, Acceptance, per_token
+from paircheck.speed.on_gpu import GpuPrediction, predict_speed
+from paircheck.speed.roofline import FITTED, Constants, Shape
+from paircheck.workload import Workload
 
 GIB = 1 << 30
 _LLAMA3_8B_PARAMS = 8.03e9
@@ -67,8 +69,13 @@ def weights_kind(quant: str) -> str:
 
 
 def side_shape(side: Side) -> Shape | None:
-    """What one evaluation of a point's model reads, from its parameter counts and
-    quantization (the file size when the point gives it)."""
+    """What one evaluation of a point's model reads: its published architecture's tensors at
+    its quantization (``speed.architectures``, what a GGUF of it holds), else its parameter
+    counts and bits per weight (the file size when the point gives it)."""
+    if side.arch:
+        from paircheck.speed.architectures import ARCHS, arch_shape
+
+        return arch_shape(ARCHS[side.arch], side.quant)
     bpw = bits_per_weight(side.quant)
     if bpw is None and not side.file_gib:
         return None
@@ -85,30 +92,29 @@ def side_shape(side: Side) -> Shape | None:
     return Shape(dense_bytes=side.active_params_b * 1e9 * per_param, stored_bytes=total, weights=kind)
 
 
-def acceptance_per_token(point: SpeedPoint, draft_max: int) -> float | None:
-    """The i.i.d. per-token acceptance ``a`` that gives what the point measured at its draft
-    length: accepted/drafted (llama.cpp's ``accept``, draftbench's ``acceptance_rate``) is
-    ``E[accepted] / k``; LM Studio's share of the output from the draft is ``1 - 1/E``."""
-    if point.acceptance <= 0 or draft_max < 1:
+def point_acceptance(point: SpeedPoint) -> Acceptance | None:
+    """The point's acceptance as it was published, with the setting it was measured at (None
+    without an acceptance or a draft length)."""
+    if point.acceptance <= 0 or point.draft_max < 1:
         return None
-    k = draft_max
-    if point.acceptance_kind == "draft share of output":
-        want = 1.0 / max(1e-9, 1.0 - point.acceptance)  # tokens per round
+    kind = SHARE if point.acceptance_kind == "draft share of output" else RATE
+    return Acceptance(point.acceptance, kind, point.draft_max, point.p_min, point.draft_min, "documented",
+                      f"{point.id} ({point.url})")
 
-        def measure(a: float) -> float:
-            return expected_tokens_per_round(a, k)
-    else:
-        want = point.acceptance
 
-        def measure(a: float) -> float:
-            return (expected_tokens_per_round(a, k) - 1.0) / k
-    lo, hi = 0.0, 1.0
-    if measure(hi) < want:
-        return 1.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if measure(mid) < want else (lo, mid)
-    return (lo + hi) / 2
+def acceptance_per_token(point: SpeedPoint, draft_max: int) -> float | None:
+    """The per-token rate ``a`` the point's published acceptance gives at ``draft_max``
+    (``speed.acceptance``: the one conversion the command line uses too)."""
+    acc = point_acceptance(point)
+    if acc is None or draft_max < 1:
+        return None
+    return per_token(acc.value, acc.kind, draft_max, acc.p_min, acc.draft_min)
+
+
+def point_workload(point: SpeedPoint) -> Workload:
+    """What the point ran: its context depth and reply length (the workload's defaults where
+    it does not say), one request at a time."""
+    return Workload(context_tokens=point.context_tokens, n_predict=point.n_predict or Workload().n_predict)
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,7 @@ class PointResult:
     gpu: Gpu
     target_tokens_per_s: float  # predicted
     speedup: float | None  # predicted; None without an acceptance or a draft length
+    prediction: GpuPrediction | None = None
 
     @property
     def target_error(self) -> float:
@@ -132,25 +139,33 @@ def hardware_of(gpu: Gpu) -> Hardware:
     return Hardware(gpu.name, gpu.bandwidth_gbs, gpu.memory_gib, gpu.vendor, gpu.source)
 
 
+def point_shapes(point: SpeedPoint) -> tuple[Shape, Shape] | None:
+    """What one evaluation of each of the point's models reads (None when a size is not stated)."""
+    t, d = side_shape(point.target), side_shape(point.draft)
+    return None if t is None or d is None else (t, d)
+
+
 def predict_point(point: SpeedPoint, gpus: Sequence[Gpu], c: Constants = FITTED) -> PointResult | None:
-    """The point predicted (None when it is not one device fully offloaded, or its models'
-    sizes cannot be told)."""
+    """The point predicted by ``speed.on_gpu.predict_speed``, the function ``estimate --gpu``
+    calls: its device, its models' shapes, its acceptance at its own draft length, p-min and
+    n-min, its workload (None when it is not one device fully offloaded, or its models' sizes
+    cannot be told)."""
     if not point.single_device:
         return None
     gpu = find_gpu(point.gpu, gpus)
-    t, d = side_shape(point.target), side_shape(point.draft)
-    if t is None or d is None:
+    both = point_shapes(point)
+    if both is None:
         return None
+    t, d = both
     hw = hardware_of(gpu)
-    context = point.ctx or 0
-    target_tps = 1000.0 / alone_ms(t, hw, context, c)
-    speedup = None
-    a = acceptance_per_token(point, point.draft_max)
-    if a is not None:
-        work: Work = expected_work(a, point.draft_max)
-        pred = predict(work, roofline_costs(t, d, hw, context, c, max_batch=point.draft_max + 1))
-        speedup = pred.speedup if pred is not None else None
-    return PointResult(point, gpu, target_tps, speedup)
+    w = point_workload(point)
+    acc = point_acceptance(point)
+    if acc is None:
+        pred = predict_speed(hw, "table", t, d, Acceptance(0.0), draft_max=1, p_min=0.0, workload=w, constants=c)
+        return PointResult(point, gpu, pred.target_tokens_per_s, None)
+    pred = predict_speed(hw, "table", t, d, acc, draft_max=point.draft_max, p_min=point.p_min, workload=w,
+                         constants=c)
+    return PointResult(point, gpu, pred.target_tokens_per_s, pred.speedup, pred)
 
 
 def log_error(predicted: float, measured: float) -> float:

@@ -15,8 +15,12 @@ batch's arithmetic catches up. So an evaluation of ``b`` tokens takes
 * ``efficiency``: the share of the peak bandwidth an engine's decode kernels reach, per
   vendor; ``fixed_ms``: what an evaluation costs whatever its size (kernel launches,
   synchronisation, sampling); ``growth``: what each more token of a batch adds, as a share of
-  the memory time (the arithmetic of small batches is mostly hidden behind the reads);
+  the memory time, per backend class (CUDA, Metal, ROCm/Vulkan, CPU: how much of a small
+  batch's arithmetic each hides behind the reads differs, ``registry/speed/batches.toml``);
   ``round_ms``: what one speculative round costs in llama-server beyond the evaluations.
+
+``b`` tokens may come from several requests at once (llama-server's ``--parallel``): the
+weights are read once for all of them, each request's KV cache once for its own tokens.
 
 The constants are fitted to the published measurements in ``registry/speed/points.toml``
 (``benchmarks/roofline_fit.py`` refits them and prints the leave-one-out errors); the docs
@@ -56,7 +60,7 @@ class Shape:
         ``paircheck fit`` counts those)."""
         return self.stored_bytes + self.kv_bytes_per_token * max(context, 0)
 
-    def experts_read(self, batch: int) -> float:
+    def experts_read(self, batch: float) -> float:
         """Routed experts a batch of ``batch`` tokens reads between them (expected, each token
         picking ``experts_used`` independently)."""
         if not self.experts or not self.experts_used:
@@ -64,14 +68,15 @@ class Shape:
         e, k = self.experts, min(self.experts_used, self.experts)
         return e * (1.0 - (1.0 - k / e) ** max(batch, 1))
 
-    def bytes_read(self, batch: int, context: int) -> float:
+    def bytes_read(self, batch: float, context: float) -> float:
         experts = self.expert_bytes * self.experts_read(batch) / self.experts if self.experts else 0.0
         return self.dense_bytes + experts + self.kv_bytes_per_token * max(context, 0)
 
 
 @dataclass(frozen=True)
 class Constants:
-    """The roofline's fitted constants (see the module docstring)."""
+    """The roofline's fitted constants (see the module docstring). ``growth`` is the default
+    class's; ``backend_growth`` each backend class's that was fitted."""
 
     efficiency: dict[str, float] = field(default_factory=lambda: dict(EFFICIENCY))
     fixed_ms: float = 0.0
@@ -79,10 +84,15 @@ class Constants:
     round_ms: float = 0.0
     # The share of a vendor's efficiency each way of storing weights reaches ("legacy" is 1).
     weights: dict[str, float] = field(default_factory=lambda: dict(WEIGHTS))
+    backend_growth: dict[str, float] = field(default_factory=dict)
 
     def efficiency_of(self, vendor: str, weights: str = "legacy") -> float:
         """The share of the peak bandwidth reached (never more than all of it)."""
         return min(1.0, self.efficiency.get(vendor, self.efficiency["default"]) * self.weights.get(weights, 1.0))
+
+    def growth_of(self, backend: str) -> float:
+        """What each more token of a batch adds on ``backend`` (a class of BACKENDS)."""
+        return self.backend_growth.get(backend, self.growth)
 
 
 # Fitted by benchmarks/roofline_fit.py to registry/speed/points.toml on 2026-12-02 (19 device
@@ -98,19 +108,21 @@ FITTED = Constants(fixed_ms=1.40, growth=0.237, round_ms=0.0)
 MAX_BATCH = 33
 
 
-def evaluation_ms(shape: Shape, hw: Hardware, batch: int, context: int, c: Constants = FITTED) -> float:
-    """One evaluation of ``batch`` tokens at ``context`` tokens of context (the formula above)."""
-    memory = (shape.bytes_read(batch, context) / (hw.bandwidth_gbs * GB * c.efficiency_of(hw.vendor, shape.weights))
-              * 1000.0)
-    return c.fixed_ms + memory * (1.0 + c.growth * (max(batch, 1) - 1))
+def evaluation_ms(shape: Shape, hw: Hardware, batch: float, context: float, c: Constants = FITTED,
+                  requests: float = 1.0) -> float:
+    """One evaluation of ``batch`` tokens from ``requests`` requests, each at ``context``
+    tokens of context (the formula above: the weights read once, each request's KV cache)."""
+    read = shape.bytes_read(batch, 0) + shape.kv_bytes_per_token * max(context, 0) * max(requests, 1.0)
+    memory = read / (hw.bandwidth_gbs * GB * c.efficiency_of(hw.vendor, shape.weights)) * 1000.0
+    return c.fixed_ms + memory * (1.0 + c.growth_of(hw.backend) * (max(batch, 1) - 1))
 
 
-def alone_ms(shape: Shape, hw: Hardware, context: int, c: Constants = FITTED) -> float:
+def alone_ms(shape: Shape, hw: Hardware, context: float, c: Constants = FITTED) -> float:
     """One decode of the target alone."""
     return evaluation_ms(shape, hw, 1, context, c)
 
 
-def roofline_costs(target: Shape, draft: Shape, hw: Hardware, context: int, c: Constants = FITTED,
+def roofline_costs(target: Shape, draft: Shape, hw: Hardware, context: float, c: Constants = FITTED,
                    max_batch: int = MAX_BATCH) -> Costs:
     """The speed model's costs on ``hw``: every target batch size and the draft's re-evaluation
     of it computed, one draft decode, and the fitted cost per round."""

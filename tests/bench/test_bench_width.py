@@ -47,9 +47,9 @@ def test_bench_compare_fits_80_columns(tmp_path: Path) -> None:
 @pytest.mark.slow  # over 1.5 s here (docs/testing.md)
 def test_estimate_follows_columns(tmp_path: Path) -> None:
     target, draft = fit_shapes.write("qwen2.5-7b", tmp_path), fit_shapes.write("qwen2.5-0.5b", tmp_path)
-    narrow = run("estimate", target, draft, "--acceptance", "0.7", columns=80)
+    narrow = run("estimate", target, draft, "--per-token-acceptance", "0.7", columns=80)
     assert narrow.returncode == 0, narrow.stderr
     assert widest(narrow.stdout) <= 80, narrow.stdout
     assert narrow.stdout.startswith("MODELLED (not measured)")
-    wide = run("estimate", target, draft, "--acceptance", "0.7", columns=200)
+    wide = run("estimate", target, draft, "--per-token-acceptance", "0.7", columns=200)
     assert len(wide.stdout.splitlines()) < len(narrow.stdout.splitlines())

@@ -15,6 +15,7 @@ from paircheck._engine.pair_size import SIZE_CODE, size_finding, size_warning
 from paircheck.api import describe
 from paircheck.cli import main
 from paircheck.errors import InputError
+from paircheck.speed.acceptance import RATE, per_token
 from paircheck.speed.estimate import (
     best_draft_max,
     estimate,
@@ -198,7 +199,7 @@ def _run(argv: list[str]) -> int:
 
 
 def test_cli_json_names(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--acceptance", "0.8", "--json"]) == 0
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--per-token-acceptance", "0.8", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["modelled"] is True
     assert data["cost_ratio"] == pytest.approx(Q8_PER_TOKEN / F32_PER_TOKEN)
@@ -213,8 +214,17 @@ def test_cli_text_says_model_and_warns_on_same_file(
 ) -> None:
     assert _run(["estimate", str(models["f32"]), str(models["f32"])]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("MODELLED (not measured)")
+    # Issue 48: without a device, no speedup that reads as a prediction: what it depends on, and
+    # the commands that would answer.
+    assert out.startswith("NO SPEED PREDICTED") and "x" not in out.split("\n")[0]
+    flat = " ".join(out.split())
+    assert "--gpu NAME" in flat and "`paircheck probe TARGET DRAFT`" in flat
     assert f"warning {SIZE_CODE}" in out and "same file" in out
+    assert "0.50" not in out  # no band of speedups
+    # Costs given (--verify-cost): the speedup is a model of those costs, and says so.
+    assert _run(["estimate", str(models["f32"]), str(models["f32"]), "--verify-cost", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("MODELLED (not measured)")
     assert "0.50" in out and "0.90" in out  # the band, no acceptance given
 
 
@@ -224,7 +234,7 @@ def test_cli_draft_max_below_1_is_refused_with_or_without_a_device(
     models: dict[str, Path], gpu: list[str], k: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # One rule (issue 50): 0 was silently replaced by 3 without a device, refused with one.
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--acceptance", "0.8",
+    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--per-token-acceptance", "0.8",
                  "--draft-max", k, *gpu]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1, captured
@@ -255,7 +265,11 @@ def test_cli_acceptance_from_a_bench_result(
     path.write_text(json.dumps(bench))
     assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["acceptance"] == pytest.approx(70 / 100)
+    # Issue 48: the bench measured accepted / drafted at its --spec-draft-n-max 5, which is not the
+    # per-token rate: it is turned into one at that draft length, as the published points are.
+    assert data["reported"]["value"] == pytest.approx(70 / 100)
+    assert data["reported"]["kind"] == "accepted/drafted" and data["reported"]["draft_max"] == 5
+    assert data["acceptance"] == pytest.approx(per_token(0.7, RATE, 5)) and data["acceptance"] > 0.8
     assert data["draft_max"] == 5  # from the server's command line
     assert data["acceptance_source"] == f"bench:{path}"
 
@@ -289,7 +303,7 @@ def test_cli_a_bench_result_of_other_models_is_named_and_acceptance_1_is_not_ext
     same.write_text(json.dumps(bench))
     assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(same), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["acceptance"] < 0.6 and not [w for w in data["warnings"] if w["code"] in ("EW001", "EW002")]
+    assert data["reported"]["value"] < 0.6 and not [w for w in data["warnings"] if w["code"] in ("EW001", "EW002")]
 
 
 def test_an_acceptance_of_1_given_is_not_extrapolated_silently() -> None:
@@ -309,7 +323,7 @@ def test_cli_vocab_only_file_is_one_error_line(models: dict[str, Path], capsys: 
                 str(models["vocab"]),
                 "--cost-ratio",
                 "0.1",
-                "--acceptance",
+                "--per-token-acceptance",
                 "0.7",
                 "--json",
             ]

@@ -59,7 +59,7 @@ def test_estimate_on_a_gpu_gives_the_documented_names(models: dict[str, Path]) -
     assert pred["acceptance_basis"] == "assumed" and pred["acceptance"] == 0.7 and len(pred["band"]) == 5
     assert pred["pair_tokens_per_s"] == pytest.approx(pred["target_tokens_per_s"] * pred["speedup"], rel=1e-2)
     given = json.loads(run("estimate", models["qwen2.5-7b"], models["qwen2.5-0.5b"], "--gpu", "3090",
-                           "--acceptance", "0.9", "--draft-max", "5", "--json").stdout)["predicted"]
+                           "--per-token-acceptance", "0.9", "--draft-max", "5", "--json").stdout)["predicted"]
     assert (given["acceptance_basis"], given["draft_max"], given["band"]) == ("given", 5, [])
     # Twice the bandwidth: the target alone nearly twice as fast (the fixed cost per decode stays).
     slow = json.loads(run("estimate", models["qwen2.5-7b"], models["qwen2.5-0.5b"], "--bandwidth", "500",
@@ -71,12 +71,13 @@ def test_estimate_on_a_gpu_gives_the_documented_names(models: dict[str, Path]) -
 
 
 def test_estimate_text_says_what_is_predicted_and_what_assumed(models: dict[str, Path]) -> None:
-    out = run("estimate", models["qwen2.5-7b"], models["qwen2.5-0.5b"], "--gpu", "4090", "--acceptance", "0.8")
+    out = run("estimate", models["qwen2.5-7b"], models["qwen2.5-0.5b"], "--gpu", "4090",
+              "--per-token-acceptance", "0.8")
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())
     assert text.startswith(("PREDICTED on GeForce RTX 4090: ", "RUN WITHOUT A DRAFT on GeForce RTX 4090: "))
-    assert "acceptance 0.80 GIVEN" in text and "device: GPU table: GeForce RTX 4090" in text
-    assert "constants fitted to published measurements" in text
+    assert "per-token acceptance 0.80 GIVEN" in text and "device: GPU table: GeForce RTX 4090" in text
+    assert "docs/estimate.md: the error per published point" in text
     for line in out.stdout.splitlines():
         assert len(line) <= 80 or line.strip().lstrip("(").startswith("https://"), line
 
@@ -98,8 +99,8 @@ def test_a_mixture_of_experts_pays_for_the_experts_a_batch_uses(models: dict[str
     verification batch reads the experts all its tokens use: each more drafted token costs it
     far more, relative to one decode, than it costs a dense target."""
     def costs(target: Path) -> dict[int, float]:
-        pred = json.loads(run("estimate", target, models["qwen2.5-0.5b"], "--gpu", "3090", "--acceptance", "0.8",
-                              "--json").stdout)["predicted"]
+        pred = json.loads(run("estimate", target, models["qwen2.5-0.5b"], "--gpu", "3090",
+                              "--per-token-acceptance", "0.8", "--json").stdout)["predicted"]
         return {p["draft_max"]: p["speedup"] for p in pred["by_draft_max"]}
 
     moe, dense = costs(models["qwen3-30b-a3b"]), costs(models["qwen2.5-7b"])

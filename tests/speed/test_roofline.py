@@ -88,7 +88,7 @@ def test_the_best_draft_length_is_searched_and_an_assumed_acceptance_says_so() -
 
 
 @pytest.mark.parametrize(("kwargs", "where"), [
-    ({"context": -1}, "--ctx"), ({"draft_max": 0}, "--draft-max"),
+    ({"context": -1}, "--context-tokens"), ({"draft_max": 0}, "--draft-max"),
 ])
 def test_bad_settings_are_input_errors(kwargs: dict[str, int], where: str) -> None:
     with pytest.raises(InputError) as err:

@@ -25,12 +25,14 @@ from paircheck.cache_home import cache_home
 from paircheck.constants import DRAFT_SIMPLE, DRAFTLESS_METHODS, LLAMACPP, canonical_engine, canonical_method
 from paircheck.errors import InputError
 from paircheck.findings import FAIL, Finding, Report
-from paircheck.installed import Installed
 from paircheck.model import ModelDescription, Override
 
 if TYPE_CHECKING:
     from paircheck._registry.consult import FileVocab
     from paircheck._registry.identity import ModelIdentity
+
+    # Only named here: importing it (subprocess, shutil) is for the commands that ask what is installed.
+    from paircheck.installed import Installed
 
 DEFAULT_ENGINE = LLAMACPP
 ProgressFactory = Any  # Callable[[str], Progress | None]: one progress callback per model

@@ -19,7 +19,6 @@ import shutil
 import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 # A version answer is a line or two; --help of llama-server is about 40 KB.
@@ -129,6 +128,10 @@ def _program(engine: str, parse: Callable[[str], str | None]) -> Installed | Non
 
 def package(engine: str) -> Installed | None:
     """The installed distribution of a Python engine, from its metadata (never imported)."""
+    # Imported here: importlib.metadata (with email, csv, zipfile) was a quarter of a warm
+    # scan's start-up, which never asks what is installed.
+    from importlib import metadata
+
     for dist_name in PACKAGES.get(engine, ()):
         try:
             dist = metadata.distribution(dist_name)

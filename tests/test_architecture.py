@@ -48,6 +48,8 @@ def layer_of(module: str) -> str:
     """The layer of a dotted module name inside the package."""
     if module in PURE_NAMING:
         return "base"
+    if module == "paircheck.sizes":  # memory sizes as written (--vram 24GiB) and shown; imports only errors
+        return "base"
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
     if head in ("__init__", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings", "atomic",

@@ -7,7 +7,7 @@ from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import wrap
 from paircheck.fit.memory import ModelMemory
 from paircheck.fit.result import FIT_MARGIN, FitResult
-from paircheck.fit.sizes import format_size
+from paircheck.sizes import format_size
 
 
 def memory_line(result: FitResult) -> str:

@@ -18,6 +18,7 @@ else:  # pragma: no cover - Python 3.10
 from paircheck._registry.entry import Caveat, Checked, EngineQuote, Measurement, RegistryEntry, Source, VocabPrint
 from paircheck._registry.identity import ModelIdentity, ModelRef, normalise_name, ref_key
 from paircheck._registry.schema import SCHEMA_VERSION, RegistryError, _as_date, _check_document, _where
+from paircheck._registry.where import default_registry_dir
 from paircheck.constants import canonical_engine, canonical_method
 
 # --------------------------------------------------------------------------- registry
@@ -123,29 +124,6 @@ def fingerprint_matches(documented: str | None, actual: str | None) -> bool:
 
 
 # --------------------------------------------------------------------------- loading
-
-
-def default_registry_dir() -> Path:
-    """Where the shipped registry lives.
-
-    A source checkout has ``registry/`` beside the package; an installed wheel is
-    expected to carry the same files as package data (``paircheck/_registry_data`` or
-    ``paircheck/registry``), which packaging wires up. Kept in one function so that is
-    the only place to change.
-    """
-    checkout = Path(__file__).resolve().parents[2] / "registry"
-    if checkout.is_dir():
-        return checkout
-    from importlib import resources  # only for an installed wheel: ~10 ms to import
-
-    for sub in ("_registry_data", "registry"):
-        try:
-            candidate = resources.files("paircheck").joinpath(sub)
-        except (ModuleNotFoundError, TypeError):  # pragma: no cover - odd loaders
-            break
-        if candidate.is_dir():
-            return Path(str(candidate))
-    return checkout  # load_registry reports it missing with this path
 
 
 @functools.lru_cache(maxsize=1)

@@ -180,7 +180,7 @@ def parse_batches(raw: Mapping[str, Any], where: str) -> tuple[BatchCurve, ...]:
 
 
 def batches_path() -> Path:
-    from paircheck._registry.load import default_registry_dir
+    from paircheck._registry.where import default_registry_dir
 
     return default_registry_dir() / "speed" / "batches.toml"
 

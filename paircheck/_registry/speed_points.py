@@ -157,7 +157,7 @@ def parse_points(raw: Mapping[str, Any], where: str) -> tuple[SpeedPoint, ...]:
 
 
 def points_path() -> Path:
-    from paircheck._registry.load import default_registry_dir
+    from paircheck._registry.where import default_registry_dir
 
     return default_registry_dir() / "speed" / "points.toml"
 

@@ -123,10 +123,10 @@ def gpu_options(f: Any) -> Any:
 def pick_device(gpu: str | None, bandwidth: float | None, vram: str | None = None, detect: bool = True) -> Any:
     """The device the options name, else the one this machine's tools report (``Picked``,
     or None when there is none)."""
-    from paircheck.fit.sizes import parse_size
     from paircheck.hardware.detect import detect as run_detection
     from paircheck.hardware.pick import pick
     from paircheck.hardware.table import load_gpus
+    from paircheck.sizes import parse_size
 
     budget = parse_size(vram) if vram is not None else None
     detected = run_detection() if detect and gpu is None and bandwidth is None else None

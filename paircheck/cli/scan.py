@@ -73,6 +73,9 @@ class TqdmProgress:
     def __init__(self, stream: TextIO) -> None:
         from tqdm import tqdm  # only on a terminal: never imported for --json, --quiet or a pipe
 
+        # No monitor thread: the scan forks its workers (paircheck.scan._read_all), and a fork
+        # of a process with threads may deadlock (Python 3.12 warns of it).
+        tqdm.monitor_interval = 0
         self.bar = tqdm(total=None, unit=" files", desc="reading", file=stream, leave=False, dynamic_ncols=True)
 
     def __call__(self, location: str) -> None:
@@ -100,6 +103,9 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.option("--method", type=METHOD, default=None, help="Speculative method (default: the engine's draft model).")
 @click.option("--no-cache", "no_cache", is_flag=True,
               help="Read every file again (the cache keeps one summary per file, target, engine and method).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              help="Files read at a time, each in a process of its own (default: the CPUs this process may use, "
+              "at most 4, on Linux; elsewhere 1).")
 @click.option("--hub", is_flag=True, help="Also search the Hugging Face Hub for drafts (judged from their headers).")
 @click.option("--hub-calls", type=click.IntRange(1, 1000), default=DEFAULT_CALLS, show_default=True,
               help="With --hub: at most this many API calls (searches, model infos; a listing page is one).")
@@ -122,9 +128,9 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.pass_context
 def scan_cmd(
     ctx: click.Context, target: str, dirs: tuple[str, ...], no_default_dirs: bool, engine: str, method: str | None,
-    as_json: bool, quiet: bool, no_cache: bool, hub: bool, hub_calls: int, hub_reads: int, probe_count: int,
-    llama_server: str | None, probe_output: str | None, n_predict: int, gpu: str | None, bandwidth: float | None,
-    vram: str | None, context: int | None,
+    as_json: bool, quiet: bool, no_cache: bool, jobs: int | None, hub: bool, hub_calls: int, hub_reads: int,
+    probe_count: int, llama_server: str | None, probe_output: str | None, n_predict: int, gpu: str | None,
+    bandwidth: float | None, vram: str | None, context: int | None,
 ) -> None:
     """Rank every model found in DIRs (and where models are usually kept) as a draft for TARGET."""
     from paircheck.scan import scan
@@ -136,10 +142,10 @@ def scan_cmd(
             from paircheck.scan.hub_scan import HubOptions, scan_hub
 
             result = scan_hub(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
-                              use_cache=not no_cache, options=HubOptions(calls=hub_calls, reads=hub_reads))
+                              use_cache=not no_cache, options=HubOptions(calls=hub_calls, reads=hub_reads), jobs=jobs)
         else:
             result = scan(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
-                          use_cache=not no_cache)
+                          use_cache=not no_cache, jobs=jobs)
     finally:
         if progress is not None:
             progress.close()  # leave=False: the bar is erased before the ranking prints

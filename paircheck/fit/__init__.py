@@ -9,9 +9,9 @@ safetensors headers).
 from paircheck.errors import InputError
 from paircheck.fit.memory import FitOptions, ModelMemory, model_memory
 from paircheck.fit.result import SCHEMA, DraftOptions, FitResult, fit
-from paircheck.fit.sizes import format_size, parse_size
 from paircheck.fit.tensors import with_tensor_infos
 from paircheck.model import ModelDescription
+from paircheck.sizes import format_size, parse_size
 
 NO_WEIGHTS = (
     "has no tensor infos (a vocab-only or header-only file): there are no weights to size; give the model file "

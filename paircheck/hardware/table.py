@@ -49,7 +49,7 @@ class Gpu:
 
 
 def table_path() -> Path:
-    from paircheck._registry.load import default_registry_dir
+    from paircheck._registry.where import default_registry_dir
 
     return default_registry_dir() / "hardware" / "gpus.toml"
 

@@ -1,14 +1,17 @@
 """``paircheck scan``: which models on this machine can draft for a target, ranked.
 
 Each candidate is described, checked and reduced to a small summary before the next one is
-read, so memory stays bounded by one file's metadata whatever the number of files. A file
-that cannot be read is listed with its one-line reason and never stops the scan.
+read, so memory stays bounded by one file's metadata whatever the number of files (one per
+worker when the files are read ``jobs`` at a time, paircheck.scan.workers). A file that cannot
+be read is listed with its one-line reason and never stops the scan.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable, Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -409,51 +412,50 @@ def rank(
     progress: Progress | None = None,
     searched: list[str] | None = None,
     cache: ScanCache | None = None,
+    jobs: int = 1,
 ) -> ScanResult:
-    """Describe, check and summarize each candidate in turn; rank the summaries.
+    """Describe, check and summarize each candidate; rank the summaries.
 
     With a ``cache``, a candidate whose file (and the target's) is unchanged since a previous
-    scan with the same engine and method is not read again."""
+    scan with the same engine and method is not read again. ``jobs`` > 1: the files to read
+    are read that many at a time, each in a worker process (``_read_all``); the ranking is
+    the same, summaries are made the same way and kept in the order found."""
     readable_target(target)  # a cut target: one input error, not the same LC001 on every row
-    # Computed at the first candidate read, not before: a warm scan reads none, and the
-    # registry and the target's texts cost more than all its cache look-ups together.
-    facts: TargetFacts | None = None
     target_stamp = file_stamp(target.resolved_path or target.location)
     context = context_key(engine, method) if cache is not None else ""
-    results: list[CandidateResult] = []
-    unreadable: list[Unreadable] = []
-    same: list[str] = []
+    # What each candidate came to, in the order found: ("result", CandidateResult),
+    # ("same", location) or ("unreadable", Unreadable); None until a file to read is read.
+    outcomes: list[tuple[str, Any] | None] = []
+    to_read: list[tuple[int, Candidate, str | None]] = []
     for found in candidates:
         if isinstance(found, Unlisted):
-            unreadable.append(Unreadable(found.location, found.error))
+            outcomes.append(("unreadable", Unreadable(found.location, found.error)))
             continue
         key = cache.key(found.location, target_stamp, context) if cache is not None else None
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
-            if _from_cache(cached, found, results, unreadable, same):
+            outcome = _from_cache(cached, found)
+            if outcome is not None:
+                outcomes.append(outcome)
                 continue
             cache.hits, cache.misses = cache.hits - 1, cache.misses + 1  # type: ignore[union-attr]
-        if progress is not None:
-            progress(found.location)
-        try:
-            facts = facts or TargetFacts.of(target)
-            # The description goes out of scope here: only the summary is kept.
-            summary = summarize(target, describer(found.location), found, engine, method, facts)
-        except InputError as exc:
-            error = _one_line(str(exc), found.location)
-            unreadable.append(Unreadable(found.location, error))
+        to_read.append((len(outcomes), found, key))
+        outcomes.append(None)
+    for (slot, found, key), (kind, value) in zip(
+        to_read, _read_all(target, [found for _, found, _ in to_read], engine, method, describer, progress, jobs),
+        strict=True,
+    ):
+        if kind == "error":  # an InputError: the file's own fault, the same next time
+            outcomes[slot] = ("unreadable", Unreadable(found.location, value))
             if cache is not None:
-                cache.put(key, {"kind": "error", "error": error})
-            continue
-        except (OSError, ValueError, MemoryError) as exc:  # a hostile file must not stop the scan
-            unreadable.append(Unreadable(found.location, _one_line(f"{type(exc).__name__}: {exc}", found.location)))
-            continue
-        if cache is not None:
-            cache.put(key, {"kind": "same"} if summary is None else {"kind": "result", **asdict(summary)})
-        if summary is None:
-            same.append(found.location)
+                cache.put(key, {"kind": "error", "error": value})
+        elif kind == "unreadable":  # not cached: an OSError may pass
+            outcomes[slot] = ("unreadable", Unreadable(found.location, value))
         else:
-            results.append(summary)
+            if cache is not None:
+                cache.put(key, {"kind": "same"} if value is None else {"kind": "result", **asdict(value)})
+            outcomes[slot] = ("same", found.location) if value is None else ("result", value)
+    results = [value for kind, value in filter(None, outcomes) if kind == "result"]
     results.sort(key=CandidateResult.sort_key)
     if cache is not None:
         cache.save()
@@ -461,8 +463,8 @@ def rank(
         target=target,
         engine=engine,
         candidates=results,
-        unreadable=unreadable,
-        skipped_same_model=same,
+        unreadable=[value for kind, value in filter(None, outcomes) if kind == "unreadable"],
+        skipped_same_model=[value for kind, value in filter(None, outcomes) if kind == "same"],
         searched=list(searched or []),
         cache_hits=cache.hits if cache is not None else 0,
         cache_misses=cache.misses if cache is not None else 0,
@@ -470,28 +472,103 @@ def rank(
     )
 
 
-def _from_cache(
-    value: dict[str, object], found: Candidate, results: list[CandidateResult], unreadable: list[Unreadable],
-    same: list[str],
-) -> bool:
-    """Use a cached summary; False when it does not fit today's fields (read the file again)."""
+# At most this many worker processes, whatever the CPUs: each holds one file's metadata (tens
+# of MB for a 250k-token vocabulary) besides the target's.
+MAX_JOBS = 4
+# Fewer files than this are read in this process: starting workers costs more than it saves.
+_MIN_FILES_FOR_WORKERS = 4
+
+
+def default_jobs() -> int:
+    """Files read at a time by default: the CPUs this process may use (at most MAX_JOBS), on
+    Linux only, where a worker is a fork of this process and starts at once; elsewhere 1 (a
+    worker would start a new interpreter and import paircheck again)."""
+    if not sys.platform.startswith("linux"):
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_JOBS, cpus))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What reading one candidate needs besides the candidate: the same for every file."""
+
+    target: ModelDescription
+    engine: str
+    method: str | None
+    describer: Describer
+    facts: TargetFacts | None
+
+
+def _read_one(job: _Job, found: Candidate) -> tuple[str, Any]:
+    """One candidate read and summarized: ("result", CandidateResult or None for a copy of the
+    target), ("error", line) for an InputError, ("unreadable", line) for another failure."""
+    try:
+        facts = job.facts or TargetFacts.of(job.target)
+        # The description goes out of scope here: only the summary is kept.
+        return "result", summarize(job.target, job.describer(found.location), found, job.engine, job.method, facts)
+    except InputError as exc:
+        return "error", _one_line(str(exc), found.location)
+    except (OSError, ValueError, MemoryError) as exc:  # a hostile file must not stop the scan
+        return "unreadable", _one_line(f"{type(exc).__name__}: {exc}", found.location)
+
+
+def _read_all(
+    target: ModelDescription, found: list[Candidate], engine: str, method: str | None, describer: Describer,
+    progress: Progress | None, jobs: int,
+) -> Iterator[tuple[str, Any]]:
+    """``_read_one`` of each candidate, in order. The target's facts (its registry look-up, its
+    texts) are computed once, only when there is a file to read (a warm scan reads none).
+
+    With ``jobs`` > 1 and enough files, each file is read in one of ``jobs`` worker processes,
+    forks of this one (paircheck.scan.workers: they share the target and its facts without
+    copying them); only the summaries come back. A process that cannot fork (not Linux), or
+    runs other threads, reads the files itself, one at a time."""
+    if not found:
+        return
+    try:
+        facts: TargetFacts | None = TargetFacts.of(target)
+    except (InputError, OSError, ValueError, MemoryError):
+        facts = None  # each candidate then says why, as when it is read in this process
+    job = _Job(target, engine, method, describer, facts)
+    from paircheck.scan.workers import can_fork, forked_map
+
+    workers = min(jobs, len(found)) if len(found) >= _MIN_FILES_FOR_WORKERS and facts is not None else 1
+    if workers <= 1 or not can_fork():
+        for candidate in found:
+            if progress is not None:
+                progress(candidate.location)
+            yield _read_one(job, candidate)
+        return
+    # A forked worker that uses tokenizers (a Hugging Face folder) after this process did would
+    # warn on stderr about parallelism; paircheck never needs tokenizers' threads.
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    for candidate, outcome in zip(found, forked_map(functools.partial(_read_one, job), found, workers), strict=True):
+        if progress is not None:
+            progress(candidate.location)
+        yield outcome
+
+
+def _from_cache(value: dict[str, object], found: Candidate) -> tuple[str, Any] | None:
+    """A cached summary as an outcome; None when it does not fit today's fields (read the file again)."""
     kind = value.pop("kind", None)
     if kind == "same":
-        same.append(found.location)
-    elif kind == "error":
-        unreadable.append(Unreadable(found.location, str(value.get("error"))))
-    elif kind == "result":
+        return "same", found.location
+    if kind == "error":
+        return "unreadable", Unreadable(found.location, str(value.get("error")))
+    if kind == "result":
         if "modelled_speedup" not in value or "checks_passed" not in value:
-            return False  # written before these fields existed: read the file again
+            return None  # written before these fields existed: read the file again
         # The path as found this time (a symlink, an Ollama blob): the key is the real path.
         value.update(location=found.location, name=found.name, where=found.where)
         try:
-            results.append(CandidateResult(**value))  # type: ignore[arg-type]
+            return "result", CandidateResult(**value)  # type: ignore[arg-type]
         except TypeError:
-            return False
-    else:
-        return False
-    return True
+            return None
+    return None
 
 
 def _one_line(text: str, location: str) -> str:
@@ -509,9 +586,11 @@ def scan(
     env: Mapping[str, str] | None = None,
     progress: Progress | None = None,
     use_cache: bool = True,
+    jobs: int | None = None,
 ) -> ScanResult:
     """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
-    ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache)."""
+    ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache); ``jobs``:
+    files read at a time (None: ``default_jobs()``)."""
     from paircheck.api import read_cache
     from paircheck.scan.discover import places
 
@@ -521,7 +600,8 @@ def scan(
     where = places(list(dirs or []), use_default_dirs, env, target_folder(desc))
     found = discover(list(dirs or []), use_default_dirs, env, target_folder(desc))
     cache = ScanCache.load(cache_path(env)) if use_cache else None
-    result = rank(desc, found, engine, method, progress=progress, searched=[p.path for p in where], cache=cache)
+    result = rank(desc, found, engine, method, progress=progress, searched=[p.path for p in where], cache=cache,
+                  jobs=default_jobs() if jobs is None else jobs)
     result.places = where
     return result
 
@@ -540,7 +620,7 @@ def compare(
 ) -> ScanResult:
     """Candidates mode (``paircheck T D1 D2 ...``): the same ranking for the given drafts."""
     desc = describe(target)
-    return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts))
+    return rank(desc, [Candidate(d) for d in drafts], engine, method, searched=list(drafts), jobs=default_jobs())
 
 
 def probe_best(result: ScanResult, count: int, run: Callable[[str, list[str]], list[Any]], probe_file: str

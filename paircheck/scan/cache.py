@@ -56,7 +56,7 @@ def file_stamp(path: str) -> tuple[str, int, int] | None:
 
 def registry_stamp() -> str:
     """What the documented flag depends on: the registry's files, by name, size and time."""
-    from paircheck._registry.load import default_registry_dir
+    from paircheck._registry.where import default_registry_dir
 
     try:
         root = default_registry_dir()

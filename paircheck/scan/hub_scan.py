@@ -44,6 +44,7 @@ from paircheck.scan import (
     Unreadable,
     _from_cache,
     _one_line,
+    default_jobs,
     draftless_steps,
     rank,
     summarize,
@@ -143,6 +144,7 @@ def scan_hub(
     progress: Progress | None = None,
     use_cache: bool = True,
     options: HubOptions | None = None,
+    jobs: int | None = None,
 ) -> HubScanResult:
     """The local scan plus the Hub's candidates (see the module's docstring)."""
     from paircheck._source.hub import HubSettings
@@ -158,7 +160,7 @@ def scan_hub(
     where = places(list(dirs or []), use_default_dirs, env, beside)
     cache = ScanCache.load(cache_path(env)) if use_cache else None
     local = rank(desc, discover(list(dirs or []), use_default_dirs, env, beside), engine, method, progress=progress,
-                 searched=[p.path for p in where], cache=cache)
+                 searched=[p.path for p in where], cache=cache, jobs=default_jobs() if jobs is None else jobs)
     facts = TargetFacts.of(desc)
     documented = registry_drafts(facts, wanted)
     settings = HubSettings.from_env()
@@ -271,7 +273,13 @@ def _read_all(
         key = _cache_key(settings.endpoint, c, target_key, context) if cache is not None else None
         cached = cache.get(key) if cache is not None and key is not None else None
         if cached is not None:
-            if _from_cache(cached, Candidate(c.spec, c.label, "hub"), results, unreadable, []):
+            outcome = _from_cache(cached, Candidate(c.spec, c.label, "hub"))
+            if outcome is not None:
+                kind, value = outcome
+                if kind == "result":
+                    results.append(value)
+                elif kind == "unreadable":
+                    unreadable.append(value)
                 report.cached += 1
                 continue
             cache.hits, cache.misses = cache.hits - 1, cache.misses + 1  # type: ignore[union-attr]

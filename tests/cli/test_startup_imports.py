@@ -133,3 +133,10 @@ def test_a_warm_scan_reads_the_target_from_the_read_cache_and_loads_no_hub_code(
     warm = loaded(tmp_path, *args, env=env)
     assert within(warm, HUB, REMOTE, "paircheck.scan.hub_scan", "paircheck.scan.hub_candidates",
                   "paircheck._format.hub_scan_render") == []
+    # Nor what it has no use for, which was most of what is left of a warm scan's time: the
+    # installed engines (importlib.metadata, email: a quarter of it), the registry's loader (the
+    # cache key needs only its folder), the memory model (to format a size) and the workers (no
+    # file is read).
+    assert within(warm, "paircheck.installed", "importlib.metadata", "email", "paircheck._registry.load",
+                  "paircheck._registry.entry", FIT, "paircheck.scan.workers", "multiprocessing",
+                  "concurrent.futures") == []

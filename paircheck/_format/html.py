@@ -166,7 +166,7 @@ def _measured_item(item: Any, shown: set[str]) -> Html:
     def field(name: str) -> Any:
         return getattr(item, name, None)
 
-    where = " ".join(str(x) for x in (field("engine"), field("engine_version")) if x)
+    where = " ".join(str(x) for x in (field("engine") or "no engine named", field("engine_version")) if x)
     setup = [f"on {field('hardware')}" if field("hardware") else "",
              f"target {field('target_quant')}" if field("target_quant") else "",
              f"draft {field('draft_quant')}" if field("draft_quant") else "",

@@ -105,7 +105,7 @@ def _measured_line(m: Measurement) -> str:
     value = f"{m.value * scale:g}" + (f" to {m.value_max * scale:g}" if m.value_max is not None else "") + unit
     words = _QUANTITY_WORDS.get(m.quantity, m.quantity + " {v}").format(v=value)
     k = f"draft length {m.draft_max}" if m.draft_max is not None else None
-    where = "; ".join(x for x in (m.engine, m.hardware, k) if x)
+    where = "; ".join(x for x in (m.engine or "no engine named", m.hardware, k) if x)
     return f"{words} ({where})" if where else words
 
 

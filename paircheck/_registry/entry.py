@@ -76,13 +76,14 @@ class Measurement:
     emits, the "acceptance length"), ``tokens_per_second`` and ``baseline_tokens_per_second``
     (the same run without speculation). ``value_max`` is set when the source gives a range
     (``value`` is then its low end). ``url`` is where ``quote`` is, when that is not the
-    entry's quote_url or source.
+    entry's quote_url or source. ``engine`` is None when the source does not say what the
+    number was measured on (the entry then names no engine either).
     """
 
     quantity: str
     value: float
     quote: str
-    engine: str
+    engine: str | None
     engine_version: str | None = None
     target_quant: str | None = None
     draft_quant: str | None = None
@@ -200,8 +201,10 @@ class RegistryEntry:
         return self.checked is not None and self.source.url in self.checked.unreadable
 
     def shown_running(self) -> bool:
-        """True when the source shows the pair running on at least one engine."""
-        return self.status == "works" and any(self.evidence_for(e) in RUNNING_EVIDENCE for e in self.engines)
+        """True when the source shows the pair running on at least one engine (or, when it
+        names no engine, shows it running at all: numbers measured on an engine it does not name)."""
+        levels = [self.evidence_for(e) for e in self.engines] or [self.evidence]
+        return self.status == "works" and any(level in RUNNING_EVIDENCE for level in levels)
 
     def best_evidence(self) -> str:
         """The strongest evidence over ``engines`` (for a "fails" entry: its failure evidence)."""
@@ -335,7 +338,7 @@ def evidence_phrases(entry: RegistryEntry) -> list[str]:
     phrases: list[str] = []
     if not entry.engines:
         # The source names no engine: say what it is without implying one.
-        phrases.append(_no_engine_phrase(entry.evidence, kind))
+        phrases.append(_no_engine_phrase(entry.evidence, kind, entry.figure))
     groups = _group(entry, entry.engines)
     for level in EVIDENCE:
         names = groups.get(level)
@@ -375,9 +378,9 @@ def evidence_phrases(entry: RegistryEntry) -> list[str]:
     return phrases
 
 
-def _no_engine_phrase(level: str, kind: str) -> str:
+def _no_engine_phrase(level: str, kind: str, figure: str | None = None) -> str:
     if level == "measured":
-        return "measured (no engine named)"
+        return f"measured{f' {figure}' if figure else ''} (no engine named)"
     if level == "ran":
         return "shown running (no engine named, no figures)"
     if level == "computed":

@@ -469,10 +469,17 @@ def lint_entry(entry: RegistryEntry) -> list[LintFinding]:
     for engine in entry.engines:
         if entry.evidence_for(engine) == "measured" and not any(m.engine == engine for m in entry.measured):
             add(R_MEASURED, f"{engine} is 'measured' but has no [[pair.measured]] numbers")
-    if not entry.engines and entry.evidence == "measured":
-        add(R_MEASURED, "measured evidence needs the engine the numbers were measured on")
+    # A source that measured the pair without naming the engine: the entry names none, and its
+    # numbers have none (engine None); its evidence is then the pair's as a whole.
+    if not entry.engines and entry.evidence == "measured" and not entry.measured:
+        add(R_MEASURED, "measured evidence needs its [[pair.measured]] numbers")
     for i, m in enumerate(entry.measured):
-        if entry.evidence_for(m.engine) != "measured":
+        if m.engine is None:
+            if entry.engines:
+                add(R_MEASURED, f"measured[{i}] names no engine, but the entry names {', '.join(entry.engines)}")
+            elif entry.evidence != "measured":
+                add(R_MEASURED, f"measured[{i}] names no engine and the entry's level is {entry.evidence}")
+        elif entry.evidence_for(m.engine) != "measured":
             add(R_MEASURED, f"measured[{i}] is on {m.engine}, whose level is {entry.evidence_for(m.engine)}")
 
     # RL107: each number is written in its quote.

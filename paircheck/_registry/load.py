@@ -253,7 +253,7 @@ def _build_measurement(m: Mapping[str, Any]) -> Measurement:
         quantity=m["quantity"],
         value=float(m["value"]),
         quote=" ".join(m["quote"].split()),
-        engine=m["engine"],
+        engine=m.get("engine"),
         engine_version=m.get("engine_version"),
         target_quant=m.get("target_quant"),
         draft_quant=m.get("draft_quant"),

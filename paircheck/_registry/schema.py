@@ -74,9 +74,11 @@ QUANTITIES: tuple[str, ...] = (
     "tokens_per_second",
     "baseline_tokens_per_second",
 )
-_MEASURED_REQUIRED = ("quantity", "value", "quote", "engine")
+# `engine` too, unless the entry names no engine (`engines = []`): a number whose source
+# does not say what measured it is recorded without one, never with a guessed engine.
+_MEASURED_REQUIRED = ("quantity", "value", "quote")
 _MEASURED_TEXT = ("engine_version", "target_quant", "draft_quant", "hardware", "settings", "url")
-_MEASURED_KEYS = frozenset(_MEASURED_REQUIRED) | frozenset(_MEASURED_TEXT) | {"draft_max", "value_max"}
+_MEASURED_KEYS = frozenset(_MEASURED_REQUIRED) | frozenset(_MEASURED_TEXT) | {"engine", "draft_max", "value_max"}
 _ENGINE_QUOTE_KEYS = frozenset({"engine", "quote", "url"})
 # What a [[pair.caveat]] table rests on (a plain caveat string rests on the entry's quotes):
 # "source": words of another page the entry cites and read (url, quote); "inference":
@@ -279,7 +281,8 @@ def _check_evidence(item: Mapping[str, Any]) -> list[str]:
                 p.append(f"fails_on engine {eng!r} needs its failure evidence in engine_evidence")
     if "figure" in item:
         figure = item["figure"]
-        levels = [per_engine.get(e, evidence) for e in engines]
+        # An entry that names no engine has its evidence for the pair as a whole.
+        levels = [per_engine.get(e, evidence) for e in engines] or [evidence]
         if not (isinstance(figure, str) and figure.strip()) or len(figure) > MAX_FIGURE:
             p.append(f"figure must be a short non-empty string (at most {MAX_FIGURE} characters)")
         elif "measured" not in levels:
@@ -344,6 +347,8 @@ def _check_measured(item: Mapping[str, Any]) -> list[str]:
             continue
         p += [f"{where}: unknown field {k!r}" for k in sorted(set(m) - _MEASURED_KEYS)]
         p += [f"{where}: missing required field {k!r}" for k in _MEASURED_REQUIRED if k not in m]
+        if "engine" not in m and engines:
+            p.append(f"{where}: missing required field 'engine'")
         quantity = m.get("quantity")
         if "quantity" in m and quantity not in QUANTITIES:
             p.append(f"{where}: quantity {quantity!r} is not one of: {', '.join(QUANTITIES)}")

@@ -268,7 +268,8 @@ def figures_of(entries: Sequence[object], names_note: dict[str, str] | None = No
 
 def measurement_line(n: Any, e: Any) -> str:
     """One documented number, cited: "speedup 2.86 measured on llama.cpp; RTX 3090 ...; (url)"."""
-    where = "; ".join(x for x in (n.engine + (f" {n.engine_version}" if n.engine_version else ""),
+    where = "; ".join(x for x in ((n.engine or "an engine the source does not name")
+                                  + (f" {n.engine_version}" if n.engine_version else ""),
                                   n.hardware, n.target_quant and f"target {n.target_quant}",
                                   n.draft_quant and f"draft {n.draft_quant}",
                                   n.draft_max and f"draft max {n.draft_max}") if x)

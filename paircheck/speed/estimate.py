@@ -324,7 +324,8 @@ def documented(target: ModelDescription, draft: ModelDescription) -> tuple[float
     for m in matches:
         e = m.entry
         for n in e.measured:
-            where = "; ".join(x for x in (n.engine + (f" {n.engine_version}" if n.engine_version else ""),
+            where = "; ".join(x for x in ((n.engine or "an engine the source does not name")
+                                          + (f" {n.engine_version}" if n.engine_version else ""),
                                           n.hardware, n.target_quant and f"target {n.target_quant}",
                                           n.draft_quant and f"draft {n.draft_quant}",
                                           n.draft_max and f"draft max {n.draft_max}") if x)

@@ -284,7 +284,8 @@ def test_real_measured_numbers_are_sane(registry: Registry) -> None:
             assert 1 <= m.value < 20, entry_id
         else:
             assert m.value > 0, entry_id
-        assert m.engine in registry.get(entry_id).engines, entry_id
+        # An engine the entry names, or none when its source names none (issue 50, item 13).
+        assert m.engine in registry.get(entry_id).engines or (m.engine is None and not registry.get(entry_id).engines)
 
 
 # --------------------------------------------------------------------------- RL108
@@ -505,11 +506,24 @@ def test_rl106_measured_numbers_on_an_engine_at_another_level(tmp_path: Path) ->
 
 
 def test_rl106_measured_without_an_engine(tmp_path: Path) -> None:
-    # The schema already refuses an entry without engines from TOML; lint_entry is a library
-    # function on any RegistryEntry, and says what is missing on one built in code.
+    # A source that measured the pair without naming the engine: the entry names none, and its
+    # numbers carry none; measured evidence still needs the numbers (issue 50, item 13).
     entry = dataclasses.replace(_one(tmp_path, PLANT_NO_DATA), engines=())
     assert [f.message for f in L.lint_entry(entry) if f.rule == L.R_MEASURED] == [
-        "measured evidence needs the engine the numbers were measured on"]
+        "measured evidence needs its [[pair.measured]] numbers"]
+    measured = _one(tmp_path, CLEAN + MEASURED)
+    unnamed = tuple(dataclasses.replace(m, engine=None) for m in measured.measured)
+    assert unnamed
+    ok = dataclasses.replace(measured, engines=(), measured=unnamed, evidence="measured")
+    assert [f.message for f in L.lint_entry(ok) if f.rule == L.R_MEASURED] == []
+    # a number without an engine beside engines the entry names, or at a level below measured
+    named = dataclasses.replace(ok, engines=("vllm",))
+    assert [f.message for f in L.lint_entry(named) if f.rule == L.R_MEASURED] == [
+        "vllm is 'measured' but has no [[pair.measured]] numbers",
+        "measured[0] names no engine, but the entry names vllm"]
+    lower = dataclasses.replace(ok, evidence="ran")
+    assert [f.message for f in L.lint_entry(lower) if f.rule == L.R_MEASURED] == [
+        "measured[0] names no engine and the entry's level is ran"]
 
 
 def test_rl108_each_level_below_what_the_quote_shows(tmp_path: Path) -> None:

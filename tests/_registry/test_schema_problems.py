@@ -256,6 +256,19 @@ CASES: list[tuple[str, str, list[str]]] = [
     ]),
     ('figure measured by engine', "e['figure'] = '2x'; e['engines'] = ['llama.cpp', 'vllm']; e['engine_evidence'] = {'vllm': 'measured'}; e['measured'] = [dict(MEAS, engine='vllm')]", [
     ]),
+    # Issue 50: a source that measured the pair without naming the engine (a comparison row on
+    # another head's card): the entry names no engine and its numbers carry none.
+    ('figure measured, no engine named', "e['figure'] = 'acceptance length 2.43'; e['engines'] = []; e['evidence'] = 'measured'; e['measured'] = [{k: v for k, v in MEAS.items() if k != 'engine'}]", [
+    ]),
+    ('figure, no engine named, not measured', "e['figure'] = '2x'; e['engines'] = []", [
+        E + 'figure is only for measured evidence',
+    ]),
+    ('measured without engine beside named engines', "e['evidence'] = 'measured'; e['measured'] = [{k: v for k, v in MEAS.items() if k != 'engine'}]", [
+        E + "measured[0]: missing required field 'engine'",
+    ]),
+    ('measured engine in an entry naming none', "e['engines'] = []; e['evidence'] = 'measured'; e['measured'] = [dict(MEAS)]", [
+        E + "measured[0]: engine 'llama.cpp' is not in engines",
+    ]),
     ('quote not a string', "e['quote'] = 3", [
         E + 'quote must be a non-empty string (a sentence from the source)',
     ]),

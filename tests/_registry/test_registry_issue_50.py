@@ -1,0 +1,111 @@
+"""Issue 50, item 13: four entries re-read against their sources on 2026-12-07.
+
+Each test asserts what the source says, where the registry said otherwise before:
+
+* gpt-oss-20b + RedHatAI's speculator.eagle3: the figures are a comparison row on Nebius's card,
+  which names no engine for them; they are acceptance lengths (τ), not rates; and the card says
+  they were measured under standard rejection sampling (vLLM's old greedy drafting did not
+  lower them).
+* Llama-4-Maverick + NVIDIA's Eagle3 head: the -Instruct target is named by the EAGLE README at
+  commit cb7e0841, which is now cited; the TensorRT-LLM docs say only "Llama 4 Maverick".
+* The alamios drafts: their cards are in the stored copies now; the Q4_K_M target is quoted
+  again, and the Coder draft's GGUF and safetensors cards describe different training runs.
+* mlc-llm issue 3022, unreadable before, is read: a maintainer's suggestion for Llama 3.1 70B.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from test_registry import parse_json, run  # noqa: E402
+
+from paircheck._registry.entry import RegistryEntry, evidence_text  # noqa: E402
+from paircheck._registry.load import Registry, load_registry  # noqa: E402
+from paircheck.speed.documented import measurement_line  # noqa: E402
+
+REDHAT_20B = "gpt-oss-20b--gpt-oss-20b-speculator.eagle3"
+NEBIUS_CARD = "https://huggingface.co/nebius/EAGLE3-gpt-oss-20b"
+MAVERICK = "llama-4-maverick-17b-128e-instruct--llama-4-maverick-17b-128e-eagle3"
+EAGLE_README = "https://github.com/SafeAILab/EAGLE/blob/cb7e0841fe0c206c6ed74a197ad5e2a1f13f5a2b/README.md"
+ALAMIOS = "deepseek-r1-distill-qwen-32b--deepseek-r1-draft-qwen2.5-0.5b"
+ALAMIOS_CODER = "deepseek-r1-distill-qwen-32b--deepseek-r1-draft-qwen2.5-coder-0.5b"
+CODER_GGUF = "https://huggingface.co/alamios/DeepSeek-R1-DRAFT-Qwen2.5-Coder-0.5B-GGUF"
+CODER_SAFETENSORS = "https://huggingface.co/alamios/DeepSeek-R1-DRAFT-Qwen2.5-Coder-0.5B"
+EAGLE70 = "meta-llama-3-70b-instruct--eagle-llama3-instruct-70b"
+MLC_3022 = "https://github.com/mlc-ai/mlc-llm/issues/3022"
+REREAD = date(2026, 12, 7)
+
+
+@pytest.fixture(scope="module")
+def registry() -> Registry:
+    return load_registry()
+
+
+def _get(registry: Registry, entry_id: str) -> RegistryEntry:
+    entry = registry.get(entry_id)
+    assert entry is not None, entry_id
+    return entry
+
+
+# --------------------------------------------------------------------------- gpt-oss-20b + RedHatAI
+
+
+def test_redhat_gpt_oss_20b_figures_name_no_engine(registry: Registry) -> None:
+    e = _get(registry, REDHAT_20B)
+    # The card's comparison row names no engine: not "measured on vLLM", and no guessed engine.
+    assert e.engines == () and e.evidence_for("vllm") is None and not e.engine_quotes
+    assert e.evidence == "measured" and e.shown_running()
+    assert [m.engine for m in e.measured] == [None, None, None]
+    assert "(no engine named)" in evidence_text(e) and "on vllm" not in evidence_text(e)
+    assert [m["engine"] for m in e.to_dict()["measured"]] == [None, None, None]
+
+
+def test_redhat_gpt_oss_20b_figures_are_acceptance_lengths(registry: Registry) -> None:
+    e = _get(registry, REDHAT_20B)
+    # τ 2.63 / 2.43 / 3.00 at K = 7: tokens per target pass, not a fraction of drafted tokens.
+    assert [(m.quantity, m.value, m.draft_max) for m in e.measured] == [
+        ("accepted_per_pass", 2.63, 7), ("accepted_per_pass", 2.43, 7), ("accepted_per_pass", 3.0, 7)]
+    assert e.figure is not None and e.figure.startswith("acceptance length 2.43 to 3.00")
+    assert "measured acceptance length 2.43 to 3.00" in evidence_text(e)
+    assert any("not acceptance rates" in c.text for c in e.caveats)
+
+
+def test_redhat_gpt_oss_20b_greedy_note_follows_the_card(registry: Registry) -> None:
+    e = _get(registry, REDHAT_20B)
+    # The card: "The acceptance metrics reported above were measured under standard rejection
+    # sampling". The greedy drafting of older vLLM did not lower these figures.
+    note = e.checked.note or ""
+    assert "applies to these figures" not in note
+    assert "standard rejection sampling" in note
+    greedy = [c for c in e.caveats if "greedily" in c.text]
+    assert greedy and all(c.url == NEBIUS_CARD and "standard rejection sampling" in (c.quote or "")
+                          and "standard rejection sampling" in c.text for c in greedy)
+    assert e.checked.on == REREAD
+
+
+def test_a_number_without_an_engine_says_so_where_it_is_cited(registry: Registry) -> None:
+    e = _get(registry, REDHAT_20B)
+    line = measurement_line(e.measured[0], e)
+    assert line == ("accepted per pass 2.63 measured on an engine the source does not name; draft max 7 "
+                    f"({NEBIUS_CARD})")
+    code, out, _ = run("--for", "openai/gpt-oss-20b")
+    assert code == 0
+    assert "2.63 tokens per target pass (acceptance length) (no engine named; draft length 7)" in out
+    code, out, _ = run("--for", "openai/gpt-oss-20b", "--format", "json")
+    row = next(r for r in parse_json(out) if r["id"] == REDHAT_20B)
+    assert row["engines"] == [] and {m["engine"] for m in row["measured"]} == {None}
+
+
+def test_acceptance_length_figures_say_length(registry: Registry) -> None:
+    # A figure of acceptance lengths reads as one: "acceptance 2.43" reads as a rate.
+    lengths = [e for e in registry if e.figure and e.measured
+               and {m.quantity for m in e.measured} == {"accepted_per_pass"}]
+    assert len(lengths) >= 3
+    for e in lengths:
+        assert "acceptance length" in (e.figure or ""), e.id

@@ -109,3 +109,23 @@ def test_acceptance_length_figures_say_length(registry: Registry) -> None:
     assert len(lengths) >= 3
     for e in lengths:
         assert "acceptance length" in (e.figure or ""), e.id
+
+
+# --------------------------------------------------------------------------- Llama 4 Maverick
+
+
+def test_maverick_instruct_target_cites_the_eagle_readme(registry: Registry) -> None:
+    e = _get(registry, MAVERICK)
+    assert e.target.name == "Llama-4-Maverick-17B-128E-Instruct"
+    # The TensorRT-LLM docs say "Llama 4 Maverick"; the EAGLE README at cb7e0841 names the
+    # -Instruct model (and its repo) for this head.
+    assert "Llama 4 Maverick" in e.quote and "Instruct" not in e.quote
+    assert EAGLE_README in e.see_also and EAGLE_README in e.checked.read
+    readme = [c for c in e.caveats if c.url == EAGLE_README]
+    assert len(readme) == 1 and readme[0].basis == "source"
+    assert readme[0].quote is not None
+    assert readme[0].quote.startswith(
+        "LLaMA-4-Maverick-17B-128E-Instruct meta-llama/Llama-4-Maverick-17B-128E-Instruct | ")
+    assert "nvidia/Llama-4-Maverick-17B-128E-Eagle3 | No" in readme[0].quote
+    assert e.target.repo == "meta-llama/Llama-4-Maverick-17B-128E-Instruct"
+    assert e.checked.on == REREAD

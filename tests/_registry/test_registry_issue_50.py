@@ -129,3 +129,28 @@ def test_maverick_instruct_target_cites_the_eagle_readme(registry: Registry) -> 
     assert "nvidia/Llama-4-Maverick-17B-128E-Eagle3 | No" in readme[0].quote
     assert e.target.repo == "meta-llama/Llama-4-Maverick-17B-128E-Instruct"
     assert e.checked.on == REREAD
+
+
+# --------------------------------------------------------------------------- alamios drafts
+
+
+@pytest.mark.parametrize("entry_id", [ALAMIOS, ALAMIOS_CODER])
+def test_alamios_cards_are_read_again(registry: Registry, entry_id: str) -> None:
+    e = _get(registry, entry_id)
+    assert e.checked.on == REREAD and not e.checked.unreadable
+    assert "Re-read 2026-12-07" in (e.checked.note or "")
+    # The detail dropped while the cards could not be read, quoted again from the card.
+    q4 = [c for c in e.caveats if "Q4_K_M" in c.text]
+    assert q4 and all("16k context" in c.text for c in q4)
+    assert e.engines == ()
+
+
+def test_alamios_coder_cards_describe_different_training_runs(registry: Registry) -> None:
+    e = _get(registry, ALAMIOS_CODER)
+    by_url = {c.url: c for c in e.caveats if c.quote and "epochs" in c.quote}
+    assert set(by_url) == {CODER_GGUF, CODER_SAFETENSORS}
+    assert "trained for 2 epochs on 2.5k unique examples" in (by_url[CODER_GGUF].quote or "")
+    assert "Updated to v1" in (by_url[CODER_GGUF].quote or "")
+    assert "trained for 4 epochs on 1400 unique examples" in (by_url[CODER_SAFETENSORS].quote or "")
+    assert "different training run" in by_url[CODER_SAFETENSORS].text
+    assert "not in the stored copies" not in (e.checked.note or "").split("Re-read 2026-12-07")[1]

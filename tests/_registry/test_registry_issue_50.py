@@ -154,3 +154,20 @@ def test_alamios_coder_cards_describe_different_training_runs(registry: Registry
     assert "trained for 4 epochs on 1400 unique examples" in (by_url[CODER_SAFETENSORS].quote or "")
     assert "different training run" in by_url[CODER_SAFETENSORS].text
     assert "not in the stored copies" not in (e.checked.note or "").split("Re-read 2026-12-07")[1]
+
+
+# --------------------------------------------------------------------------- mlc-llm issue 3022
+
+
+def test_mlc_issue_3022_is_read(registry: Registry) -> None:
+    e = _get(registry, EAGLE70)
+    assert MLC_3022 in e.checked.read and MLC_3022 not in e.checked.unreadable
+    # A maintainer's suggestion for LLaMA 3.1 70B, no run: not an engine of this Llama 3 pair.
+    assert "mlc-llm" not in e.engines
+    mlc = [c for c in e.caveats if c.url == MLC_3022]
+    assert len(mlc) == 1 and mlc[0].quote is not None
+    assert "LLaMA 3.1 70B" in mlc[0].quote
+    assert "yuhuili/EAGLE-LLaMA3-Instruct-70B as the eagle model for the 70B model" in mlc[0].quote
+    assert e.checked.on == REREAD
+    # No entry is left unreadable for this issue.
+    assert all(MLC_3022 not in x.checked.unreadable for x in registry)

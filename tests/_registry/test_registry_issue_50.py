@@ -171,3 +171,46 @@ def test_mlc_issue_3022_is_read(registry: Registry) -> None:
     assert e.checked.on == REREAD
     # No entry is left unreadable for this issue.
     assert all(MLC_3022 not in x.checked.unreadable for x in registry)
+
+
+# --------------------------------------------------------------------------- other unreadable sources
+
+# Sources marked unreadable before issue 50 that the stored copies now hold: each was read, and
+# the entry says what it shows (none changed a level or an engine).
+NOW_READ = [
+    ("qwen2.5-7b-instruct--qwen2.5-0.5b-instruct", "https://lmstudio.ai/docs/typescript/llm-prediction/speculative-decoding"),
+    ("opt-6.7b--opt-125m", "https://docs.vllm.ai/en/v0.14.0/features/spec_decode/"),
+    ("qwen2.5-coder-32b-instruct--qwen2.5-coder-1.5b-instruct",
+     "https://huggingface.co/ggml-org/Qwen2.5-Coder-1.5B-32B-speculative-GGUF"),
+    ("deepseek-r1--deepseek-r1-draft-0.5b-v1.0", "https://huggingface.co/jukofyork/DeepSeek-R1-DRAFT-0.5B"),
+    ("glm-4.5--glm-4.5-draft-0.6b-v3.0", "https://featherless.ai/models/jukofyork/GLM-4.5-DRAFT-0.6B-v3.0/reviews"),
+    ("glm-4.5-air--glm-4.5-draft-0.6b-v3.0", "https://featherless.ai/models/jukofyork/GLM-4.5-DRAFT-0.6B-v3.0/reviews"),
+    ("glm-4-32b-0414--glm-4.5-draft-0.6b-v3.0", "https://featherless.ai/models/jukofyork/GLM-4.5-DRAFT-0.6B-v3.0/reviews"),
+    (EAGLE70, MLC_3022),
+]
+
+
+@pytest.mark.parametrize(("entry_id", "url"), NOW_READ)
+def test_sources_now_in_the_stored_copies_are_read(registry: Registry, entry_id: str, url: str) -> None:
+    e = _get(registry, entry_id)
+    assert url in e.checked.read and url not in e.checked.unreadable
+    assert "2026-12-07 (issue 50)" in (e.checked.note or "")
+
+
+def test_sources_still_unreadable_were_searched_for_again(registry: Registry) -> None:
+    # What is still marked unreadable was looked for again in this round, and the note says so.
+    unread = [e for e in registry if e.checked.unreadable]
+    assert unread
+    for e in unread:
+        note = e.checked.note or ""
+        assert "2026-12-07 (issue 50)" in note and "still not in the stored copies" in note, e.id
+
+
+def test_an_earlier_build_naming_llama_cpp_does_not_make_it_an_engine(registry: Registry) -> None:
+    # The earlier DeepSeek-R1-DRAFT-0.5B card points to a GGUF "ready for use with llama.cpp";
+    # that is not this v1.0 draft, so the entry still names no engine and says why in a caveat.
+    e = _get(registry, "deepseek-r1--deepseek-r1-draft-0.5b-v1.0")
+    assert e.engines == ()
+    earlier = [c for c in e.caveats if c.url == "https://huggingface.co/jukofyork/DeepSeek-R1-DRAFT-0.5B"]
+    assert len(earlier) == 1 and "ready for use with llama.cpp" in (earlier[0].quote or "")
+    assert "not this v1.0" in earlier[0].text

@@ -28,7 +28,7 @@ from paircheck.errors import InputError
 from paircheck.probe.replay import PromptTrace
 from paircheck.probe.summary import DraftSummary, Row
 from paircheck.result_file import read_json, write_json
-from paircheck.speed.model import MIN_GAIN, Costs
+from paircheck.speed.model import MIN_GAIN, Costs, for_slots
 from paircheck.workload import Workload
 
 SCHEMA_VERSION = 2
@@ -175,9 +175,12 @@ def _points(value: Any) -> tuple[tuple[int, float], ...] | None:
     return tuple(out)
 
 
-def costs_in(data: dict[str, Any], index: int) -> Costs | None:
+def costs_in(data: dict[str, Any], index: int, context_tokens: int | None = None, slots: int = 1) -> Costs | None:
     """The costs the probe's calibration measured for its ``index``-th draft with the target
-    (None when it measured none, or not the cost per round)."""
+    (None when it measured none, or not the cost per round); at ``context_tokens`` (one of the
+    depths it calibrated, else None) and for ``slots`` requests at once, as ``probe`` itself
+    priced that workload (the per-round costs fitted at the shallowest depth hold at every
+    depth; speed.model.for_slots)."""
     calib = data.get("calibration")
     if not isinstance(calib, dict):
         return None
@@ -191,10 +194,21 @@ def costs_in(data: dict[str, Any], index: int) -> Costs | None:
     decode = draft.get("target_decode_ms", target.get("decode_ms"))
     values = [decode, draft.get("decode_ms"), draft.get("round_ms"), draft.get("round_token_ms")]
     t_batch, d_batch = _points(target.get("batch_ms")), _points(draft.get("batch_ms"))
+    listed = calib.get("depths")
+    depths: list[Any] = listed if isinstance(listed, list) else []
+    shallowest = min((d.get("context_tokens", 0) for d in depths if isinstance(d, dict)), default=0)
+    if context_tokens is not None and context_tokens != shallowest:
+        at = next((d for d in depths if isinstance(d, dict) and d.get("context_tokens") == context_tokens), None)
+        if at is None or not isinstance(at.get("target"), dict) or not isinstance(at.get("drafts"), list) \
+                or index >= len(at["drafts"]) or not isinstance(at["drafts"][index], dict):
+            return None
+        deep_t, deep_d = at["target"], at["drafts"][index]
+        values[:2] = [deep_t.get("decode_ms"), deep_d.get("decode_ms")]
+        t_batch, d_batch = _points(deep_t.get("batch_ms")), _points(deep_d.get("batch_ms"))
     if not all(isinstance(v, (int, float)) for v in values) or t_batch is None or d_batch is None:
         return None
     t, d, r0, r1 = (float(v) for v in values)  # type: ignore[arg-type]
-    return Costs(t, d, t_batch, d_batch, r0, r1, absolute=True, basis="measured")
+    return for_slots(Costs(t, d, t_batch, d_batch, r0, r1, absolute=True, basis="measured"), slots)
 
 
 def write_result(path: Path, data: dict[str, Any]) -> None:

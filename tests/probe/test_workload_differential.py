@@ -1,0 +1,163 @@
+"""Predicted against measured speed at the user's workload (issue 47, item 7): ``probe`` at two
+context depths and two slot counts predicts the aggregate tokens/s and the speedup of two
+drafts; ``bench run``'s machinery then measures the same grid, the same prompt filled to the
+same depths, with every side interleaved, and each (draft, depth, slots) point is compared.
+
+The pair is the speed differential's (``test_speed_differential.py``): the slow SmolLM2 target
+(F32, 30 real and 30 identity blocks) with its Q8_0 copy and its Q4_1 original as drafts, one
+thread per server. The depths: 512 tokens, where both drafts are faster at one slot, and 4,096,
+where the target's verification of a batch costs so much more than one decode that both are
+slower (measured here: the target alone 18 tokens/s at 512, 7 at 4,096). One slot and two: at
+two slots the target alone gains from batching the slots' decodes and the drafts' gain shrinks.
+
+What is compared per point. The probe replays llama-server's drafting on its recording; where
+the draft's two best tokens were within a few tenths of a nat (a near tie, record.NEAR_TIE_NATS),
+the server, which evaluates the draft's context in other batches (a cached prefix, two slots
+in one batch), may propose either, and one swapped tie costs a whole rejected draft. Measured
+here at 512 tokens, Q8_0, k 15: 29 drafted and 29 accepted on a fresh prompt, 42 and 28 with the
+prefix cached; the probe lists both outcomes (replay.replay_outcomes). So, per (draft, depth,
+slots) point:
+
+* every request's (drafted, accepted) must be one of the replay's outcomes for that recording
+  and draft length: the acceptance at depth and across slots is what the probe says can happen;
+* the speedup predicted for the outcomes the server took (the probe's costs at that depth and
+  slot count, probe.result.costs_in, on the replayed work of those outcomes) within TOLERANCE
+  of bench's aggregate decode speedup (the tokens of a run over the wall time while a request
+  was generating, with the draft over without: the prefix is cached, and the evaluation of the
+  prompt's tail is not what the model prices), and the sign right on every point;
+* the probe's own figure (the recording's outcome) and its range over the near ties are
+  printed beside it, and the measurement must lie in that range, widened by TOLERANCE.
+
+Every comparison is written to ``test-artifacts/workload-differential.txt``.
+
+What it costs (2-core machine, quiet, 2026-12-07): the probe of two drafts at the four points
+6.5 minutes, the bench of three servers per slot count at the four points about COST minutes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+import smollm
+
+from paircheck.bench.compare import compare
+from paircheck.bench.measure import BenchSettings
+from paircheck.bench.runner import Side, run_grid
+from paircheck.llama_server.prompts import Prompt
+from paircheck.probe.replay import Counts, PromptTrace, replay_outcomes
+from paircheck.probe.result import costs_in
+from paircheck.probe.run import Endpoints, ProbeSettings, probe_drafts
+from paircheck.speed.model import Work, predict
+from paircheck.workload import Workload
+
+# starts the pinned llama-server for many minutes and measures speed: alone under -n 2
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
+
+FLAGS = ("--no-repack", "--threads", "1", "--threads-batch", "1")  # why one thread: test_speed_differential
+N_PREDICT = 32
+DEPTHS = (512, 4096)
+SLOTS = (1, 2)
+# One draft length per draft, two lengths in all: the Q8_0 copy at a long draft, the Q4_1
+# original at a short one.
+DRAFTS = {"q8_0": 8, "q4_1": 4}
+TOLERANCE = 0.10
+PROMPTS = [Prompt("code", "Write a Python function that reverses a string.", "code")]
+
+
+@pytest.fixture(scope="module")
+def models() -> dict[str, Path]:
+    import llamacpp_build
+
+    tools = llamacpp_build.ensure_tools()
+    return {"server": tools["llama-server"], **smollm.speed_models(tools["llama-quantize"])}
+
+
+def _grid() -> tuple[Workload, ...]:
+    return tuple(Workload(depth, N_PREDICT, slots) for depth in DEPTHS for slots in SLOTS)
+
+
+def _trace(data: dict[str, Any], index: int, depth: int) -> PromptTrace:
+    """The probe's recording at ``depth`` and its ``index``-th draft's guesses, from its file."""
+    gen = next(g for g in data["generations"] if g["context_tokens"] == depth)
+    tr = next(t for t in data["drafts"][index]["traces"] if t["context_tokens"] == depth)
+    return PromptTrace(tuple(gen["tokens"]), tuple(tr["draft_top"]), tuple(tr["draft_conf"]),
+                       {int(k): tuple(v) for k, v in tr["tails"].items()}, gen["n_predict"],
+                       len(gen["prompt_tokens"]), data["settings"]["tail_limit"],
+                       {int(k): v for k, v in tr["near_ties"].items()})
+
+
+def test_predicted_speed_at_each_workload_matches_bench_run(models: dict[str, Path], tmp_path: Path) -> None:
+    target, binary = str(models["target"]), str(models["server"])
+    drafts = [str(models[name]) for name in DRAFTS]
+    outcome = probe_drafts(target, drafts, ProbeSettings(n_predict=N_PREDICT, server_args=FLAGS, workloads=_grid()),
+                           Endpoints(binary=binary), tmp_path / "probe.json", PROMPTS)
+    predicted: dict[tuple[int, int], dict[str, Any]] = {
+        (w["context_tokens"], w["parallel"]): w for w in outcome.data["workloads"]}
+    assert sorted(predicted) == sorted((w.context_tokens, w.parallel) for w in _grid())
+    filled = {f["context_tokens"]: f["tokens"] for f in outcome.data["context"]["filled"]}
+
+    sides = [Side("baseline")] + [Side(name, str(models[name]), ("--spec-draft-n-max", str(k)))
+                                  for name, k in DRAFTS.items()]
+    points = run_grid(target, sides, binary, tmp_path / "bench", BenchSettings(runs=3, n_predict=N_PREDICT,
+                                                                                chat_template=True),
+                      PROMPTS, list(_grid()), None, FLAGS, max_runs=6)
+
+    lines = [f"target {models['target'].name}; {len(PROMPTS)} prompt, {N_PREDICT}-token replies, chat template; "
+             "PREDICTED by probe, MEASURED by bench run's interleaved servers minutes later; tolerance "
+             f"{TOLERANCE:.0%} on the aggregate decode speedup, the sign on every point",
+             f"{'draft':<6} {'k':>3} {'ctx':>5} {'slots':>5} {'probe x':>7} {'range':>11} {'at meas':>7} "
+             f"{'meas x':>7} {'alone pred':>10} {'alone meas':>10}  verdict"]
+    failures = []
+    for point in points:
+        w = point.workload
+        entry = predicted[(w.context_tokens, w.parallel)]
+        base = point.results["baseline"]
+        # the same workload: bench's prompt reaches the depth the probe's did, as the server counts it
+        assert [p["context_tokens"] for p in base["prepared"]] == [filled[w.context_tokens]], w
+        for index, (name, k) in enumerate(DRAFTS.items()):
+            comp = compare(base, point.results[name])
+            assert comp.equal_work is not None, f"{name} {w}: not equal work ({comp.warnings})"
+            measured = comp.aggregate_decode_speedup
+            assert measured is not None
+            row = next(r for d in entry["drafts"] if d["path"] == str(models[name])
+                       for r in d["by_draft_max"] if r["draft_max"] == k and r["p_min"] == 0.0)
+            costs = costs_in(outcome.data, index, w.context_tokens, w.parallel)
+            assert costs is not None
+            outcomes = replay_outcomes(_trace(outcome.data, index, w.context_tokens), k)
+            speeds = [predict(Work(c.tokens, c.batches, c.draft_decodes), costs) for c in outcomes.values()]
+            low, high = min(p.speedup for p in speeds if p), max(p.speedup for p in speeds if p)
+            taken = [(r["timings"]["draft_n"], r["timings"]["draft_n_accepted"])
+                     for r in point.results[name]["requests"]]
+            unknown = sorted(set(taken) - set(outcomes))
+            work = sum((outcomes[t] for t in taken if t in outcomes), Counts())
+            at = predict(Work(work.tokens, work.batches, work.draft_decodes, len(taken)), costs)
+            assert at is not None
+            err = abs(at.speedup - measured) / measured
+            sign_ok = (at.speedup > 1.0) == (measured > 1.0)
+            in_range = low * (1 - TOLERANCE) <= measured <= high * (1 + TOLERANCE)
+            spread = comp.baseline_aggregate_decode_tokens_per_s
+            alone = spread.median if spread is not None else float("nan")
+            ok = err <= TOLERANCE and sign_ok and in_range and not unknown
+            said = ", ".join(x for x in (f"speedup {err:.0%} off", "" if sign_ok else "sign wrong",
+                                         "" if in_range else "outside the probe's range",
+                                         f"outcomes the replay does not give: {unknown}" if unknown else "",
+                                         "" if comp.conclusive else "runs unstable") if x)
+            line = (f"{name:<6} {k:>3} {w.context_tokens:>5} {w.parallel:>5} {row['predicted_speedup']:>6.2f}x "
+                    f"{low:>5.2f}-{high:<4.2f}x {at.speedup:>6.2f}x {measured:>6.2f}x "
+                    f"{entry['target_tokens_per_s']:>10.1f} {alone:>10.1f}  {'ok' if ok else 'FAIL'} ({said})")
+            lines.append(line)
+            if not ok:
+                failures.append(line)
+    lines.append("probe x: the probe's figure (its recording's outcome); range: over the near ties the server may "
+                 "swap; at meas: predicted for the (drafted, accepted) the server reported; meas x: bench's aggregate "
+                 "decode speedup; alone: the target alone's aggregate tokens/s, predicted and measured")
+    folder = Path(os.environ.get("PAIRCHECK_ARTIFACTS", "test-artifacts"))
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "workload-differential.txt").write_text("\n".join(lines) + "\n")
+    (folder / "workload-differential-probe.json").write_text(json.dumps(outcome.data["workloads"], indent=1))
+    print("\n".join(lines))
+    assert not failures, "\n".join(lines)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import wrap
+from paircheck.probe.record import NEAR_TIE_NATS
 
 if TYPE_CHECKING:
     from paircheck.probe.run import ProbeOutcome
@@ -220,6 +221,14 @@ def render_probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
         depth = f"{first['context_tokens']} tokens of context" if first["context_tokens"] else "the prompt alone"
         head += f" (at {depth}, {first['n_predict']}-token replies, {first['parallel']} at once)"
     lines += wrap(head, width)
+    pick = chosen[1].recommended if chosen is not None else None
+    if pick is not None and pick.near_tie_speedups is not None:
+        low, high = pick.near_tie_speedups
+        lines += wrap(f"near ties: where the draft's two best guesses were within {NEAR_TIE_NATS:g} nats, "
+                      "llama-server (which evaluates the draft's context in other batches: a cached prefix, "
+                      f"several slots at once) may propose either; at this setting that gives {low:.2f}x to "
+                      f"{high:.2f}x (PREDICTED for each outcome; `paircheck bench run` measures which)",
+                      width, "  ", "    ")
     lines += wrap(f"acceptance measured on {_how(data)}; replayed for --spec-draft-n-max 1..16 and "
                   f"--spec-draft-p-min {', '.join(f'{p:g}' for p in data['settings']['p_min'])}; {_basis(data)}",
                   width, "  ", "  ")

@@ -56,6 +56,8 @@ def row_to_dict(row: Row) -> dict[str, Any]:
         "generations": row.generations,
         "predicted_tokens_per_s": _num(row.predicted_tokens_per_s, 3),
         "predicted_speedup": _num(row.predicted_speedup),
+        "predicted_speedup_near_ties": None if row.near_tie_speedups is None
+        else [_num(row.near_tie_speedups[0]), _num(row.near_tie_speedups[1])],
     }
 
 

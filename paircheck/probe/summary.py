@@ -10,8 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from paircheck.probe.replay import Counts, PromptTrace, add_batches, expected_sampled, greedy_agreement, replay
-from paircheck.speed.model import Costs, Prediction, Work, predict
+from paircheck.probe.replay import (
+    Counts,
+    PromptTrace,
+    add_batches,
+    expected_sampled,
+    greedy_agreement,
+    replay,
+    replay_outcomes,
+)
+from paircheck.speed.model import Costs, Prediction, Work, pair_ms, predict
 
 K_MAX = 16  # draft lengths 1..16 are replayed
 # p_min values reported by default: llama.cpp's default 0 (common/common.h,
@@ -34,6 +42,11 @@ class Row:
     draft_decodes: float = 0.0
     predicted: Prediction | None = None
     generations: int = 1  # the prompts summed into this row
+    # (lowest, highest) predicted speedup over the recording's near ties (greedy, p_min 0):
+    # llama-server evaluates the draft's context in other batches than the recording (a cached
+    # prefix, several slots in one batch), which can swap a near tie, and one swap costs a
+    # whole rejected draft (replay.replay_outcomes). None: no near tie moves the figure.
+    near_tie_speedups: tuple[float, float] | None = None
 
     @property
     def accepted_per_pass(self) -> float:
@@ -119,6 +132,22 @@ def _priced(row: Row, costs: Costs | None) -> Row:
     return replace(row, predicted=predict(row.work, costs))
 
 
+def _near_ties(row: Row, traces: Sequence[PromptTrace], costs: Costs) -> Row:
+    """``row`` with the range its speedup takes when the server swaps near ties: per prompt the
+    outcome that costs the pair most (least) time; the target alone's time does not depend on it."""
+    if row.predicted is None or not any(t.near_ties for t in traces):
+        return row
+    slow, fast = Counts(), Counts()
+    for trace in traces:
+        works = list(replay_outcomes(trace, row.draft_max).values())
+        slow = slow + max(works, key=lambda c: pair_ms(Work(c.tokens, c.batches, c.draft_decodes), costs))
+        fast = fast + min(works, key=lambda c: pair_ms(Work(c.tokens, c.batches, c.draft_decodes), costs))
+    low, high = (predict(Work(c.tokens, c.batches, c.draft_decodes, len(traces)), costs) for c in (slow, fast))
+    if low is None or high is None or high.speedup - low.speedup < 0.005:
+        return row
+    return replace(row, near_tie_speedups=(low.speedup, high.speedup))
+
+
 def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], costs: Costs | None,
              accept_probs: Sequence[Sequence[float]] | None = None, k_max: int = K_MAX) -> tuple[Row, ...]:
     """Every (draft_max, p_min) row, summed over ``traces``: replayed exactly for greedy
@@ -130,7 +159,8 @@ def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], costs: Cost
                 total = Counts()
                 for trace in traces:
                     total = total + replay(trace, k, p)
-                rows.append(_row(k, p, total, costs, len(traces)))
+                row = _row(k, p, total, costs, len(traces))
+                rows.append(_near_ties(row, traces, costs) if p == 0.0 and costs is not None else row)
             else:
                 tokens = passes = drafted = accepted = decodes = 0.0
                 batches: tuple[float, ...] = ()

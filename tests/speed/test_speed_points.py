@@ -112,7 +112,7 @@ def _point(**over: object) -> dict[str, object]:
 
 
 def test_a_bad_point_is_refused_with_every_reason() -> None:
-    assert parse_points({"schema_version": 1, "point": [_point()]}, "p.toml")[0].speedup == 2.0
+    assert parse_points({"schema_version": 1, "point": [_point(acceptance_quote="q")]}, "p.toml")[0].speedup == 2.0
     cases = [
         (_point(pair_tokens_per_s=25.0), "pair_tokens_per_s 25.0 is not in the quote"),
         (_point(acceptance_kind=""), "an acceptance needs its kind"),
@@ -120,11 +120,17 @@ def test_a_bad_point_is_refused_with_every_reason() -> None:
         (_point(url="http://x"), "url must be an https:// address"),
         (_point(offload="half"), "offload must be one of"),
         (_point(target={"name": "T", "quant": "Q4_K_M"}), "target: KeyError"),
+        (_point(p_min=1.0, acceptance_quote="q"), "p_min must be at least 0 and below 1"),
+        (_point(p_min=-0.1, acceptance_quote="q"), "p_min must be at least 0 and below 1"),
+        (_point(acceptance=72.0, acceptance_quote="72%"), "acceptance must be a fraction from 0 to 1"),
+        (_point(), "an acceptance needs its acceptance_quote"),
+        (_point(draft_min=5, acceptance_quote="q"), "draft_min must be from 0 to draft_max"),
+        (_point(n_predict=-1, acceptance_quote="q"), "must not be negative"),
     ]
     for item, said in cases:
         with pytest.raises(RegistryError) as err:
             parse_points({"schema_version": 1, "point": [item]}, "p.toml")
         assert said in err.value.message, (said, err.value.message)
     # A figure computed from the quote is allowed when the point says how.
-    ok = _point(pair_tokens_per_s=25.0, derivation="1000 / 40 ms TPOT")
+    ok = _point(pair_tokens_per_s=25.0, derivation="1000 / 40 ms TPOT", acceptance_quote="q")
     assert parse_points({"schema_version": 1, "point": [ok]}, "p.toml")[0].pair_tokens_per_s == 25.0

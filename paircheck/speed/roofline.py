@@ -109,17 +109,17 @@ class Constants:
         return g
 
 
-# Fitted by benchmarks/roofline_fit.py to registry/speed/points.toml on 2026-12-07 (36 device
-# speeds, 26 speedups; docs/estimate.md shows the error per point), rounded to 3 digits. AMD and
+# Fitted by benchmarks/roofline_fit.py to registry/speed/points.toml on 2026-12-07 (38 device
+# speeds, 28 speedups; docs/estimate.md shows the error per point), rounded to 3 digits. AMD and
 # Intel have no point that could be predicted, so they take the mean of the fitted vendors, as a
-# device given only by --bandwidth does ("default"). growth_bits came out 0.999: an extra token
+# device given only by --bandwidth does ("default"). growth_bits came out 1.05: an extra token
 # of a batch costs what its weights' count says, whatever their bits (see Constants). CUDA's
-# growth is its own (the NVIDIA points), half the default class's, which the Apple points set;
+# growth is its own (the NVIDIA points), 0.7 of the default class's, which the Apple points set;
 # ROCm/Vulkan and CPU have no point and take the default. round_ms is not fitted (points.BOUNDS).
 # tests/speed/test_speed_points.py fails when these are not what the fit finds.
-EFFICIENCY: dict[str, float] = {"nvidia": 0.839, "apple": 0.856, "amd": 0.848, "intel": 0.848, "default": 0.848}
-WEIGHTS: dict[str, float] = {"float": 1.19, "legacy": 1.0, "k": 0.951, "k-low": 0.604}
-FITTED = Constants(fixed_ms=2.47, growth=0.200, round_ms=0.0, growth_bits=0.999, backend_growth={"cuda": 0.0969})
+EFFICIENCY: dict[str, float] = {"nvidia": 0.784, "apple": 0.867, "amd": 0.825, "intel": 0.825, "default": 0.825}
+WEIGHTS: dict[str, float] = {"float": 1.28, "legacy": 1.0, "k": 0.948, "k-low": 0.615}
+FITTED = Constants(fixed_ms=2.85, growth=0.191, round_ms=0.0, growth_bits=1.05, backend_growth={"cuda": 0.138})
 
 # The bits per weight ``growth`` is stated at: Q8_0's (34 bytes a block of 32).
 REFERENCE_BITS = 8.5

@@ -61,6 +61,9 @@ class WeightBytes:
     # Bytes of every routed expert (all ``expert_count`` of them): a batch whose tokens pick
     # different experts reads more of these than one token does (paircheck.speed.roofline).
     expert_bytes: int = 0
+    # Weights (elements) read to decode one token, counted as ``per_token`` is: with it, the
+    # bits a token reads per weight (a batch's arithmetic grows with weights, its reads with bytes).
+    per_token_elements: int = 0
 
 
 def weight_bytes(
@@ -73,17 +76,22 @@ def weight_bytes(
     names = {name for name, _, _ in items}
     tied = _OUTPUT not in names
     moe = bool(expert_count and expert_used_count and 0 < expert_used_count < expert_count)
-    total = per_token = experts = 0
+    total = per_token = experts = elements = 0
     for name, shape, ggml_type in items:
         size = tensor_bytes(shape, ggml_type)
         total += size
         if name == _EMBD and not tied:
             continue  # a lookup reads one row, not the table
+        n = 1
+        for dim in shape:
+            n *= int(dim)
         if moe and _EXPERT_TENSOR.search(f".{name}"):
             assert expert_count and expert_used_count
             experts += size
             size = size * expert_used_count // expert_count
+            n = n * expert_used_count // expert_count
         per_token += size
+        elements += n
     return WeightBytes(
         total=total,
         per_token=per_token,
@@ -92,6 +100,7 @@ def weight_bytes(
         expert_used_count=expert_used_count if moe else None,
         tied_output=tied and _EMBD in names,
         expert_bytes=experts,
+        per_token_elements=elements,
     )
 
 

@@ -140,6 +140,16 @@ def parse_points(raw: Mapping[str, Any], where: str) -> tuple[SpeedPoint, ...]:
             problems.append(f"{label}: an acceptance needs its kind ({', '.join(k for k in ACCEPTANCE_KINDS if k)})")
         if point.draft_max_basis not in DRAFT_MAX_BASES or (point.draft_max > 0) != bool(point.draft_max_basis):
             problems.append(f"{label}: a draft_max needs its basis (stated or engine default)")
+        if not 0.0 <= point.p_min < 1.0:
+            problems.append(f"{label}: p_min must be at least 0 and below 1")
+        if not 0.0 <= point.acceptance <= 1.0:
+            problems.append(f"{label}: acceptance must be a fraction from 0 to 1")
+        if point.acceptance > 0 and not point.acceptance_quote.strip():
+            problems.append(f"{label}: an acceptance needs its acceptance_quote")
+        if point.draft_min < 0 or (point.draft_max > 0 and point.draft_min > point.draft_max):
+            problems.append(f"{label}: draft_min must be from 0 to draft_max")
+        if point.n_predict < 0 or point.context_tokens < 0 or point.ctx < 0:
+            problems.append(f"{label}: ctx, context_tokens and n_predict must not be negative")
         if not (point.target_tokens_per_s > 0 and point.pair_tokens_per_s > 0):
             problems.append(f"{label}: both tokens/s must be > 0")
         for name in ("target_tokens_per_s", "pair_tokens_per_s"):

@@ -49,7 +49,8 @@ def _predict(c: CandidateResult, target: Shape, hardware: Hardware, basis: str, 
         return
     v = c.shape
     draft = Shape(float(v["dense_bytes"]), float(v["expert_bytes"]), int(v["experts"]), int(v["experts_used"]),
-                  float(v["kv_bytes_per_token"]), float(v["stored_bytes"]), str(v.get("weights", "k")))
+                  float(v["kv_bytes_per_token"]), float(v["stored_bytes"]), str(v.get("weights", "k")),
+                  float(v.get("bits_per_weight", 0.0)))
     measured = c.measured_acceptance is not None
     acceptance = c.measured_acceptance if c.measured_acceptance is not None else REFERENCE_ACCEPTANCE
     pred = predict_speed(hardware, basis, target, draft,

@@ -33,7 +33,7 @@ Pure functions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from paircheck.speed.model import Work
 
@@ -119,6 +119,7 @@ class Drafting:
         return Work(tokens, tuple(batches), rounds * sum(p * n for p, _, _, n in rs))
 
 
+@lru_cache(maxsize=1024)
 def _lowest(kind: str, draft_max: int, p_min: float, n_min: int) -> float:
     """The per-token rate at which ``kind``'s figure is lowest (0 where it only rises; ``a = 0``
     itself drafts nothing, so it has no rate to compare)."""
@@ -130,6 +131,7 @@ def _lowest(kind: str, draft_max: int, p_min: float, n_min: int) -> float:
     return 0.0 if i == 0 else grid[i]
 
 
+@lru_cache(maxsize=4096)  # pure; a fit asks the same published figures thousands of times
 def per_token(value: float, kind: str = PER_TOKEN, draft_max: int = 0, p_min: float = 0.0, n_min: int = 0) -> float:
     """The per-token rate ``a`` that gives ``value`` (of ``kind``) at the setting it was
     measured at; 1 when even ``a = 1`` gives less (a perfect draft).

@@ -22,6 +22,7 @@ weight, as Q4_0 does, and 8-bit 8.5, as Q8_0; they are written as those types.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from paircheck.speed.roofline import Shape
 from paircheck.weights import weight_bytes
@@ -179,6 +180,7 @@ def file_type(quant: str) -> int | None:
     return None if mix is None else mix[4]
 
 
+@lru_cache(maxsize=256)  # pure: the fit reads every point's shapes thousands of times
 def arch_shape(arch: Arch, quant: str) -> Shape | None:
     """What one evaluation of ``arch`` at ``quant`` reads, as ``speed.on_gpu.shape_of`` reads it
     from a GGUF of it (None when ``quant`` names no mix written here)."""
@@ -195,7 +197,8 @@ def arch_shape(arch: Arch, quant: str) -> Shape | None:
     routed = wb.expert_bytes * used / experts if experts else 0.0
     return Shape(dense_bytes=wb.per_token - routed, expert_bytes=float(wb.expert_bytes), experts=experts,
                  experts_used=used, kv_bytes_per_token=arch.kv_bytes_per_token, stored_bytes=float(wb.total),
-                 weights=weights_kind_of_file_type(ftype))
+                 weights=weights_kind_of_file_type(ftype),
+                 bits_per_weight=8.0 * wb.per_token / wb.per_token_elements if wb.per_token_elements else 0.0)
 
 
 def _qwen25(size: str, e: int, layers: int, heads: int, kv: int, ff: int, vocab: int, tied: bool) -> Arch:

@@ -56,6 +56,10 @@ def kv_bytes_per_token(desc: ModelDescription) -> float:
 # llama.h's llama_ftype values (general.file_type) by how the weights are stored.
 _FLOAT_FTYPES = {0, 1, 32}  # ALL_F32, MOSTLY_F16, MOSTLY_BF16
 _LEGACY_FTYPES = {2, 3, 7, 8, 9}  # MOSTLY_Q4_0, Q4_1, Q8_0, Q5_0, Q5_1
+# The mixes of 2 and 3 bits (MOSTLY_Q2_K, Q3_K_S/M/L, IQ2_XXS, IQ2_XS, Q2_K_S, IQ3_XS, IQ3_XXS,
+# IQ1_S, IQ3_S, IQ3_M, IQ2_S, IQ2_M, IQ1_M): their blocks unpack with more arithmetic a byte
+# than the 4- to 6-bit K-quants'.
+_LOW_BIT_FTYPES = {10, 11, 12, 13, 19, 20, 21, 22, 23, 24, 26, 27, 28, 29, 31}
 
 
 def weights_kind(desc: ModelDescription) -> str:
@@ -68,11 +72,14 @@ def weights_kind(desc: ModelDescription) -> str:
 
 
 def weights_kind_of_file_type(ftype: int | None) -> str:
-    """``Shape.weights`` of a llama.h file type: floats, the legacy blocks, or a K-quant mix."""
+    """``Shape.weights`` of a llama.h file type: floats, the legacy blocks, a K-quant mix of 2 or
+    3 bits (with the i-quants of those sizes), or another K-quant mix."""
     if ftype in _FLOAT_FTYPES:
         return "float"
     if ftype in _LEGACY_FTYPES:
         return "legacy"
+    if ftype in _LOW_BIT_FTYPES:
+        return "k-low"
     return "k"
 
 
@@ -83,7 +90,8 @@ def shape_of(desc: ModelDescription, wb: WeightBytes) -> Shape:
     routed_per_token = wb.expert_bytes * used / experts if experts else 0.0
     return Shape(dense_bytes=wb.per_token - routed_per_token, expert_bytes=float(wb.expert_bytes),
                  experts=experts, experts_used=used, kv_bytes_per_token=kv_bytes_per_token(desc),
-                 stored_bytes=float(wb.total), weights=weights_kind(desc))
+                 stored_bytes=float(wb.total), weights=weights_kind(desc),
+                 bits_per_weight=8.0 * wb.per_token / wb.per_token_elements if wb.per_token_elements else 0.0)
 
 
 @dataclass(frozen=True)

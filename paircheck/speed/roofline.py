@@ -52,8 +52,13 @@ class Shape:
     stored_bytes: float = 0.0
     # How the weights are stored, which decides how close a decode kernel gets to the peak
     # bandwidth: "float" (F16, BF16, F32), "legacy" (Q4_0..Q8_0: one scale per block, cheap to
-    # unpack) or "k" (the K-quants, i-quants and mixes of them: more arithmetic per byte).
+    # unpack), "k" (the K-quants, i-quants and mixes of them: more arithmetic per byte) or
+    # "k-low" (the mixes of 2 and 3 bits, whose blocks take the most arithmetic a byte).
     weights: str = "k"
+    # Bits per weight a token reads (0: not known). A batch's extra tokens cost arithmetic per
+    # weight, its reads cost bytes: the fewer bits a weight, the more each extra token adds as
+    # a share of the memory time (Constants.growth_bits).
+    bits_per_weight: float = 0.0
 
     def memory_bytes(self, context: int) -> float:
         """Weights and the KV cache of ``context`` tokens (not llama.cpp's compute buffers:
@@ -85,24 +90,39 @@ class Constants:
     # The share of a vendor's efficiency each way of storing weights reaches ("legacy" is 1).
     weights: dict[str, float] = field(default_factory=lambda: dict(WEIGHTS))
     backend_growth: dict[str, float] = field(default_factory=dict)
+    # How ``growth`` scales with the bits a weight takes: ``growth x (8.5 / bits)^growth_bits``
+    # (8.5: Q8_0). 0 is one growth for every file; 1 is an extra token's cost set by the
+    # weights' count alone (its arithmetic), as a share of a memory time set by their bytes.
+    growth_bits: float = 0.0
 
     def efficiency_of(self, vendor: str, weights: str = "legacy") -> float:
         """The share of the peak bandwidth reached (never more than all of it)."""
-        return min(1.0, self.efficiency.get(vendor, self.efficiency["default"]) * self.weights.get(weights, 1.0))
+        factor = self.weights.get(weights, self.weights.get("k", 1.0) if weights == "k-low" else 1.0)
+        return min(1.0, self.efficiency.get(vendor, self.efficiency["default"]) * factor)
 
-    def growth_of(self, backend: str) -> float:
-        """What each more token of a batch adds on ``backend`` (a class of BACKENDS)."""
-        return self.backend_growth.get(backend, self.growth)
+    def growth_of(self, backend: str, bits_per_weight: float = 0.0) -> float:
+        """What each more token of a batch adds on ``backend`` (a class of BACKENDS), for
+        weights of ``bits_per_weight`` bits (0: not known, Q8_0's)."""
+        g = self.backend_growth.get(backend, self.growth)
+        if bits_per_weight > 0 and self.growth_bits:
+            g *= (REFERENCE_BITS / bits_per_weight) ** self.growth_bits
+        return g
 
 
-# Fitted by benchmarks/roofline_fit.py to registry/speed/points.toml on 2026-12-02 (19 device
-# speeds, 9 speedups; docs/estimate.md shows the error per point), rounded to 3 digits. AMD and
+# Fitted by benchmarks/roofline_fit.py to registry/speed/points.toml on 2026-12-07 (38 device
+# speeds, 28 speedups; docs/estimate.md shows the error per point), rounded to 3 digits. AMD and
 # Intel have no point that could be predicted, so they take the mean of the fitted vendors, as a
-# device given only by --bandwidth does ("default"). tests/speed/test_speed_points.py fails
-# when these are not what the fit finds.
-EFFICIENCY: dict[str, float] = {"nvidia": 0.827, "apple": 0.886, "amd": 0.857, "intel": 0.857, "default": 0.857}
-WEIGHTS: dict[str, float] = {"float": 1.21, "legacy": 1.0, "k": 0.853}
-FITTED = Constants(fixed_ms=1.40, growth=0.237, round_ms=0.0)
+# device given only by --bandwidth does ("default"). growth_bits came out 1.05: an extra token
+# of a batch costs what its weights' count says, whatever their bits (see Constants). CUDA's
+# growth is its own (the NVIDIA points), 0.7 of the default class's, which the Apple points set;
+# ROCm/Vulkan and CPU have no point and take the default. round_ms is not fitted (points.BOUNDS).
+# tests/speed/test_speed_points.py fails when these are not what the fit finds.
+EFFICIENCY: dict[str, float] = {"nvidia": 0.784, "apple": 0.867, "amd": 0.825, "intel": 0.825, "default": 0.825}
+WEIGHTS: dict[str, float] = {"float": 1.28, "legacy": 1.0, "k": 0.948, "k-low": 0.615}
+FITTED = Constants(fixed_ms=2.85, growth=0.191, round_ms=0.0, growth_bits=1.05, backend_growth={"cuda": 0.138})
+
+# The bits per weight ``growth`` is stated at: Q8_0's (34 bytes a block of 32).
+REFERENCE_BITS = 8.5
 
 # Batches priced: one target batch per draft length up to this, plus one (the sampled token).
 MAX_BATCH = 33
@@ -114,7 +134,7 @@ def evaluation_ms(shape: Shape, hw: Hardware, batch: float, context: float, c: C
     tokens of context (the formula above: the weights read once, each request's KV cache)."""
     read = shape.bytes_read(batch, 0) + shape.kv_bytes_per_token * max(context, 0) * max(requests, 1.0)
     memory = read / (hw.bandwidth_gbs * GB * c.efficiency_of(hw.vendor, shape.weights)) * 1000.0
-    return c.fixed_ms + memory * (1.0 + c.growth_of(hw.backend) * (max(batch, 1) - 1))
+    return c.fixed_ms + memory * (1.0 + c.growth_of(hw.backend, shape.bits_per_weight) * (max(batch, 1) - 1))
 
 
 def alone_ms(shape: Shape, hw: Hardware, context: float, c: Constants = FITTED) -> float:

@@ -85,4 +85,6 @@ def test_fit_and_estimate_gpu_run_on_the_shipped_pair() -> None:
     out = _run("fit", TARGET, DRAFT, "-c", "8192")
     assert out.returncode == 0 and out.stdout.startswith("memory: target + draft at -c 8192 need"), out.stderr
     out = _run("estimate", "--gpu", "RTX 4090", TARGET, DRAFT)
-    assert out.returncode == 0 and out.stdout.startswith("PREDICTED on GeForce RTX 4090:"), out.stderr
+    # A prediction on the named device, whichever verdict it reaches (a draft helps, or not).
+    first = out.stdout.split("\n", 1)[0]
+    assert out.returncode == 0 and "PREDICTED" in first and "on GeForce RTX 4090" in first, out.stderr

@@ -28,6 +28,44 @@ def test_a_decode_is_bytes_over_the_bandwidth_reached_plus_the_fixed_cost() -> N
     assert evaluation_ms(s, GPU, 5, 0, PLAIN) == pytest.approx(1.0 + 20.0 * 1.4)
 
 
+def test_a_batch_grows_by_the_weights_count_and_by_backend() -> None:
+    # growth_bits 1: an extra token's cost is set by the weights' count, so as a share of the
+    # memory time (set by their bytes) it is twice as large at half the bits.
+    c = Constants(efficiency={"default": 0.5}, fixed_ms=0.0, growth=0.1, growth_bits=1.0,
+                  backend_growth={"cuda": 0.05})
+    apple = Hardware("m", 1000.0, None, "apple")
+    q8, q4, f16 = (Shape(dense_bytes=8.5 * GB, bits_per_weight=b, weights="legacy") for b in (8.5, 4.25, 17.0))
+    extra = {b: evaluation_ms(s, apple, 2, 0, c) / evaluation_ms(s, apple, 1, 0, c) - 1 for b, s in
+             (("q8", q8), ("q4", q4), ("f16", f16))}
+    assert extra == pytest.approx({"q8": 0.1, "q4": 0.2, "f16": 0.05})
+    assert c.growth_of("cuda", 8.5) == pytest.approx(0.05) and c.growth_of("metal", 8.5) == pytest.approx(0.1)
+    assert c.growth_of("metal") == 0.1  # bits not known: Q8_0's
+    assert Constants(growth=0.1).growth_of("metal", 4.25) == 0.1  # growth_bits 0: one growth for all
+
+
+def test_the_two_and_three_bit_mixes_are_a_storage_kind_of_their_own() -> None:
+    from paircheck.speed.on_gpu import weights_kind_of_file_type
+    from paircheck.speed.points import weights_kind
+
+    assert [weights_kind_of_file_type(t) for t in (1, 7, 15, 18, 10, 12, 30)] == [
+        "float", "legacy", "k", "k", "k-low", "k-low", "k"]
+    assert [weights_kind(q) for q in ("Q3_K_M", "UD-Q2_K_XL", "IQ3_XXS", "Q4_K_M", "IQ4_XS")] == [
+        "k-low", "k-low", "k-low", "k", "k"]
+    # Without a factor of its own a 2- or 3-bit mix is read as a K-quant.
+    c = Constants(efficiency={"default": 0.8}, weights={"k": 0.9, "legacy": 1.0})
+    assert c.efficiency_of("", "k-low") == pytest.approx(0.72)
+
+
+def test_a_token_reads_its_weights_count_as_it_reads_their_bytes() -> None:
+    from paircheck.weights import weight_bytes
+
+    # Q8_0 (type 8): 34 bytes a block of 32; the embedding is one row, so not counted.
+    wb = weight_bytes([("token_embd.weight", [64, 10], 8), ("output.weight", [64, 10], 8),
+                       ("blk.0.ffn_up.weight", [64, 64], 8)])
+    assert wb.per_token_elements == 64 * 10 + 64 * 64
+    assert 8.0 * wb.per_token / wb.per_token_elements == pytest.approx(8.5)
+
+
 def test_efficiency_is_per_vendor_and_storage_and_never_above_one() -> None:
     c = Constants(efficiency={"apple": 0.9, "default": 0.6}, weights={"float": 1.5, "k": 0.8, "legacy": 1.0})
     assert c.efficiency_of("apple", "k") == pytest.approx(0.72)

@@ -56,9 +56,12 @@ def row_to_dict(row: Row) -> dict[str, Any]:
         "generations": row.generations,
         "predicted_tokens_per_s": _num(row.predicted_tokens_per_s, 3),
         "predicted_speedup": _num(row.predicted_speedup),
-        "predicted_speedup_near_ties": None if row.near_tie_speedups is None
-        else [_num(row.near_tie_speedups[0]), _num(row.near_tie_speedups[1])],
+        "predicted_speedup_near_ties": _near_ties(row),
     }
+
+
+def _near_ties(row: Row) -> list[float | int | None] | None:
+    return None if row.near_tie_speedups is None else [_num(x) for x in row.near_tie_speedups]
 
 
 def best_to_dict(row: Row | None) -> dict[str, Any] | None:
@@ -151,7 +154,8 @@ def workload_to_dict(w: Workload, summaries: Sequence[DraftSummary], aborts: Seq
                  "accepted_per_pass": _num(r.accepted_per_pass),
                  "predicted_tokens_per_s": agg(r.predicted_tokens_per_s),
                  "predicted_tokens_per_s_per_request": _num(r.predicted_tokens_per_s, 3),
-                 "predicted_speedup": _num(r.predicted_speedup)} for r in summary.rows]
+                 "predicted_speedup": _num(r.predicted_speedup),
+                 "predicted_speedup_near_ties": _near_ties(r)} for r in summary.rows]
         best = best_to_dict(summary.best)
         if best is not None:
             best["tokens_per_s_per_request"], best["tokens_per_s"] = best["tokens_per_s"], agg(best["tokens_per_s"])

@@ -14,8 +14,14 @@ from __future__ import annotations
 
 import math
 
+import pytest
+
 from paircheck.probe.record import NEAR_TIE_NATS, Guess, _token_and_confidence
 from paircheck.probe.replay import PromptTrace, replay, replay_outcomes
+from paircheck.probe.result import row_to_dict, workload_to_dict
+from paircheck.probe.summary import summarize
+from paircheck.speed.model import Costs, Work, predict
+from paircheck.workload import Workload
 
 # 32 tokens as the calibration's head generated them: the first from the prompt pass, then 31
 # the draft agreed on when teacher forced; position 8 a near tie ('list' 2402 over 'a' 81).
@@ -89,3 +95,37 @@ def test_the_recording_names_a_runner_up_only_within_the_near_tie() -> None:
     # a greedy token listed a hair below a tied one: its runner-up is the other
     (listed,) = _token_and_confidence(_event((5, -0.70), (6, -0.70001), token=6), "here")
     assert listed.token == 6 and listed.runner_up == 5
+
+
+def _costs() -> Costs:
+    # a target decode of 100 ms, a draft decode of 10, verification of b tokens 100 + 20 (b - 1)
+    return Costs(100.0, 10.0, ((1, 100.0), (17, 420.0)), ((1, 10.0), (17, 170.0)), 2.0, 0.0)
+
+
+def test_a_near_tie_gives_each_greedy_row_its_range_of_speedups() -> None:
+    """The summary prices every outcome the server may take: the row's figure is the
+    recording's (the fast end here, where the recording won the tie), its range reaches down to
+    the outcome where the server loses it, each end what speed.model predicts for that work."""
+    trace = _recorded({TIE_AT: RUNNER_UP})
+    costs = _costs()
+    summary = summarize("d.gguf", [("code", "code")], [trace], (0.0, 0.5), costs)
+    row = summary.row(8)
+    assert row is not None and row.predicted is not None and row.near_tie_speedups is not None
+    low, high = row.near_tie_speedups
+    lost = PromptTrace(TARGET, TARGET[:TIE_AT] + (RUNNER_UP,) + TARGET[TIE_AT + 1:], (0.9,) * 32, n_predict=32,
+                       prompt_tokens=63)
+    swapped = replay(lost, 8, 0.0)
+    slow = predict(Work(swapped.tokens, swapped.batches, swapped.draft_decodes), costs)
+    assert slow is not None
+    assert high == pytest.approx(row.predicted.speedup) and low == pytest.approx(slow.speedup) and low < high
+    # only greedy rows at p-min 0 are ranged (the swaps are replayed at p-min 0)
+    at_half = summary.row(8, 0.5)
+    assert at_half is not None and at_half.near_tie_speedups is None
+    # without a near tie nothing is ranged
+    plain = summarize("d.gguf", [("code", "code")], [_recorded({})], (0.0,), costs)
+    assert all(r.near_tie_speedups is None for r in plain.rows)
+    # the JSON carries the range, in the top-level rows and in each workload's
+    assert row_to_dict(row)["predicted_speedup_near_ties"] == [round(low, 4), round(high, 4)]
+    entry = workload_to_dict(Workload(0, 32, 1), [summary], [False], [[trace]])
+    at8 = next(r for r in entry["drafts"][0]["by_draft_max"] if r["draft_max"] == 8 and r["p_min"] == 0)
+    assert at8["predicted_speedup_near_ties"] == [round(low, 4), round(high, 4)]

@@ -199,7 +199,8 @@ def test_estimate_models_the_speed_on_the_measured_counts(probe_file: Path, prob
     assert f"acceptance MEASURED: {probe_file}: measured on llama-server (greedy" in text
     # without a measurement the acceptance is said to be assumed
     plain = " ".join(_cli("estimate", str(smol["target"]), str(smol["q2_k"])).stdout.split())
-    assert "ASSUMED acceptance 0.5..0.9" in plain and "paircheck probe" in plain
+    # and, with no device named or found, no speed is predicted: the command says what would answer
+    assert plain.startswith("NO SPEED PREDICTED") and "paircheck probe" in plain and "--gpu NAME" in plain
 
 
 def test_estimate_on_a_gpu_prices_the_probes_measured_counts(probe_file: Path, probed: dict[str, Any],
@@ -272,7 +273,8 @@ def _summaries(data: dict[str, Any]) -> list[Any]:
     for d in data["drafts"]:
         traces = [PromptTrace(tuple(gens[t["prompt_id"]]["tokens"]), tuple(t["draft_top"]), tuple(t["draft_conf"]),
                               {int(k): tuple(v) for k, v in t["tails"].items()}, gens[t["prompt_id"]]["n_predict"],
-                              len(gens[t["prompt_id"]]["prompt_tokens"]), data["settings"]["tail_limit"])
+                              len(gens[t["prompt_id"]]["prompt_tokens"]), data["settings"]["tail_limit"],
+                              {int(k): v for k, v in t["near_ties"].items()})
                   for t in d["traces"]]
         costs = assumed_costs(d["cost_ratio"]) if d["cost_ratio"] is not None else None
         out.append(summarize(d["path"], kinds, traces, data["settings"]["p_min"], costs))

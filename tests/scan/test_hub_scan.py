@@ -472,7 +472,10 @@ def test_scan_hub_on_a_named_gpu_ranks_by_predicted_tokens_per_s(standin: Standi
     best = rated[0]
     launch = doc["launch"]
     if best["gpu_speedup"] >= 1.05 and best["gpu_fits"] is not False:
-        assert launch.endswith(f"--spec-draft-n-max {best['gpu_draft_max']}")
+        # the setting the GPU prediction chose, p-min included when above 0
+        setting = f"--spec-draft-n-max {best['gpu_draft_max']}" + (
+            f" --spec-draft-p-min {best['gpu_p_min']:g}" if best["gpu_p_min"] else "")
+        assert launch.endswith(setting), (launch, setting)
     else:
         assert " -md " not in launch  # run without a draft
     proc, _ = _run(["scan", "--hub", "--no-default-dirs", "--gpu", "RTX 3090", TARGET], _env(hub, tmp_path))

@@ -51,13 +51,13 @@ def point_verdict(comp: Comparison) -> str:
     return f"MEASURED at {where}: nothing comparable (no complete run over the same prompts on both sides)"
 
 
-def workload_line(comp: Comparison, ctx_size: int | None) -> str:
-    """What a one-point bench run measured and on which servers."""
+def workload_line(comp: Comparison, ctx_size: int | None, width: int = 80) -> str:
+    """What a one-point bench run measured and on which servers, wrapped at ``width``."""
     w = comp.workload or {}
     parallel = w.get("parallel", 1)
     servers = ("" if ctx_size is None else
                f"; servers: --parallel {parallel} --ctx-size {ctx_size} ({ctx_size // parallel:,} tokens per slot)")
-    return f"workload: {_where(w)}{servers}"
+    return "\n".join(wrap(f"workload: {_where(w)}{servers}", width))
 
 
 def _row(comp: Comparison) -> tuple[str, ...]:

@@ -351,7 +351,7 @@ def bench_run(
 
     if len(done.points) == 1:
         click.echo(_render(done.comparison, fmt))
-        click.echo(workload_line(done.comparison, done.points[0].ctx_size))
+        click.echo(workload_line(done.comparison, done.points[0].ctx_size, render_options().width))
     else:
         comps = [p.comparison for p in done.points if p.comparison is not None]
         machine = (done.baseline or {}).get("machine")

@@ -65,3 +65,16 @@ def test_estimate_follows_columns(tmp_path: Path) -> None:
     assert narrow.stdout.startswith(("PREDICTED on GeForce RTX 3090", "RUN WITHOUT A DRAFT on GeForce RTX 3090"))
     wide = run("estimate", target, draft, "--per-token-acceptance", "0.7", "--gpu", "RTX 3090", columns=200)
     assert len(wide.stdout.splitlines()) < len(narrow.stdout.splitlines())
+
+
+def test_a_one_point_bench_runs_workload_line_follows_columns() -> None:
+    from dataclasses import replace
+
+    from paircheck._format.text_bench_grid import workload_line
+    from paircheck.bench.compare import compare
+
+    comp = replace(compare(BASE, DRAFT), workload={"context_tokens": 32768, "n_predict": 512, "parallel": 4})
+    narrow = workload_line(comp, 4 * 33792, 80)
+    assert widest(narrow) <= 80 and len(narrow.splitlines()) == 2, narrow
+    assert " ".join(narrow.split()) == " ".join(workload_line(comp, 4 * 33792, 200).split())
+    assert "--parallel 4 --ctx-size 135168 (33,792 tokens per slot)" in " ".join(narrow.split())

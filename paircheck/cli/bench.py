@@ -42,23 +42,12 @@ def _document(path: str | None) -> tuple[str | None, str]:
     """``--context-file``: the text to fill a context depth with, and how results name it."""
     if path is None:
         return None, "built-in"
-    from paircheck.llama_server.prompts import MAX_PROMPT_FILE_BYTES
+    from paircheck.workload import read_document
 
-    file = Path(path)
     try:
-        if file.stat().st_size > MAX_PROMPT_FILE_BYTES:
-            raise InputError(path, f"larger than {MAX_PROMPT_FILE_BYTES >> 20} MiB (--context-file)")
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(path, "no such file (--context-file)") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a folder (--context-file takes a text file)") from None
-    except UnicodeDecodeError:
-        raise InputError(path, "not UTF-8 text (--context-file)") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc} (--context-file)") from None
-    if not text.strip():
-        raise InputError(path, "is empty: nothing to fill a context with (--context-file)")
+        text = read_document(path)
+    except InputError as exc:  # the same reading as probe's, the option named
+        raise InputError(path, f"{exc.message} (--context-file)") from None
     return text, path
 
 

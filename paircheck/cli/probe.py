@@ -143,7 +143,7 @@ def probe(
     \b
       paircheck probe target.gguf draft-a.gguf draft-b.gguf
       paircheck probe target.gguf draft.gguf --raw --n-predict 256 -- -ngl 99
-      paircheck probe target.gguf draft.gguf --context-tokens 512,8k --parallel 1,4
+      paircheck probe target.gguf draft.gguf --context-tokens 0,8k --parallel 1,4
       paircheck estimate target.gguf draft.gguf --from probe.json
     """
     from paircheck._format import format_named

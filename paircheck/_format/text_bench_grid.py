@@ -12,6 +12,7 @@ from typing import Any
 
 from paircheck._format.interface import DEFAULT_WIDTH
 from paircheck._format.text_base import simple_table, wrap
+from paircheck._format.text_bench import _x
 from paircheck.bench.compare import Comparison, Spread
 
 
@@ -24,10 +25,6 @@ def _where(w: dict[str, int] | None) -> str:
 
 def _tps(s: Spread | None) -> str:
     return "-" if s is None else f"{s.median:.1f}"
-
-
-def _x(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}x"
 
 
 def point_verdict(comp: Comparison) -> str:

@@ -23,9 +23,9 @@ from typing import Any
 
 import interrupt
 import pytest
+from cli_exit import exit_code
 
 from paircheck.bench.measure import load_result
-from paircheck.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -111,12 +111,7 @@ def standin(request: pytest.FixtureRequest) -> Iterator[StandIn]:
     yield from _serve(mode, ok)
 
 
-def _cli(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+_cli = exit_code
 
 
 def _bench_args(url: str, out: Path, *extra: str) -> list[str]:

@@ -17,10 +17,10 @@ from pathlib import Path
 import interrupt
 import llamacpp_build
 import pytest
+from cli_exit import exit_code
 from tiny_model import TinyShape, write_tiny_llama
 
 from paircheck.bench.measure import BenchSettings, load_result, run_bench
-from paircheck.cli import main
 from paircheck.errors import InputError
 from paircheck.llama_server.process import llama_server, server_args
 
@@ -49,12 +49,7 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-def _cli(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+_cli = exit_code
 
 
 def _bench(binary: str, target: Path, draft: Path | None, out: Path, label: str) -> None:

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_exit import exit_code
 
 from paircheck.bench.compare import busy_ms, compare, complete_runs, decode_busy_ms, run_aggregates, run_totals
 from paircheck.bench.runner import check_ctx_size, ctx_size_for, point_folder
-from paircheck.cli import main
 from paircheck.errors import InputError
 from paircheck.llama_server.prompts import Prompt, load_prompts
 from paircheck.workload import Workload
@@ -28,12 +28,7 @@ EXAMPLES = ROOT / "fixtures" / "examples"
 TARGET, DRAFT = str(EXAMPLES / "ggml-vocab-llama-spm.gguf"), str(EXAMPLES / "ggml-vocab-llama-spm.gguf")
 
 
-def _cli(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+_cli = exit_code
 
 
 def _one_line(capsys: pytest.CaptureFixture[str], *words: str) -> str:

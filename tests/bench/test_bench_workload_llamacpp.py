@@ -19,10 +19,10 @@ from typing import Any
 import llamacpp_build
 import pytest
 import smollm
+from cli_exit import exit_code
 
 from paircheck.bench.compare import busy_ms
 from paircheck.bench.measure import load_result
-from paircheck.cli import main
 from paircheck.llama_server.http import request_json
 from paircheck.llama_server.process import RunningServer, llama_server, server_args
 
@@ -31,12 +31,7 @@ pytestmark = pytest.mark.slow  # starts the pinned llama-server
 FLAGS = list(smollm.SERVER_FLAGS)
 
 
-def _cli(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
+_cli = exit_code
 
 
 @pytest.fixture(scope="module")

@@ -132,14 +132,22 @@ def _priced(row: Row, costs: Costs | None) -> Row:
     return replace(row, predicted=predict(row.work, costs))
 
 
-def _near_ties(row: Row, traces: Sequence[PromptTrace], costs: Costs) -> Row:
+# (id of a trace, draft length) -> its near-tie outcomes: one summary prices the same traces for
+# the whole, per prompt and per kind, and 2 ** ties replays each is the probe's slowest summary step
+Outcomes = dict[tuple[int, int], list[Counts]]
+
+
+def _near_ties(row: Row, traces: Sequence[PromptTrace], costs: Costs, memo: Outcomes) -> Row:
     """``row`` with the range its speedup takes when the server swaps near ties: per prompt the
     outcome that costs the pair most (least) time; the target alone's time does not depend on it."""
     if row.predicted is None or not any(t.near_ties for t in traces):
         return row
     slow, fast = Counts(), Counts()
     for trace in traces:
-        works = list(replay_outcomes(trace, row.draft_max).values())
+        key = (id(trace), row.draft_max)
+        if key not in memo:
+            memo[key] = list(replay_outcomes(trace, row.draft_max).values())
+        works = memo[key]
         slow = slow + max(works, key=lambda c: pair_ms(Work(c.tokens, c.batches, c.draft_decodes), costs))
         fast = fast + min(works, key=lambda c: pair_ms(Work(c.tokens, c.batches, c.draft_decodes), costs))
     low, high = (predict(Work(c.tokens, c.batches, c.draft_decodes, len(traces)), costs) for c in (slow, fast))
@@ -149,10 +157,12 @@ def _near_ties(row: Row, traces: Sequence[PromptTrace], costs: Costs) -> Row:
 
 
 def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], costs: Costs | None,
-             accept_probs: Sequence[Sequence[float]] | None = None, k_max: int = K_MAX) -> tuple[Row, ...]:
+             accept_probs: Sequence[Sequence[float]] | None = None, k_max: int = K_MAX,
+             memo: Outcomes | None = None) -> tuple[Row, ...]:
     """Every (draft_max, p_min) row, summed over ``traces``: replayed exactly for greedy
     decoding, expected values along the recorded paths when ``accept_probs`` (sampling)."""
     rows = []
+    memo = {} if memo is None else memo
     for p in p_mins:
         for k in range(1, k_max + 1):
             if accept_probs is None:
@@ -160,7 +170,7 @@ def rows_for(traces: Sequence[PromptTrace], p_mins: Sequence[float], costs: Cost
                 for trace in traces:
                     total = total + replay(trace, k, p)
                 row = _row(k, p, total, costs, len(traces))
-                rows.append(_near_ties(row, traces, costs) if p == 0.0 and costs is not None else row)
+                rows.append(_near_ties(row, traces, costs, memo) if p == 0.0 and costs is not None else row)
             else:
                 tokens = passes = drafted = accepted = decodes = 0.0
                 batches: tuple[float, ...] = ()
@@ -201,21 +211,23 @@ def summarize(path: str, prompts: Sequence[tuple[str, str]], traces: Sequence[Pr
               p_mins: Sequence[float], costs: Costs | None,
               accept_probs: Sequence[Sequence[float]] | None = None, k_max: int = K_MAX) -> DraftSummary:
     """One draft's summary; ``prompts`` gives (id, kind) for each trace, in the same order."""
+    memo: Outcomes = {}  # the traces live as long as this call, so their ids stay theirs
     per_prompt = []
     agreed = compared = 0
     for i, ((pid, kind), trace) in enumerate(zip(prompts, traces, strict=True)):
         same, n = greedy_agreement(trace)
         agreed, compared = agreed + same, compared + n
         probs = None if accept_probs is None else [accept_probs[i]]
-        per_prompt.append(PromptSummary(pid, kind, _rate(same, n), rows_for([trace], p_mins, costs, probs, k_max)))
-    rows = rows_for(traces, p_mins, costs, accept_probs, k_max)
+        rows_one = rows_for([trace], p_mins, costs, probs, k_max, memo)
+        per_prompt.append(PromptSummary(pid, kind, _rate(same, n), rows_one))
+    rows = rows_for(traces, p_mins, costs, accept_probs, k_max, memo)
     kinds = []
     for kind in dict.fromkeys(k for _, k in prompts):
         idx = [i for i, (_, k) in enumerate(prompts) if k == kind]
         same = sum(greedy_agreement(traces[i])[0] for i in idx)
         n = sum(greedy_agreement(traces[i])[1] for i in idx)
         krows = rows_for([traces[i] for i in idx], [0.0], costs,
-                         None if accept_probs is None else [accept_probs[i] for i in idx], k_max)
+                         None if accept_probs is None else [accept_probs[i] for i in idx], k_max, memo)
         best = _best_k(krows)
         at = next(r for r in krows if r.draft_max == (best or 1))
         kinds.append(KindSummary(kind, _rate(same, n), best, at.accepted_per_pass))

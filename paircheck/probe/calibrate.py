@@ -13,6 +13,13 @@ time as the server's own ``timings`` report it, so the client and HTTP are left 
   new tokens makes it evaluate just those n (``prompt_n`` must say n, else the measurement is
   refused); ``prompt_ms`` is the time. Every n is measured ``repeats`` times, in rounds over
   all n, so that a drift of the machine's speed spreads over every size alike;
+* **a step of N requests at once** (a workload of ``--parallel N``): every one of the
+  server's N slots holds the prefix, and one request of N prompts (the prefix plus b new
+  tokens each) makes the server evaluate them as one batch of N sequences, each over its own
+  cache (llama-server takes a request's prompts as tasks together, then builds one batch);
+  the time is the prompt_ms both report, b = 1, 2, 5, 9, 17. Measured, not priced as one
+  sequence of N * b tokens: at a deep context each sequence reads its own cache (measured
+  here at 4,096 tokens: two slots' step 275 ms, one sequence's two tokens 240);
 * **what a round costs beyond those**: short real speculative runs of the pair (one server
   with both models, ``--spec-type draft-simple``) at two draft lengths, on the first
   ``SPEC_TOKENS`` tokens of a prompt the probe recorded; the replay of those tokens says
@@ -42,6 +49,9 @@ from paircheck.speed.model import Costs, Points, RoundFit, Work, fit_round_costs
 # timed at 8 sizes: the cost curve is the one-token time and a line through the rest
 # (ModelCosts.points), which 7 sizes from 2 to 17 fix as well as 16 do, at half the time.
 BATCH_SIZES = (1, 2, 3, 4, 6, 9, 13, 17)
+# Tokens per slot of the steps of N slots timed (the same curve shape, fewer points: each
+# size costs N times as much)
+STREAM_SIZES = (1, 2, 5, 9, 17)
 REPEATS = 3
 DECODE_TOKENS = 32  # tokens a model generates to measure its decode
 # The draft lengths of the speculative runs that fit the cost per round: far enough apart
@@ -56,9 +66,12 @@ METHOD = (
     "llama-server timings: decode = predicted_ms / (predicted_n - 1) of greedy generations; batch of n = "
     f"prompt_ms of n new tokens after a cached prefix, n = {', '.join(map(str, BATCH_SIZES))}, {REPEATS} rounds: "
     "the median for 1 token, a robust (Theil-Sen) line through every sample of 2 or more; "
+    "a step of N requests at once (--parallel N) = prompt_ms of one request of N prompts, each n new tokens after "
+    f"its own slot's cached prefix, n = {', '.join(map(str, STREAM_SIZES))}, drawn the same way; "
     f"per round = fitted to real speculative runs of each pair at --spec-draft-n-max {ROUND_LENGTHS[0]} and "
     f"{ROUND_LENGTHS[1]} ({SPEC_REPEATS} each) over the first {SPEC_TOKENS} tokens of the longest recording, each "
-    "after the target alone generating the same tokens, whose decode then prices the pair's prediction"
+    "after the target alone generating the same tokens, whose decode then prices the pair's prediction (at a "
+    "context depth, both reusing the prompt's prefix from the cache, as bench run does)"
 )
 
 
@@ -103,15 +116,16 @@ class ModelCosts:
     batches: tuple[tuple[int, Measured], ...]
     samples: tuple[tuple[int, float], ...] = ()  # (n, ms) of every repeat
 
+    streams: tuple[StreamCosts, ...] = ()  # steps of N requests at once, one per N > 1 measured
+
     @property
     def points(self) -> Points:
-        one = next((m.median for n, m in self.batches if n == 1), None)
-        many = [(n, ms) for n, ms in self.samples if n >= 2]
-        if one is None or len({n for n, _ in many}) < 2:
-            return tuple((n, m.median) for n, m in self.batches)
-        a, b = theil_sen(many)
-        last = max(n for n, _ in many)
-        return ((1, one), (2, max(one, a + 2 * b)), (last, max(one, a + last * b)))
+        return _curve(self.batches, self.samples)
+
+    def stream_points(self, parallel: int) -> Points | None:
+        """The measured cost of a step of ``parallel`` slots, by tokens per slot (None when
+        not measured for that many)."""
+        return next((s.points for s in self.streams if s.parallel == parallel), None)
 
     @property
     def spread(self) -> float:
@@ -129,7 +143,39 @@ class ModelCosts:
                 "batch_ms": [[n, round(ms, 3)] for n, ms in self.points],
                 "batch_ms_measured": [[n, round(m.median, 3), round(m.low, 3), round(m.high, 3)]
                                       for n, m in self.batches],
-                "spread": round(self.spread, 4)}
+                "spread": round(self.spread, 4),
+                **({"streams": [st.to_dict() for st in self.streams]} if self.streams else {})}
+
+
+@dataclass(frozen=True)
+class StreamCosts:
+    """A step of ``parallel`` requests at once, each evaluating b new tokens after its own
+    cached prefix: (b, ms of the whole step), the curve drawn as ModelCosts draws its own."""
+
+    parallel: int
+    batches: tuple[tuple[int, Measured], ...]
+    samples: tuple[tuple[int, float], ...]
+
+    @property
+    def points(self) -> Points:
+        return _curve(self.batches, self.samples)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"parallel": self.parallel, "batch_ms": [[n, round(ms, 3)] for n, ms in self.points],
+                "batch_ms_measured": [[n, round(m.median, 3), round(m.low, 3), round(m.high, 3)]
+                                      for n, m in self.batches]}
+
+
+def _curve(batches: Sequence[tuple[int, Measured]], samples: Sequence[tuple[int, float]]) -> Points:
+    """The median for one token and a robust line through every sample of 2 or more (see
+    ModelCosts); the medians when too few sizes were timed for a line."""
+    one = next((m.median for n, m in batches if n == 1), None)
+    many = [(n, ms) for n, ms in samples if n >= 2]
+    if one is None or len({n for n, _ in many}) < 2:
+        return tuple((n, m.median) for n, m in batches)
+    a, b = theil_sen(many)
+    last = max(n for n, _ in many)
+    return ((1, one), (2, max(one, a + 2 * b)), (last, max(one, a + last * b)))
 
 
 @dataclass(frozen=True)
@@ -247,26 +293,63 @@ def measure_batches(url: str, prefix: Sequence[int], filler: Sequence[int], time
     return [(n, ms) for n in sizes for ms in values[n]]
 
 
+def measure_streams(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float, parallel: int,
+                    sizes: Sequence[int] = STREAM_SIZES, repeats: int = REPEATS) -> StreamCosts:
+    """Steps of ``parallel`` slots, each evaluating n new tokens after ``prefix`` in its own
+    cache, on a server started with at least that many slots: one request of ``parallel``
+    prompts, which llama-server launches together and evaluates in one batch."""
+    where = url.rstrip("/") + "/completion"
+
+    def ask(prompts: list[list[int]]) -> list[dict[str, Any]]:
+        body = {"prompt": prompts, "n_predict": 1, "temperature": 0.0, "cache_prompt": True, "stream": False}
+        answer = request_json(url, "/completion", body, timeout)
+        if not isinstance(answer, list) or len(answer) != len(prompts):
+            raise InputError(where, f"answered {len(answer) if isinstance(answer, list) else 1} result(s) for "
+                                    f"{len(prompts)} prompts in one request: cannot time {parallel} slots at once")
+        return [_timings(a, where) for a in answer]
+
+    ask([list(prefix)] * parallel)  # the prefix into every slot's cache
+    runs = iter(_extensions(filler, max(sizes), repeats * len(sizes) * parallel))
+    values: dict[int, list[float]] = {n: [] for n in sizes}
+    for _ in range(repeats):
+        for n in sizes:
+            timings = ask([list(prefix) + next(runs)[:n] for _ in range(parallel)])
+            if any(int(_num(t, "prompt_n", where)) != n for t in timings):
+                raise InputError(where, f"evaluated {[t.get('prompt_n') for t in timings]} tokens for {parallel} "
+                                        f"slots of {n}: the server did not reuse each slot's cached prefix "
+                                        "(cache_prompt), so the steps of several slots cannot be measured; give "
+                                        "--no-calibrate")
+            # one batch: every prompt reports the same evaluation, its sampling aside
+            values[n].append(max(_num(t, "prompt_ms", where) for t in timings))
+    return StreamCosts(parallel, tuple((n, Measured.of(values[n])) for n in sizes),
+                       tuple((n, ms) for n in sizes for ms in values[n]))
+
+
 def measure_model(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,
                   decode: Measured | None = None, sizes: Sequence[int] = BATCH_SIZES,
-                  deep: bool = False) -> ModelCosts:
+                  deep: bool = False, parallels: Sequence[int] = ()) -> ModelCosts:
     """A model's costs on its server (``decode`` when the caller measured it already), after
-    ``prefix`` (``deep``: a long context, kept in the server's cache for the decode too)."""
+    ``prefix`` (``deep``: a long context, kept in the server's cache for the decode too), and
+    the steps of each number of slots in ``parallels`` above 1."""
     samples = measure_batches(url, prefix, filler, timeout, sizes)
     measured = sorted({n for n, _ in samples})
     batches = tuple((n, Measured.of([ms for m, ms in samples if m == n])) for n in measured)
-    return ModelCosts(decode or measure_decode(url, prefix, timeout, cache_prompt=deep), batches, tuple(samples))
+    decode = decode or measure_decode(url, prefix, timeout, cache_prompt=deep)
+    streams = tuple(measure_streams(url, prefix, filler, timeout, n) for n in sorted(set(parallels)) if n > 1)
+    return ModelCosts(decode, batches, tuple(samples), streams)
 
 
 def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence[int], n_predict: int,
              draft_max: int, work: Work, replayed: tuple[int, int], timeout: float,
-             outcomes: Mapping[tuple[int, int], Work] | None = None) -> SpecRun:
+             outcomes: Mapping[tuple[int, int], Work] | None = None, cache_prompt: bool = False) -> SpecRun:
     """One greedy generation on a pair's server, as the probe's target generation was made.
     ``work`` is what the replay says it takes; ``outcomes`` what each swap of the recording's
     near ties would report and take (replay.replay_outcomes): the run's work is the one of the
-    outcome the server reports."""
+    outcome the server reports. ``cache_prompt`` at a context depth: the prompt's prefix is
+    reused from the slot's cache, as bench run and a served conversation do, and its decode
+    follows a short evaluation, not one of the whole context."""
     where = url.rstrip("/") + "/completion"
-    body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": False,
+    body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": cache_prompt,
             "stream": False, "return_tokens": True}
     answer = request_json(url, "/completion", body, timeout)
     timings = _timings(answer, where)
@@ -279,10 +362,11 @@ def spec_run(url: str, prompt_id: str, prompt: Sequence[int], expected: Sequence
                    tuple(sorted(outcomes, key=lambda o: (o != replayed, o))))
 
 
-def alone_run(url: str, prompt: Sequence[int], n_predict: int, timeout: float) -> float:
-    """The target alone generating a recorded prompt again: ms per decoded token."""
+def alone_run(url: str, prompt: Sequence[int], n_predict: int, timeout: float, cache_prompt: bool = False) -> float:
+    """The target alone generating a recorded prompt again: ms per decoded token (``cache_prompt``
+    as spec_run's)."""
     where = url.rstrip("/") + "/completion"
-    body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": False,
+    body = {"prompt": list(prompt), "n_predict": n_predict, "temperature": 0.0, "cache_prompt": cache_prompt,
             "stream": False}
     ms = decode_ms_of(_timings(request_json(url, "/completion", body, timeout), where), where)
     if ms is None:

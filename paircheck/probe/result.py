@@ -28,7 +28,7 @@ from paircheck.errors import InputError
 from paircheck.probe.replay import PromptTrace
 from paircheck.probe.summary import DraftSummary, Row
 from paircheck.result_file import read_json, write_json
-from paircheck.speed.model import MIN_GAIN, Costs, for_slots
+from paircheck.speed.model import MIN_GAIN, Costs, Points, for_slots
 from paircheck.workload import Workload
 
 SCHEMA_VERSION = 2
@@ -208,13 +208,22 @@ def costs_in(data: dict[str, Any], index: int, context_tokens: int | None = None
         if at is None or not isinstance(at.get("target"), dict) or not isinstance(at.get("drafts"), list) \
                 or index >= len(at["drafts"]) or not isinstance(at["drafts"][index], dict):
             return None
-        deep_t, deep_d = at["target"], at["drafts"][index]
-        values[:2] = [deep_t.get("decode_ms"), deep_d.get("decode_ms")]
-        t_batch, d_batch = _points(deep_t.get("batch_ms")), _points(deep_d.get("batch_ms"))
+        target, draft = at["target"], at["drafts"][index]
+        values[:2] = [target.get("decode_ms"), draft.get("decode_ms")]
+        t_batch, d_batch = _points(target.get("batch_ms")), _points(draft.get("batch_ms"))
     if not all(isinstance(v, (int, float)) for v in values) or t_batch is None or d_batch is None:
         return None
     t, d, r0, r1 = (float(v) for v in values)  # type: ignore[arg-type]
-    return for_slots(Costs(t, d, t_batch, d_batch, r0, r1, absolute=True, basis="measured"), slots)
+    return for_slots(Costs(t, d, t_batch, d_batch, r0, r1, absolute=True, basis="measured"), slots,
+                     target_steps=_steps(target, slots), draft_steps=_steps(draft, slots))
+
+
+def _steps(model: dict[str, Any], slots: int) -> Points | None:
+    """A model's measured steps of ``slots`` slots (calibrate.StreamCosts), if any."""
+    streams = model.get("streams")
+    found = [s for s in streams if isinstance(s, dict) and s.get("parallel") == slots] \
+        if isinstance(streams, list) else []
+    return _points(found[0].get("batch_ms")) if found else None
 
 
 def write_result(path: Path, data: dict[str, Any]) -> None:

@@ -160,8 +160,9 @@ def _per_token_bytes(desc: ModelDescription) -> int | None:
 
 @contextmanager
 def _server(model: str, url: str | None, settings: ProbeSettings, endpoints: Endpoints,
-            log_dir: Path) -> Iterator[str]:
-    """The URL of a server running ``model``: the user's, or one paircheck starts and stops."""
+            log_dir: Path, slots: int = 1) -> Iterator[str]:
+    """The URL of a server running ``model``: the user's, or one paircheck starts and stops
+    (with ``slots`` slots, each holding ``settings.ctx_size`` tokens)."""
     if url is not None:
         props = request_json(url, "/props", timeout=min(settings.timeout, 30.0))
         running = props.get("model_path") if isinstance(props, dict) else None
@@ -171,7 +172,7 @@ def _server(model: str, url: str | None, settings: ProbeSettings, endpoints: End
         return
     if endpoints.binary is None:
         raise InputError(model, "no llama-server to start it with (give --llama-server PATH or a --url)")
-    args = server_args(model, None, settings.ctx_size, settings.server_args)
+    args = server_args(model, None, settings.ctx_size * slots, settings.server_args, slots)
     with llama_server(endpoints.binary, args, settings.ready_timeout, log_dir, port=settings.port) as server:
         with _died(server):
             yield server.url
@@ -225,6 +226,9 @@ def probe_drafts(
     # on servers whose context holds the deepest prompt, that reply and the widest batch timed.
     settings = replace(settings, n_predict=max(w.n_predict for w in grid))
     sizes = calibrate.batch_sizes(max(w.parallel for w in grid))
+    # servers with as many slots as the most requests at once asked for: the calibration
+    # times the steps of that many slots (calibrate.measure_streams), each slot holding a context
+    slots = max(w.parallel for w in grid)
     needed = depths[-1] + settings.n_predict + max(sizes) + _CTX_SLACK
     if settings.workloads and needed > settings.ctx_size:
         settings = replace(settings, ctx_size=needed)
@@ -273,18 +277,20 @@ def probe_drafts(
         # shared VM) shifts both alike, as bench run's interleaving does.
         start = time.perf_counter()
         calibrations: list[calibrate.PairCalibration | None] = [None] * len(pairs)
-        with _server(target_path, endpoints.target_url, settings, endpoints, log_dir) as target_url:
-            gens, target_costs = _generate(target_url, start, chosen, settings, depths, sizes, result, save, tick)
+        with _server(target_path, endpoints.target_url, settings, endpoints, log_dir, slots) as target_url:
+            gens, target_costs = _generate(target_url, start, chosen, settings, grid, sizes, result, save, tick)
             forced = []
             for i, (pair, path) in enumerate(zip(pairs, draft_paths, strict=True)):
-                forced.append(_force(i, pair, path, gens, settings, sizes, endpoints, log_dir, result, save, tick))
+                forced.append(_force(i, pair, path, gens, settings, grid, sizes, endpoints, log_dir, result, save,
+                                     tick))
             first = depths[0]
             if target_costs:
                 for i, (pair, path, (traces, draft_costs)) in enumerate(zip(pairs, draft_paths, forced, strict=True)):
                     if draft_costs:
                         calibrations[i] = _calibrate_pair(i, target_path, target_url, path, pair, gens[first],
                                                           traces[first], target_costs[first], draft_costs[first],
-                                                          settings, endpoints, log_dir, result, save, tick)
+                                                          settings, endpoints, log_dir, result, save, tick,
+                                                          deep=first > 0)
         foreign = [bool(result["drafts"][i]["foreign_tokens"]) for i in range(len(pairs))]
         result["workloads"] = []
         for w in grid:
@@ -323,7 +329,8 @@ def _costs_at(w: Workload, calib: calibrate.PairCalibration | None, target: dict
         t, d = target[depth], draft[depth]
         costs = Costs(t.decode.median, d.decode.median, t.points, d.points, calib.fit.round_ms,
                       calib.fit.round_token_ms, absolute=True, basis="measured")
-    return for_slots(costs, w.parallel, K_MAX + 1)
+    return for_slots(costs, w.parallel, K_MAX + 1, target[depth].stream_points(w.parallel),
+                     draft[depth].stream_points(w.parallel))
 
 
 SAMPLING_RULE = (
@@ -333,11 +340,12 @@ SAMPLING_RULE = (
 )
 
 
-def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: ProbeSettings, depths: Sequence[int],
+def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: ProbeSettings, grid: Sequence[Workload],
               sizes: Sequence[int], result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
               ) -> tuple[dict[int, list[record.Generation]], dict[int, calibrate.ModelCosts]]:
     """The target's generations on its server (at ``url``, ready since ``start``) at each
-    context depth, and, when calibrating, its costs there."""
+    context depth of ``grid``, and, when calibrating, its costs there."""
+    depths = sorted({w.context_tokens for w in grid})
     gens: dict[int, list[record.Generation]] = {}
     costs: dict[int, calibrate.ModelCosts] = {}
     result["target"]["server"] = _props(url, settings)
@@ -365,7 +373,8 @@ def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: Probe
             begun = time.perf_counter()
             prefix, filler = _calibration_tokens(gens[depth])
             costs[depth] = calibrate.measure_model(url, prefix, filler, settings.timeout, _decode_of(gens[depth], url),
-                                                   sizes, deep=depth > 0)
+                                                   sizes, deep=depth > 0,
+                                                   parallels=_parallels(grid, depth, result["target"]["server"]))
             if result["calibration"] is None:
                 result["calibration"] = {
                     "method": calibrate.METHOD, "measured_at": now(), "server": result["target"]["server"],
@@ -378,6 +387,15 @@ def _generate(url: str, start: float, prompts: Sequence[Prompt], settings: Probe
             save()
     result["target"]["generation_ms"] = calibrate.elapsed_ms(start)
     return gens, costs
+
+
+def _parallels(grid: Sequence[Workload], depth: int, props: dict[str, Any]) -> list[int]:
+    """The numbers of requests at once to time at ``depth``: those the grid asks for there,
+    up to the slots the server has (a user's own server may have fewer: those are priced as
+    speed.model.for_slots does without a measurement)."""
+    has = props.get("total_slots")
+    return [w.parallel for w in grid if w.context_tokens == depth and w.parallel > 1
+            and (not isinstance(has, int) or w.parallel <= has)]
 
 
 def _prompt_tokens(url: str, prompt: Prompt, depth: int, settings: ProbeSettings, result: dict[str, Any]
@@ -419,7 +437,7 @@ def _props(url: str, settings: ProbeSettings) -> dict[str, Any]:
 
 
 def _force(index: int, pair: Pair, path: str, gens: dict[int, list[record.Generation]], settings: ProbeSettings,
-           sizes: Sequence[int], endpoints: Endpoints, log_dir: Path, result: dict[str, Any],
+           grid: Sequence[Workload], sizes: Sequence[int], endpoints: Endpoints, log_dir: Path, result: dict[str, Any],
            save: Callable[[], None], tick: ProgressFn
            ) -> tuple[dict[int, list[PromptTrace]], dict[int, calibrate.ModelCosts]]:
     entry: dict[str, Any] = {"path": pair.path, "complete": False, "warnings": list(pair.warnings),
@@ -431,7 +449,8 @@ def _force(index: int, pair: Pair, path: str, gens: dict[int, list[record.Genera
     start = time.perf_counter()
     total = sum(len(g) for g in gens.values())
     force_ms = 0.0
-    with _server(path, endpoints.draft_urls.get(index), settings, endpoints, log_dir) as url:
+    with _server(path, endpoints.draft_urls.get(index), settings, endpoints, log_dir,
+                 max(w.parallel for w in grid)) as url:
         entry["server"] = _props(url, settings)
         ready_ms = calibrate.elapsed_ms(start)
         tick(pair.path, 0, total)
@@ -458,7 +477,8 @@ def _force(index: int, pair: Pair, path: str, gens: dict[int, list[record.Genera
                 if d == 0:
                     calibrate.warm_up(url, prefix, settings.timeout)
                 costs[depth] = calibrate.measure_model(url, prefix, filler, settings.timeout, None, sizes,
-                                                       deep=depth > 0)
+                                                       deep=depth > 0,
+                                                       parallels=_parallels(grid, depth, entry["server"]))
                 measured = {"path": pair.path, **costs[depth].to_dict(), "ms": calibrate.elapsed_ms(start)}
                 if d == 0:
                     result["calibration"]["drafts"].append(dict(measured))
@@ -476,11 +496,12 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
                     gens: Sequence[record.Generation],
                     traces: Sequence[PromptTrace], target_costs: calibrate.ModelCosts,
                     draft_costs: calibrate.ModelCosts, settings: ProbeSettings, endpoints: Endpoints, log_dir: Path,
-                    result: dict[str, Any], save: Callable[[], None], tick: ProgressFn
+                    result: dict[str, Any], save: Callable[[], None], tick: ProgressFn, deep: bool = False
                     ) -> calibrate.PairCalibration | None:
     """The pair's cost per round, from real speculative runs at two draft lengths (one server
     with both models); None when it cannot be run here (no binary, or a draft that would
-    abort the server)."""
+    abort the server). ``deep``: the recordings are at a context depth, whose prefix every run
+    reuses from the cache (calibrate.spec_run)."""
     record_ = result["calibration"]["drafts"][index]
     if result["drafts"][index]["foreign_tokens"]:
         record_["round"] = "not measured: the draft proposes ids the target lacks, which abort llama-server"
@@ -508,13 +529,15 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
                 outcomes = {o: Work(c.tokens, c.batches, c.draft_decodes) for o, c in replay_outcomes(trace, k).items()}
                 for _ in range(calibrate.SPEC_REPEATS):
                     # the target alone, then the pair, in turn: the same prompt, the same tokens
-                    alone.append(calibrate.alone_run(target_url, gen.prompt_tokens, n_predict, settings.timeout))
+                    alone.append(calibrate.alone_run(target_url, gen.prompt_tokens, n_predict, settings.timeout,
+                                                     deep))
                     runs.append(calibrate.spec_run(server.url, gen.prompt_id, gen.prompt_tokens, expected,
                                                    n_predict, k, work, (counts.drafted, counts.accepted),
-                                                   settings.timeout, outcomes))
+                                                   settings.timeout, outcomes, deep))
         tick(f"{pair.path} (pair)", n, len(calibrate.ROUND_LENGTHS))
     # the target's decode as it was while the pair ran (its own generations came earlier)
-    interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches, target_costs.samples)
+    interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches, target_costs.samples,
+                                       target_costs.streams)
     calib = calibrate.calibrate_pair(interleaved, draft_costs, runs)
     record_.update({"target_decode_ms": round(calib.target.decode.median, 3),
                     "target_decode_ms_range": [round(calib.target.decode.low, 3), round(calib.target.decode.high, 3)],

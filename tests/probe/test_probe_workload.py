@@ -4,7 +4,7 @@ as the target and its Q8_0 copy as the draft, one thread a server).
 
 What is held: each depth is really reached (the target's own tokenizer, through its chat
 template); each depth has its own recording and its own costs, timed after a cached prefix of
-that depth and out to the widest batch the slots make; every grid point is in ``workloads``
+that depth, and the steps of two slots timed there; every grid point is in ``workloads``
 in the grid's order, with per-request and aggregate figures that agree with each other and
 with the costs measured at its depth (speed.model.for_slots); a shorter reply is the longer
 recording's head. Bad workload options are refused before anything starts.
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import smollm
 
+from paircheck.probe.calibrate import STREAM_SIZES
 from paircheck.probe.replay import PromptTrace, replay
 from paircheck.speed.model import Costs, Work, for_slots, predict
 
@@ -95,16 +96,23 @@ def test_each_depth_is_reached_recorded_and_timed_there(probed: dict[str, Any]) 
     depths = data["calibration"]["depths"]
     assert [d["context_tokens"] for d in depths] == [0, DEPTH]
     assert depths[1]["prefix_tokens"] >= len(deep[0]["prompt_tokens"])
-    for d in depths:  # two slots verify two drafts in one batch: timed out to 2 x 17 tokens
-        assert max(n for n, *_ in d["target"]["batch_ms_measured"]) == 34
-        assert max(n for n, *_ in d["drafts"][0]["batch_ms_measured"]) == 34
+    for d in depths:
+        for model in (d["target"], d["drafts"][0]):
+            # one sequence's batches out to 2 x 17 tokens (what prices two slots when their steps
+            # cannot be measured), and the steps of two slots measured at every depth
+            assert max(n for n, *_ in model["batch_ms_measured"]) == 34
+            steps = [s for s in model["streams"] if s["parallel"] == 2]
+            assert len(steps) == 1 and [n for n, *_ in steps[0]["batch_ms_measured"]] == list(STREAM_SIZES)
+            # a step of two slots of one token each evaluates two tokens: dearer than one
+            one = next(ms for n, ms, *_ in model["batch_ms_measured"] if n == 1)
+            assert steps[0]["batch_ms"][0][1] > one, (steps, one)
 
 
 @pytest.mark.slow
 def test_the_prediction_at_depth_uses_that_depths_costs_and_recording(probed: dict[str, Any]) -> None:
     """Recomputed from the file: the deep workload's speedups are for_slots of the costs measured
-    at that depth (round costs from the calibration) applied to the replay of that depth's
-    recording, cut to the reply's length."""
+    at that depth (round costs from the calibration; two slots priced by the steps of two slots
+    measured there) applied to the replay of that depth's recording, cut to the reply's length."""
     data = probed["data"]
     calib = data["calibration"]
     deep = calib["depths"][1]
@@ -123,7 +131,10 @@ def test_the_prediction_at_depth_uses_that_depths_costs_and_recording(probed: di
             continue
         row = next(r for r in w["drafts"][0]["by_draft_max"] if r["draft_max"] == 4 and r["p_min"] == 0)
         counts = replay(trace.head(w["n_predict"]), 4, 0.0)
-        pred = predict(Work(counts.tokens, counts.batches, counts.draft_decodes), for_slots(costs, w["parallel"]))
+        steps = [tuple((n, ms) for n, ms in next(s for s in model["streams"] if s["parallel"] == w["parallel"])
+                       ["batch_ms"]) if w["parallel"] > 1 else None for model in (deep["target"], deep["drafts"][0])]
+        pred = predict(Work(counts.tokens, counts.batches, counts.draft_decodes),
+                       for_slots(costs, w["parallel"], 17, *steps))
         assert pred is not None and row["predicted_speedup"] == pytest.approx(pred.speedup, rel=2e-3), w
     agreement = data["workloads"][-1]["drafts"][0]["agreement_by_position"]
     assert sum(a["compared"] for a in agreement) == len(gen["tokens"]) - 1

@@ -17,6 +17,7 @@ from paircheck.speed.model import (
     expected_tokens_per_round,
     expected_work,
     fit_round_costs,
+    for_slots,
     interpolate,
     pair_ms,
     predict,
@@ -48,6 +49,29 @@ def test_every_term_of_a_pair_is_priced() -> None:
     assert pred.speedup == pytest.approx(200.0 / pair_ms(work, costs))
     assert pred.target_tokens_per_s == pytest.approx(11 * 1000 / 200.0)
     assert pred.pair_tokens_per_s == pytest.approx(11 * 1000 / pair_ms(work, costs))
+
+
+def test_two_slots_are_priced_by_their_measured_steps_else_as_one_longer_batch() -> None:
+    costs = Costs(target_decode_ms=20.0, draft_decode_ms=5.0, target_batch_ms=((1, 18.0), (9, 42.0)),
+                  draft_batch_ms=((1, 4.0), (9, 12.0)), round_ms=2.0, round_token_ms=0.5)
+    # measured steps of two slots (b tokens each): dearer than one sequence of 2b, as at a deep
+    # context, where each slot reads its own cache
+    target_steps, draft_steps = ((1, 30.0), (5, 60.0)), ((1, 7.0), (5, 15.0))
+    two = for_slots(costs, 2, 5, target_steps, draft_steps)
+    # the target alone: the step of two slots of one token each, as measured
+    assert two.target_decode_ms == pytest.approx(30.0)
+    # a verification of 5 tokens a slot: that step, as measured, beyond the step of 1 token a slot
+    assert two.target_batch(5) == pytest.approx(two.target_decode_ms + (60.0 - 30.0))
+    assert two.draft_batch(3) == pytest.approx(11.0)  # between the measured steps
+    assert two.draft_decode_ms == pytest.approx(7.0)  # a drafting step: one token a slot
+    assert (two.round_ms, two.round_token_ms) == (4.0, 1.0)  # per slot
+    # unmeasured: one sequence of 2b tokens on the one-slot curve
+    modelled = for_slots(costs, 2, 5)
+    assert modelled.target_decode_ms == pytest.approx(costs.target_batch(2))  # 20 + (21 - 18)
+    assert modelled.target_batch(5) == pytest.approx(modelled.target_decode_ms + (interpolate(
+        costs.target_batch_ms, 10) - interpolate(costs.target_batch_ms, 2)))
+    assert modelled.draft_decode_ms == 5.0  # max(decode, the draft's batch of 2: 5.0)
+    assert for_slots(costs, 1, 5, target_steps, draft_steps) is costs
 
 
 def test_each_generation_first_token_is_free_on_both_sides() -> None:
@@ -82,13 +106,27 @@ def test_the_round_fit_recovers_planted_costs_exactly() -> None:
     assert fit.residuals == pytest.approx((0.0, 0.0), abs=1e-6)
 
 
-def test_the_round_fit_never_gives_a_negative_cost() -> None:
+def test_the_round_fit_never_takes_off_more_than_the_drafts_re_evaluation() -> None:
     base = Costs(20.0, 5.0)
     works = [Work(100.0, (10.0, 40.0), 40.0), Work(100.0, (0.0, 0.0, 0.0, 20.0), 60.0)]
-    # runs faster than the other costs alone explain: no negative cost per round is invented
+    # runs faster than the other costs explain, with no re-evaluation timed to take it from:
+    # no negative cost is invented
     fit = fit_round_costs(base, [(w, pair_ms(w, base) - 50.0) for w in works])
     assert fit.round_ms >= 0.0 and fit.round_token_ms >= 0.0
     assert fit_round_costs(base, []).round_ms == 0.0
+    # a draft whose batches, timed on its own server, cost more than in the pair's runs (2 ms
+    # a round and -1.5 ms a token planted): the fit takes it off, each batch still dearer than
+    # the target's verification alone
+    timed = Costs(20.0, 5.0, ((1, 15.0), (17, 60.0)), ((1, 4.0), (17, 36.0)))
+    planted = Costs(20.0, 5.0, timed.target_batch_ms, timed.draft_batch_ms, round_ms=2.0, round_token_ms=-1.5)
+    works = [Work(128.0, (10.0, 40.0), 40.0), Work(128.0, (2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 18.0), 144.0)]
+    fit = fit_round_costs(timed, [(w, pair_ms(w, planted)) for w in works])
+    assert (fit.round_ms, fit.round_token_ms) == pytest.approx((2.0, -1.5))
+    assert all(planted.batch(b) > planted.target_batch(b) for b in range(1, 18))
+    # the same runs priced with a draft timed at nothing a batch: that much cannot be taken off
+    free = Costs(20.0, 5.0, timed.target_batch_ms, ((1, 0.5), (17, 0.5)))
+    fit = fit_round_costs(free, [(w, pair_ms(w, free) - 1.5 * w.batch_tokens) for w in works])
+    assert fit.round_ms >= 0.0 and fit.round_token_ms >= 0.0
 
 
 def test_faster_means_at_least_the_stated_margin() -> None:

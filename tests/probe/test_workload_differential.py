@@ -56,7 +56,7 @@ from paircheck.llama_server.prompts import Prompt
 from paircheck.probe.replay import Counts, PromptTrace, replay_outcomes
 from paircheck.probe.result import costs_in
 from paircheck.probe.run import Endpoints, ProbeSettings, probe_drafts
-from paircheck.speed.model import MIN_GAIN, Work, predict
+from paircheck.speed.model import MIN_GAIN, Work, interpolate, predict
 from paircheck.workload import Workload
 
 # starts the pinned llama-server for many minutes and measures speed: alone under -n 2
@@ -113,7 +113,7 @@ def judge(data: dict[str, Any], points: list[tuple[Workload, dict[str, dict[str,
              "PREDICTED by probe, MEASURED by bench run's interleaved servers minutes later; tolerance "
              f"{TOLERANCE:.0%} on the aggregate decode speedup, the sign on every point",
              f"{'draft':<6} {'k':>3} {'ctx':>5} {'slots':>5} {'probe x':>7} {'range':>11} {'at meas':>7} "
-             f"{'meas x':>7} {'alone pred':>10} {'alone meas':>10}  verdict"]
+             f"{'meas x':>7} {'alone pred':>10} {'alone meas':>10} {'pair pred':>9} {'pair meas':>9}  verdict"]
     failures: list[str] = []
     near_misses: list[str] = []
     for w, results in points:
@@ -150,6 +150,8 @@ def judge(data: dict[str, Any], points: list[tuple[Workload, dict[str, dict[str,
             in_range = outside <= TOLERANCE
             spread = comp.baseline_aggregate_decode_tokens_per_s
             alone = spread.median if spread is not None else float("nan")
+            pair_spread = comp.draft_aggregate_decode_tokens_per_s
+            pair = pair_spread.median if pair_spread is not None else float("nan")
             ok = err <= TOLERANCE and sign_ok and in_range and not unknown
             near = not ok and err <= NEAR_MISS and sign_ok and outside <= NEAR_MISS and not unknown
             said = ", ".join(x for x in (f"speedup {err:.0%} off", "" if sign_ok else "sign wrong",
@@ -159,15 +161,44 @@ def judge(data: dict[str, Any], points: list[tuple[Workload, dict[str, dict[str,
                                          "" if comp.conclusive else "runs unstable") if x)
             line = (f"{name:<6} {k:>3} {w.context_tokens:>5} {w.parallel:>5} {row['predicted_speedup']:>6.2f}x "
                     f"{low:>5.2f}-{high:<4.2f}x {at.speedup:>6.2f}x {measured:>6.2f}x "
-                    f"{entry['target_tokens_per_s']:>10.1f} {alone:>10.1f}  "
+                    f"{entry['target_tokens_per_s']:>10.1f} {alone:>10.1f} "
+                    f"{(at.pair_tokens_per_s or 0.0) * w.parallel:>9.1f} {pair:>9.1f}  "
                     f"{'ok' if ok else 'NEAR MISS' if near else 'FAIL'} ({said})")
             lines.append(line)
             if not ok:
                 (near_misses if near else failures).append(line)
     lines.append("probe x: the probe's figure (its recording's outcome); range: over the near ties the server may "
                  "swap; at meas: predicted for the (drafted, accepted) the server reported; meas x: bench's aggregate "
-                 "decode speedup; alone: the target alone's aggregate tokens/s, predicted and measured")
-    return lines, failures, near_misses
+                 "decode speedup; alone, pair: aggregate tokens/s of the target alone and with the draft (at the "
+                 "outcomes taken), predicted and measured")
+    return lines + calibration_lines(data), failures, near_misses
+
+
+def calibration_lines(data: dict[str, Any]) -> list[str]:
+    """What the probe measured at each depth, in ms, so that a miss can be traced to a cost
+    from CI's output alone: decode, batches of 1/2/17 tokens, steps of N slots of 1/17 tokens a
+    slot, and each pair's fitted per-round costs."""
+    calib = data["calibration"]
+
+    def curve(model: dict[str, Any]) -> str:
+        pts = tuple((n, ms) for n, ms in model["batch_ms"])
+        steps = "; ".join(f"{st['parallel']} slots {interpolate(tuple(map(tuple, st['batch_ms'])), 1):.0f}/"
+                          f"{interpolate(tuple(map(tuple, st['batch_ms'])), 17):.0f}"
+                          for st in model.get("streams", []))
+        return (f"decode {model['decode_ms']:.1f}, batch 1/2/17 {interpolate(pts, 1):.0f}/{interpolate(pts, 2):.0f}/"
+                f"{interpolate(pts, 17):.0f}" + (f", {steps}" if steps else ""))
+
+    lines = ["measured by the probe (ms): decode, batch of 1/2/17 tokens, step of N slots of 1/17 tokens a slot"]
+    for depth in calib["depths"]:
+        lines.append(f"ctx {depth['context_tokens']}: target {curve(depth['target'])}")
+        for name, model in zip(DRAFTS, depth["drafts"], strict=True):
+            lines.append(f"  {name}: {curve(model)}")
+    for name, fit in zip(DRAFTS, calib["drafts"], strict=True):
+        runs = ", ".join(f"k{r['draft_max']} {r['predicted_ms']:.0f}" for r in fit.get("spec_runs", []))
+        lines.append(f"{name} per round {fit.get('round_ms')} + {fit.get('round_token_ms')}/token (residuals "
+                     f"{fit.get('round_fit_residual_ms')}); target alone between its runs {fit.get('target_decode_ms')}"
+                     f"; runs {runs}")
+    return lines
 
 
 def test_predicted_speed_at_each_workload_matches_bench_run(models: dict[str, Path], tmp_path: Path) -> None:
@@ -186,6 +217,6 @@ def test_predicted_speed_at_each_workload_matches_bench_run(models: dict[str, Pa
     folder = Path(os.environ.get("PAIRCHECK_ARTIFACTS", "test-artifacts"))
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "workload-differential.txt").write_text("\n".join(lines) + "\n")
-    (folder / "workload-differential-probe.json").write_text(json.dumps(outcome.data["workloads"], indent=1))
+    (folder / "workload-differential-probe.json").write_text(json.dumps(outcome.data, indent=1))
     print("\n".join(lines))
     assert not failures and len(near_misses) <= 1, "\n".join(lines)

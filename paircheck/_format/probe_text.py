@@ -119,9 +119,10 @@ def short_names(names: Sequence[str], limit: int) -> list[str]:
     """Names within ``limit`` that can still be told apart: a name first loses the start it
     shares with another (``…Q8_0.gguf``, ``…Q2_K.gguf``), then its middle."""
     out = []
-    for i, name in enumerate(names):
+    for name in names:
         if len(name) > limit:
-            shared = _shared_prefix(name, [n for j, n in enumerate(names) if j != i])
+            # the same name in several rows (one draft fastest at two workloads) is one name
+            shared = _shared_prefix(name, [n for n in names if n != name])
             if shared >= 4:
                 name = "…" + name[shared:]
         out.append(_middle(name, limit))

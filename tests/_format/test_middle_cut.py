@@ -37,3 +37,15 @@ def test_the_check_table_keeps_a_file_name_on_one_line(tmp_path: Path) -> None:
     data = json.loads(subprocess.run([sys.executable, "-m", "paircheck", "--json", str(target), str(draft)],
                                      capture_output=True, text=True, env=env, timeout=60, check=False).stdout)
     assert data["draft"]["location"] == str(draft)
+
+
+def test_a_draft_fastest_at_two_workloads_keeps_what_tells_it_apart() -> None:
+    """probe's workload table names the fastest draft per row: the same draft in two rows is one
+    name, not two that share all but their last letters (printed '…gguf' before)."""
+    from paircheck._format.probe_text import short_names
+
+    q8, q4 = "SmolLM2-135M-Instruct.Q8_0.from-Q4_1.gguf", "SmolLM2-135M-Instruct.Q4_1.gguf"
+    shown = short_names([q8, q8, "none", "none"], 15)
+    assert shown[0] == shown[1] and shown[0].startswith("Smol") and shown[0].endswith("gguf"), shown
+    shown = short_names([q8, q8, q4, "none"], 15)
+    assert shown[0] == shown[1] != shown[2] and "Q8" in shown[0] and "Q4_1" in shown[2], shown

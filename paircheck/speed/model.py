@@ -138,26 +138,23 @@ def for_slots(costs: Costs, slots: int, longest_batch: int = 17, target_steps: P
     for two slots' step, 240 for one sequence's two tokens)."""
     if slots <= 1:
         return costs
-    sizes = range(1, longest_batch + 1)
-    if target_steps:
-        target_points = tuple((b, interpolate(target_steps, b)) for b in sizes)
-        # the step of one token a slot as measured: not the one-slot decode plus a difference of
-        # two timings (at 512 tokens a one-token batch timed 82 ms where the decode took 68)
-        target_step = target_points[0][1]
-    else:
-        target_points = tuple((b, interpolate(costs.target_batch_ms, slots * b)) for b in sizes
-                              ) if costs.target_batch_ms else ()
-        target_step = costs.target_batch(slots)
-    if draft_steps:
-        draft_points = tuple((b, interpolate(draft_steps, b)) for b in sizes)
-        draft_step = draft_points[0][1]
-    else:
-        draft_points = tuple((b, interpolate(costs.draft_batch_ms, slots * b)) for b in sizes
-                             ) if costs.draft_batch_ms else ()
-        draft_step = max(costs.draft_decode_ms, interpolate(costs.draft_batch_ms, slots) if costs.draft_batch_ms
-                         else costs.draft_decode_ms * slots)
+    target_points = _slot_points(target_steps, costs.target_batch_ms, slots, longest_batch)
+    draft_points = _slot_points(draft_steps, costs.draft_batch_ms, slots, longest_batch)
+    # with measured steps, the step of one token a slot as measured: not the one-slot decode plus
+    # a difference of two timings (at 512 tokens a one-token batch timed 82 ms, the decode 68)
+    target_step = target_points[0][1] if target_steps else costs.target_batch(slots)
+    draft_step = draft_points[0][1] if draft_steps else max(
+        costs.draft_decode_ms, interpolate(costs.draft_batch_ms, slots) if costs.draft_batch_ms
+        else costs.draft_decode_ms * slots)
     return Costs(target_step, draft_step, target_points, draft_points,
                  costs.round_ms * slots, costs.round_token_ms * slots, costs.absolute, costs.basis)
+
+
+def _slot_points(steps: Points | None, one_slot: Points, slots: int, longest_batch: int) -> Points:
+    """(b, ms) of a step of ``slots`` slots verifying b tokens each: the measured ``steps``,
+    else the one-slot curve at ``slots * b`` tokens (none without either)."""
+    curve, scale = (steps, 1) if steps else (one_slot, slots)
+    return tuple((b, interpolate(curve, scale * b)) for b in range(1, longest_batch + 1)) if curve else ()
 
 
 def interpolate(points: Points, n: int) -> float:

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_exit import exit_code
 from gguf import GGMLQuantizationType as Q
 from ggufgen import write_vocab_gguf
 from tiny_model import write_tiny_llama
 
 from paircheck._engine.pair_size import SIZE_CODE, size_finding, size_warning
 from paircheck.api import describe
-from paircheck.cli import main
 from paircheck.errors import InputError
 from paircheck.speed.acceptance import RATE, per_token
 from paircheck.speed.estimate import (
@@ -189,17 +189,9 @@ def test_size_warning_from_the_tensor_infos_read_with_the_metadata(models: dict[
 # --------------------------------------------------------------------------- the command
 
 
-def _run(argv: list[str]) -> int:
-    """The CLI's exit code (main returns on success, exits otherwise)."""
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 def test_cli_json_names(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--per-token-acceptance", "0.8", "--json"]) == 0
+    argv = ["estimate", str(models["f32"]), str(models["q8"]), "--per-token-acceptance", "0.8", "--json"]
+    assert exit_code(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["modelled"] is True
     assert data["cost_ratio"] == pytest.approx(Q8_PER_TOKEN / F32_PER_TOKEN)
@@ -212,7 +204,7 @@ def test_cli_json_names(models: dict[str, Path], capsys: pytest.CaptureFixture[s
 def test_cli_text_says_model_and_warns_on_same_file(
     models: dict[str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(["estimate", str(models["f32"]), str(models["f32"])]) == 0
+    assert exit_code(["estimate", str(models["f32"]), str(models["f32"])]) == 0
     out = capsys.readouterr().out
     # Issue 48: without a device, no speedup that reads as a prediction: what it depends on, and
     # the commands that would answer.
@@ -222,7 +214,7 @@ def test_cli_text_says_model_and_warns_on_same_file(
     assert f"warning {SIZE_CODE}" in out and "same file" in out
     assert "0.50" not in out  # no band of speedups
     # Costs given (--verify-cost): the speedup is a model of those costs, and says so.
-    assert _run(["estimate", str(models["f32"]), str(models["f32"]), "--verify-cost", "0"]) == 0
+    assert exit_code(["estimate", str(models["f32"]), str(models["f32"]), "--verify-cost", "0"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("MODELLED (not measured)")
     assert "0.50" in out and "0.90" in out  # the band, no acceptance given
@@ -234,7 +226,7 @@ def test_cli_draft_max_below_1_is_refused_with_or_without_a_device(
     models: dict[str, Path], gpu: list[str], k: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # One rule (issue 50): 0 was silently replaced by 3 without a device, refused with one.
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--per-token-acceptance", "0.8",
+    assert exit_code(["estimate", str(models["f32"]), str(models["q8"]), "--per-token-acceptance", "0.8",
                  "--draft-max", k, *gpu]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1, captured
@@ -263,7 +255,7 @@ def test_cli_acceptance_from_a_bench_result(
     }
     path = tmp_path / "draft.json"
     path.write_text(json.dumps(bench))
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(path), "--json"]) == 0
+    assert exit_code(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     # Issue 48: the bench measured accepted / drafted at its --spec-draft-n-max 5, which is not the
     # per-token rate: it is turned into one at that draft length, as the published points are.
@@ -282,14 +274,14 @@ def test_cli_a_bench_result_of_other_models_is_named_and_acceptance_1_is_not_ext
 ) -> None:
     # Issue 50: the example bench result (deep.gguf + shallow.gguf, every draft accepted) gave
     # "best k >=32 ... 11.90x" for an unrelated pair, without a word.
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(EXAMPLE_BENCH), "--json"]) == 0
+    assert exit_code(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(EXAMPLE_BENCH), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["acceptance"] == 1.0 and data["best_draft_max"] == 32
     codes = [w["code"] for w in data["warnings"]]
     assert codes[:2] == ["EW001", "EW002"], data["warnings"]
     assert "deep.gguf, not f32.gguf" in data["warnings"][0]["message"]
     assert "shallow.gguf, not q8.gguf" in data["warnings"][0]["message"]
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(EXAMPLE_BENCH)]) == 0
+    assert exit_code(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(EXAMPLE_BENCH)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "measured another pair" in text and "extrapolated, not measured" in text
     # The same files (wherever they were when measured): no EW001; a rate below 1: no EW002.
@@ -301,7 +293,7 @@ def test_cli_a_bench_result_of_other_models_is_named_and_acceptance_1_is_not_ext
         req["timings"]["draft_n_accepted"] = req["timings"]["draft_n"] // 2
     same = tmp_path / "same.json"
     same.write_text(json.dumps(bench))
-    assert _run(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(same), "--json"]) == 0
+    assert exit_code(["estimate", str(models["f32"]), str(models["q8"]), "--from", str(same), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["reported"]["value"] < 0.6 and not [w for w in data["warnings"] if w["code"] in ("EW001", "EW002")]
 
@@ -312,11 +304,11 @@ def test_an_acceptance_of_1_given_is_not_extrapolated_silently() -> None:
 
 
 def test_cli_vocab_only_file_is_one_error_line(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    assert _run(["estimate", str(models["f32"]), str(models["vocab"])]) == 2
+    assert exit_code(["estimate", str(models["f32"]), str(models["vocab"])]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--cost-ratio" in err
     assert (
-        _run(
+        exit_code(
             [
                 "estimate",
                 str(models["f32"]),
@@ -335,7 +327,7 @@ def test_cli_vocab_only_file_is_one_error_line(models: dict[str, Path], capsys: 
 
 def test_the_check_prints_the_size_warning(models: dict[str, Path], capsys: pytest.CaptureFixture[str]) -> None:
     def warnings(*argv: str) -> list[dict]:
-        assert _run(["check", "--json", "--no-registry", *argv]) == 0
+        assert exit_code(["check", "--json", "--no-registry", *argv]) == 0
         return [w for w in json.loads(capsys.readouterr().out)["warnings"] if w["code"] == SIZE_CODE]
 
     f32, q8, f16 = str(models["f32"]), str(models["q8"]), str(models["f16"])
@@ -458,10 +450,10 @@ def test_without_tensors_the_advice_fits_the_question(capsys: pytest.CaptureFixt
     GPU the roofline needs both models' shapes, so --cost-ratio is no way out and is not
     offered as one (given, it changes nothing: the same line)."""
     vocab = str(Path(__file__).resolve().parents[2] / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf")
-    assert _run(["estimate", vocab, vocab]) == 2
+    assert exit_code(["estimate", vocab, vocab]) == 2
     assert capsys.readouterr().err.strip().endswith("has no tensors (a vocab-only file?); give --cost-ratio")
     for extra in ([], ["--cost-ratio", "0.2"]):
-        assert _run(["estimate", vocab, vocab, "--gpu", "4090", *extra]) == 2
+        assert exit_code(["estimate", vocab, vocab, "--gpu", "4090", *extra]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "give --cost-ratio" not in err, err
         assert err.endswith("a prediction on a GPU reads both models' tensor lists (without --gpu, --cost-ratio "

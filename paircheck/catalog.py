@@ -10,8 +10,9 @@ from __future__ import annotations
 from paircheck.findings import Rule
 
 
-def all_rules() -> list[Rule]:
-    """Every rule, each code once: engines (llama.cpp first), registry, pre-flight."""
+def rule_groups() -> list[tuple[str, list[Rule]]]:
+    """Every rule, each code once, by where it is declared: engines (llama.cpp first), the
+    pair's size and chat template, the registry, pre-flight, estimate, bench."""
     from paircheck._engine import engines
     from paircheck._engine.chat_template import RULES as TEMPLATE_RULES
     from paircheck._engine.pair_size import RULES as SIZE_RULES
@@ -21,16 +22,24 @@ def all_rules() -> list[Rule]:
     from paircheck.preflight.codes import RULES as PREFLIGHT_RULES
     from paircheck.speed.estimate import RULES as ESTIMATE_RULES
 
-    rules: list[Rule] = []
+    sets = [*[(f"Engine: {name}", list(engine.rules)) for name, engine in engines().items()],
+            ("The pair's sizes", list(SIZE_RULES)), ("Chat templates", list(TEMPLATE_RULES)),
+            ("The registry of documented pairs", list(REGISTRY_RULES)), ("The registry's lint", list(LINT_RULES)),
+            ("Pre-flight lint of launch commands", list(PREFLIGHT_RULES)), ("estimate", list(ESTIMATE_RULES)),
+            ("bench results", list(BENCH_RULES))]
+    groups: list[tuple[str, list[Rule]]] = []
     seen: set[str] = set()
-    for rule_set in [*[engine.rules for engine in engines().values()], SIZE_RULES, TEMPLATE_RULES, REGISTRY_RULES,
-                     LINT_RULES,
-                     PREFLIGHT_RULES, ESTIMATE_RULES, BENCH_RULES]:
-        for rule in rule_set:
-            if rule.code not in seen:
-                seen.add(rule.code)
-                rules.append(rule)
-    return rules
+    for title, rule_set in sets:
+        fresh = [r for r in rule_set if r.code not in seen]
+        seen.update(r.code for r in fresh)
+        if fresh:
+            groups.append((title, fresh))
+    return groups
+
+
+def all_rules() -> list[Rule]:
+    """Every rule, each code once: engines (llama.cpp first), registry, pre-flight."""
+    return [rule for _, rules in rule_groups() for rule in rules]
 
 
 def find_rule(code_or_name: str) -> Rule | None:

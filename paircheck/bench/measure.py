@@ -18,6 +18,14 @@ of replying at that depth, not of evaluating it again every time. ``parallel`` N
 (threads) at once, each sending every prompt of the pass (client c starting at prompt c, so
 different prompts are in flight) to its own slot (``id_slot`` c, so each slot's cache sees the
 same requests in the same order on every server), against a server with at least N slots.
+``together``: each pass's N requests go as one request of N prompts (``"prompt": [...]``),
+which llama-server launches in one step, so every slot generates from the same step on, as
+the slots of a server under steady load do. N clients' requests reach the server apart: on
+this project's 2-core machine 100-230 ms (server logs, 2026-12-07), and the server then starts
+the later one a step or two after the others, whose rounds it shares only in part; with
+32-token replies and long drafts that start and end are a quarter of the run (two slots,
+512 tokens: 2,857 ms for the slots started together, 3,209-3,390 for those started apart). Each
+prompt is recorded as its client's request, with the one request's send time and wall time.
 
 Not measured: streaming time to first token and GPU memory.
 
@@ -59,6 +67,9 @@ class BenchSettings:
     timeout: float = 300.0  # seconds per socket operation of one request
     context_tokens: int = 0  # fill every prompt to this many target tokens (0: as given)
     parallel: int = 1  # requests at once (one client thread each)
+    # the ``parallel`` requests of each pass as one request of that many prompts: llama-server
+    # starts them in the same step (see the module's docstring)
+    together: bool = False
 
     @property
     def cache_prompt(self) -> bool:
@@ -113,6 +124,27 @@ def measure_one(url: str, text: str, n_predict: int, seed: int, timeout: float,
     client_ms = (time.perf_counter() - start) * 1000.0
     if not isinstance(answer, dict) or not isinstance(answer.get("content"), str):
         raise InputError(url.rstrip("/") + "/completion", "answer has no \"content\" string (not a llama-server?)")
+    return _record(answer, client_ms)
+
+
+def measure_together(url: str, texts: Sequence[str], n_predict: int, seed: int, timeout: float,
+                     cache_prompt: bool = False) -> list[dict[str, Any]]:
+    """One request of several prompts (BenchSettings.together): one record per prompt, in
+    order, as measure_one's, each with the request's wall time."""
+    where = url.rstrip("/") + "/completion"
+    body = completion_body(texts[0], n_predict, seed, cache_prompt)
+    body["prompt"] = list(texts)
+    start = time.perf_counter()
+    answer = request_json(url, "/completion", body, timeout)
+    client_ms = (time.perf_counter() - start) * 1000.0
+    if not isinstance(answer, list) or len(answer) != len(texts) \
+            or not all(isinstance(a, dict) and isinstance(a.get("content"), str) for a in answer):
+        raise InputError(where, f"answered no list of {len(texts)} results with a \"content\" string for "
+                                f"{len(texts)} prompts in one request (not a llama-server?)")
+    return [_record(a, client_ms) for a in answer]
+
+
+def _record(answer: dict[str, Any], client_ms: float) -> dict[str, Any]:
     timings = answer.get("timings")
     return {
         "client_ms": round(client_ms, 3),
@@ -187,6 +219,7 @@ def new_result(settings: BenchSettings, label: str, prompts: list[Prompt],
             "timeout_s": settings.timeout,
             "context_tokens": settings.context_tokens,
             "parallel": settings.parallel,
+            "together": settings.together and settings.parallel > 1,
             "context_source": context_source if settings.context_tokens > 0 else None,
         },
         "not_measured": list(NOT_MEASURED),
@@ -271,7 +304,31 @@ class BenchSession:
             for p in self.prompts:
                 self._request(run, 0, p, start, tick)
             return
+        if self.settings.together:
+            self._together_pass(run, start, tick)
+            return
         self._concurrent_pass(run, start, tick)
+
+    def _together_pass(self, run: int, start: float, tick: Any) -> None:
+        """As _concurrent_pass's clients, each step of them as one request of their prompts
+        (client c's prompt at position c)."""
+        s, n, m = self.settings, self.settings.parallel, len(self.prompts)
+        for i in range(m):
+            prompts = [self.prompts[(c + i) % m] for c in range(n)]
+            lengths = {p.n_predict or s.n_predict for p in prompts}
+            if len(lengths) > 1:
+                raise InputError("--together", "prompts of different reply lengths cannot be sent as one request")
+            sent = time.perf_counter()
+            records = measure_together(s.url, [self.texts[p.id] for p in prompts], lengths.pop(), s.seed, s.timeout,
+                                       s.cache_prompt)
+            with self._lock:
+                for c, (prompt, record) in enumerate(zip(prompts, records, strict=True)):
+                    if tick is not None:
+                        tick(1)
+                    if run >= 0:
+                        self.result["requests"].append({"prompt_id": prompt.id, "run": run, "client": c,
+                                                        "sent_ms": round((sent - start) * 1000.0, 3), **record})
+            self.save()
 
     def _concurrent_pass(self, run: int, start: float, tick: Any) -> None:
         """``parallel`` client threads, released together, each sending every prompt in turn

@@ -58,6 +58,9 @@ CONTEXT_HELP = ("Tokens of context before each reply (comma-separated, 8k = 8192
                 "between runs (cache_prompt). 0: the prompts as given.")
 PARALLEL_HELP = "Requests at once (comma-separated): that many clients against a server with that many slots."
 CONTEXT_FILE_HELP = "Text to fill the context with (default: paircheck's built-in document)."
+TOGETHER_HELP = ("With --parallel N: send each pass's N requests as one request of N prompts, which llama-server "
+                 "starts in the same step (as slots under steady load run); N clients' requests arrive apart, and "
+                 "with short replies the slots started later run their last rounds alone.")
 
 
 def _render(comp: Comparison, fmt: str) -> str:
@@ -82,6 +85,7 @@ BENCH_EXIT = (
               help="Tokens of context before each reply (one value here; bench run takes a list): " + CONTEXT_HELP)
 @click.option("--parallel", default="1", show_default=True,
               help="Requests at once, one client each (one value here; the server needs that many slots).")
+@click.option("--together", is_flag=True, help=TOGETHER_HELP)
 @click.option("--context-file", "context_file", default=None, metavar="FILE", help=CONTEXT_FILE_HELP)
 @click.option("--seed", default=42, show_default=True)
 @click.option("--prompts", "prompts_file", default=None, help=PROMPTS_HELP)
@@ -100,6 +104,7 @@ def bench(
     n_predict: str,
     context_tokens: str,
     parallel: str,
+    together: bool,
     context_file: str | None,
     seed: int,
     prompts_file: str | None,
@@ -129,7 +134,7 @@ def bench(
     document, source = _document(context_file)
     w = grid[0]
     settings = BenchSettings(url, runs, warmup, w.n_predict, seed, chat_template, timeout, w.context_tokens,
-                             w.parallel)
+                             w.parallel, together)
     path = Path(output)
     try:
         result = run_bench(settings, label, path, prompts, _progress(as_json), document=document,
@@ -218,6 +223,7 @@ def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, a
               help="Tokens to generate per request (comma-separated for several).")
 @click.option("--context-tokens", "context_tokens", default="0", show_default=True, help=CONTEXT_HELP)
 @click.option("--parallel", default="1", show_default=True, help=PARALLEL_HELP)
+@click.option("--together", is_flag=True, help=TOGETHER_HELP)
 @click.option("--context-file", "context_file", default=None, metavar="FILE", help=CONTEXT_FILE_HELP)
 @click.option("--seed", default=42, show_default=True)
 @click.option("--prompts", "prompts_file", default=None, help=PROMPTS_HELP)
@@ -252,6 +258,7 @@ def bench_run(
     n_predict: str,
     context_tokens: str,
     parallel: str,
+    together: bool,
     context_file: str | None,
     seed: int,
     prompts_file: str | None,
@@ -310,7 +317,7 @@ def bench_run(
     binary = find_llama_server(llama_server)
     first = grid[0]
     settings = BenchSettings(DEFAULT_URL, runs, warmup, first.n_predict, seed, chat_template, timeout,
-                             first.context_tokens, first.parallel)
+                             first.context_tokens, first.parallel, together)
     draft_args = ([] if draft_max is None else ["--spec-draft-n-max", str(draft_max)]) + (
         [] if p_min is None else ["--spec-draft-p-min", f"{p_min:g}"])
     try:

@@ -43,7 +43,7 @@ from typing import Any
 
 from paircheck.errors import InputError
 from paircheck.llama_server.http import request_json
-from paircheck.speed.model import Costs, Points, RoundFit, Work, fit_round_costs, interpolate
+from paircheck.speed.model import Costs, Points, RoundFit, SlotSteps, Work, fit_round_costs, interpolate
 
 # Verification batches of 1..17 tokens (the last sampled token and up to 16 drafted ones),
 # timed at 8 sizes: the cost curve is the one-token time and a line through the rest
@@ -122,10 +122,10 @@ class ModelCosts:
     def points(self) -> Points:
         return _curve(self.batches, self.samples)
 
-    def stream_points(self, parallel: int) -> Points | None:
-        """The measured cost of a step of ``parallel`` slots, by tokens per slot (None when
-        not measured for that many)."""
-        return next((s.points for s in self.streams if s.parallel == parallel), None)
+    def slot_steps(self, parallel: int) -> SlotSteps | None:
+        """The measured cost of a step of ``parallel`` slots (None when not measured for that
+        many)."""
+        return next((s.steps for s in self.streams if s.parallel == parallel), None)
 
     @property
     def spread(self) -> float:
@@ -155,15 +155,23 @@ class StreamCosts:
     parallel: int
     batches: tuple[tuple[int, Measured], ...]
     samples: tuple[tuple[int, float], ...]
+    decode: Measured | None = None  # the N slots generating together: ms a step
 
     @property
     def points(self) -> Points:
         return _curve(self.batches, self.samples)
 
+    @property
+    def steps(self) -> SlotSteps:
+        return SlotSteps(self.points, self.decode.median if self.decode else None)
+
     def to_dict(self) -> dict[str, Any]:
         return {"parallel": self.parallel, "batch_ms": [[n, round(ms, 3)] for n, ms in self.points],
                 "batch_ms_measured": [[n, round(m.median, 3), round(m.low, 3), round(m.high, 3)]
-                                      for n, m in self.batches]}
+                                      for n, m in self.batches],
+                **({"decode_ms": round(self.decode.median, 3),
+                    "decode_ms_range": [round(self.decode.low, 3), round(self.decode.high, 3)]}
+                   if self.decode else {})}
 
 
 def _curve(batches: Sequence[tuple[int, Measured]], samples: Sequence[tuple[int, float]]) -> Points:
@@ -297,11 +305,14 @@ def measure_streams(url: str, prefix: Sequence[int], filler: Sequence[int], time
                     sizes: Sequence[int] = STREAM_SIZES, repeats: int = REPEATS) -> StreamCosts:
     """Steps of ``parallel`` slots, each evaluating n new tokens after ``prefix`` in its own
     cache, on a server started with at least that many slots: one request of ``parallel``
-    prompts, which llama-server launches together and evaluates in one batch."""
+    prompts, which llama-server launches together and evaluates in one batch. Then the slots
+    generating together after the prefix: the step of one token a slot as a reply pays it
+    (SlotSteps)."""
     where = url.rstrip("/") + "/completion"
 
-    def ask(prompts: list[list[int]]) -> list[dict[str, Any]]:
-        body = {"prompt": prompts, "n_predict": 1, "temperature": 0.0, "cache_prompt": True, "stream": False}
+    def ask(prompts: list[list[int]], n_predict: int = 1) -> list[dict[str, Any]]:
+        body = {"prompt": prompts, "n_predict": n_predict, "temperature": 0.0, "cache_prompt": True,
+                "stream": False, **({"ignore_eos": True} if n_predict > 1 else {})}
         answer = request_json(url, "/completion", body, timeout)
         if not isinstance(answer, list) or len(answer) != len(prompts):
             raise InputError(where, f"answered {len(answer) if isinstance(answer, list) else 1} result(s) for "
@@ -321,8 +332,15 @@ def measure_streams(url: str, prefix: Sequence[int], filler: Sequence[int], time
                                         "--no-calibrate")
             # one batch: every prompt reports the same evaluation, its sampling aside
             values[n].append(max(_num(t, "prompt_ms", where) for t in timings))
+    decodes = []
+    for _ in range(repeats):
+        # the slots run in lockstep: each step is the slowest slot's
+        per_slot = [decode_ms_of(t, where) for t in ask([list(prefix)] * parallel, DECODE_TOKENS)]
+        if any(ms is None for ms in per_slot):
+            raise InputError(where, "a slot generated fewer than 2 tokens (context full?)")
+        decodes.append(max(ms for ms in per_slot if ms is not None))
     return StreamCosts(parallel, tuple((n, Measured.of(values[n])) for n in sizes),
-                       tuple((n, ms) for n in sizes for ms in values[n]))
+                       tuple((n, ms) for n in sizes for ms in values[n]), Measured.of(decodes))
 
 
 def measure_model(url: str, prefix: Sequence[int], filler: Sequence[int], timeout: float,

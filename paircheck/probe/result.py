@@ -28,7 +28,7 @@ from paircheck.errors import InputError
 from paircheck.probe.replay import PromptTrace
 from paircheck.probe.summary import DraftSummary, Row
 from paircheck.result_file import read_json, write_json
-from paircheck.speed.model import MIN_GAIN, Costs, Points, for_slots
+from paircheck.speed.model import MIN_GAIN, Costs, SlotSteps, for_slots
 from paircheck.workload import Workload
 
 SCHEMA_VERSION = 2
@@ -218,12 +218,17 @@ def costs_in(data: dict[str, Any], index: int, context_tokens: int | None = None
                      target_steps=_steps(target, slots), draft_steps=_steps(draft, slots))
 
 
-def _steps(model: dict[str, Any], slots: int) -> Points | None:
-    """A model's measured steps of ``slots`` slots (calibrate.StreamCosts), if any."""
+def _steps(model: dict[str, Any], slots: int) -> SlotSteps | None:
+    """A model's measured steps of ``slots`` slots (calibrate.StreamCosts), if any (files
+    before the slots' generation was timed: the curve alone)."""
     streams = model.get("streams")
     found = [s for s in streams if isinstance(s, dict) and s.get("parallel") == slots] \
         if isinstance(streams, list) else []
-    return _points(found[0].get("batch_ms")) if found else None
+    points = _points(found[0].get("batch_ms")) if found else None
+    if points is None:
+        return None
+    decode = found[0].get("decode_ms")
+    return SlotSteps(points, float(decode) if isinstance(decode, (int, float)) else None)
 
 
 def write_result(path: Path, data: dict[str, Any]) -> None:

@@ -329,8 +329,8 @@ def _costs_at(w: Workload, calib: calibrate.PairCalibration | None, target: dict
         t, d = target[depth], draft[depth]
         costs = Costs(t.decode.median, d.decode.median, t.points, d.points, calib.fit.round_ms,
                       calib.fit.round_token_ms, absolute=True, basis="measured")
-    return for_slots(costs, w.parallel, K_MAX + 1, target[depth].stream_points(w.parallel),
-                     draft[depth].stream_points(w.parallel))
+    return for_slots(costs, w.parallel, K_MAX + 1, target[depth].slot_steps(w.parallel),
+                     draft[depth].slot_steps(w.parallel))
 
 
 SAMPLING_RULE = (

@@ -115,8 +115,23 @@ def assumed_costs(cost_ratio: float, verify_growth: float = 0.0, round_cost: flo
     return Costs(1.0, cost_ratio, batch, (), round_cost, 0.0, absolute=False, basis="assumed")
 
 
-def for_slots(costs: Costs, slots: int, longest_batch: int = 17, target_steps: Points | None = None,
-              draft_steps: Points | None = None) -> Costs:
+@dataclass(frozen=True)
+class SlotSteps:
+    """What a step of N slots was measured to cost (probe's calibration): ``points``, (b, ms)
+    of a step of b new tokens a slot, timed as one request of N prompts after each slot's
+    cached prefix (llama-server's ``prompt_ms``); ``decode_ms``, a step of the N slots
+    generating together (``predicted_ms`` per token of N greedy replies at once), None when
+    not timed. A prompt's evaluation carries the request's launch, so deep in a context its
+    one-token step costs more than a generated token's (at 4,096 tokens, two slots: 295 ms
+    against 258-275 measured by bench run); the generation prices a token, the curve what more
+    tokens a slot add."""
+
+    points: Points
+    decode_ms: float | None = None
+
+
+def for_slots(costs: Costs, slots: int, longest_batch: int = 17, target_steps: SlotSteps | None = None,
+              draft_steps: SlotSteps | None = None) -> Costs:
     """The costs of one step of a server running ``slots`` requests at once, written so that
     ``target_ms``/``pair_ms`` of one request's work give the time for every slot to do the
     same work together (tokens per second per request; times ``slots`` in aggregate).
@@ -130,8 +145,10 @@ def for_slots(costs: Costs, slots: int, longest_batch: int = 17, target_steps: P
     many, a drafting step a draft batch of one token per slot, and the target alone decodes
     batches of one token per slot. The per-round costs (sampling, bookkeeping) are per slot.
 
-    ``target_steps`` and ``draft_steps``, when measured (probe's calibration: (b, ms of a step
-    of ``slots`` sequences of b tokens)), price those batches. Without them a batch of
+    ``target_steps`` and ``draft_steps``, when measured (probe's calibration, SlotSteps), price
+    those batches: a step of one token a slot at the measured generation's cost (else the
+    curve's first point), and b tokens a slot that plus what the curve adds from 1 to b
+    (Costs.target_batch). Without them a batch of
     ``slots`` sequences of b tokens is priced as one sequence of ``slots * b`` tokens: right
     where the weights dominate (a short context, a GPU's roofline), too cheap at a deep context
     on a CPU, where each sequence reads its own cache (measured here at 4,096 tokens: 275 ms
@@ -140,20 +157,26 @@ def for_slots(costs: Costs, slots: int, longest_batch: int = 17, target_steps: P
         return costs
     target_points = _slot_points(target_steps, costs.target_batch_ms, slots, longest_batch)
     draft_points = _slot_points(draft_steps, costs.draft_batch_ms, slots, longest_batch)
-    # with measured steps, the step of one token a slot as measured: not the one-slot decode plus
-    # a difference of two timings (at 512 tokens a one-token batch timed 82 ms, the decode 68)
-    target_step = target_points[0][1] if target_steps else costs.target_batch(slots)
-    draft_step = draft_points[0][1] if draft_steps else max(
+    # with measured steps, the step of one token a slot as measured (the N slots generating
+    # together), not the one-slot decode plus a difference of two timings (at 512 tokens a
+    # one-token batch timed 82 ms, the decode 68)
+    target_step = _slot_step(target_steps, target_points) if target_steps else costs.target_batch(slots)
+    draft_step = _slot_step(draft_steps, draft_points) if draft_steps else max(
         costs.draft_decode_ms, interpolate(costs.draft_batch_ms, slots) if costs.draft_batch_ms
         else costs.draft_decode_ms * slots)
     return Costs(target_step, draft_step, target_points, draft_points,
                  costs.round_ms * slots, costs.round_token_ms * slots, costs.absolute, costs.basis)
 
 
-def _slot_points(steps: Points | None, one_slot: Points, slots: int, longest_batch: int) -> Points:
+def _slot_step(steps: SlotSteps, points: Points) -> float:
+    """A step of one token a slot: the measured generation's, else the curve's first point."""
+    return steps.decode_ms if steps.decode_ms is not None else points[0][1]
+
+
+def _slot_points(steps: SlotSteps | None, one_slot: Points, slots: int, longest_batch: int) -> Points:
     """(b, ms) of a step of ``slots`` slots verifying b tokens each: the measured ``steps``,
     else the one-slot curve at ``slots * b`` tokens (none without either)."""
-    curve, scale = (steps, 1) if steps else (one_slot, slots)
+    curve, scale = (steps.points, 1) if steps and steps.points else (one_slot, slots)
     return tuple((b, interpolate(curve, scale * b)) for b in range(1, longest_batch + 1)) if curve else ()
 
 

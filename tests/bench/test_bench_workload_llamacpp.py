@@ -96,6 +96,30 @@ def test_parallel_2_really_has_two_requests_in_flight(two_slots: RunningServer, 
     assert len(firsts) == 2
 
 
+def test_together_starts_every_slot_in_the_same_step(two_slots: RunningServer, tmp_path: Path) -> None:
+    """--together: each pass's two requests as one request of two prompts, which the server
+    evaluates in one batch and then generates in lockstep. Its own timings say so: the two
+    prompts' evaluations took the same time (one batch), and so did the two generations of as
+    many tokens (the same steps); two clients' requests arrive apart, and the server starts the
+    later one a step or more after (measured here: prompt_ms 120 against 459)."""
+    result = _bench(two_slots.url, tmp_path / "together.json", "--parallel", "2", "--together", "--runs", "2",
+                    "--warmup", "0", "--n-predict", "24")
+    assert result["settings"]["together"] is True and result["complete"]
+    reqs = result["requests"]
+    assert len(reqs) == 2 * 2 * 3  # two runs, two clients, each every built-in prompt
+    by_request: dict[tuple[int, float], list[dict[str, Any]]] = {}
+    for r in reqs:
+        by_request.setdefault((r["run"], r["sent_ms"]), []).append(r)
+    assert len(by_request) == 2 * 3 and all(len(pair) == 2 for pair in by_request.values())
+    for pair in by_request.values():
+        a, b = (r["timings"] for r in pair)
+        assert {r["client"] for r in pair} == {0, 1} and pair[0]["prompt_id"] != pair[1]["prompt_id"]
+        assert pair[0]["client_ms"] == pair[1]["client_ms"]  # one answer for both
+        assert a["predicted_n"] == b["predicted_n"] == 24
+        assert abs(a["prompt_ms"] - b["prompt_ms"]) <= 0.05 * max(a["prompt_ms"], b["prompt_ms"]), (a, b)
+        assert abs(a["predicted_ms"] - b["predicted_ms"]) <= 0.05 * max(a["predicted_ms"], b["predicted_ms"]), (a, b)
+
+
 def test_more_at_once_than_the_server_has_slots_is_one_line(one_slot: RunningServer, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     assert _cli(["bench", "--url", one_slot.url, "--label", "x", "--output", str(tmp_path / "x.json"),

@@ -23,7 +23,7 @@ import smollm
 
 from paircheck.probe.calibrate import STREAM_SIZES
 from paircheck.probe.replay import PromptTrace, replay
-from paircheck.speed.model import Costs, Work, for_slots, predict
+from paircheck.speed.model import Costs, SlotSteps, Work, for_slots, predict
 
 FLAGS = ("--", "--no-repack", "--threads", "1", "--threads-batch", "1")
 DEPTH = 400
@@ -106,6 +106,10 @@ def test_each_depth_is_reached_recorded_and_timed_there(probed: dict[str, Any]) 
             # a step of two slots of one token each evaluates two tokens: dearer than one
             one = next(ms for n, ms, *_ in model["batch_ms_measured"] if n == 1)
             assert steps[0]["batch_ms"][0][1] > one, (steps, one)
+            # and the two slots generating together: a step decodes a token of each, dearer than
+            # one slot's decode
+            low, high = steps[0]["decode_ms_range"]
+            assert low <= steps[0]["decode_ms"] <= high and steps[0]["decode_ms"] > model["decode_ms"], (steps, model)
 
 
 @pytest.mark.slow
@@ -131,8 +135,10 @@ def test_the_prediction_at_depth_uses_that_depths_costs_and_recording(probed: di
             continue
         row = next(r for r in w["drafts"][0]["by_draft_max"] if r["draft_max"] == 4 and r["p_min"] == 0)
         counts = replay(trace.head(w["n_predict"]), 4, 0.0)
-        steps = [tuple((n, ms) for n, ms in next(s for s in model["streams"] if s["parallel"] == w["parallel"])
-                       ["batch_ms"]) if w["parallel"] > 1 else None for model in (deep["target"], deep["drafts"][0])]
+        found = [next(s for s in model["streams"] if s["parallel"] == w["parallel"]) if w["parallel"] > 1 else None
+                 for model in (deep["target"], deep["drafts"][0])]
+        # the steps of N slots: the curve, and the slots generating together (a token's step)
+        steps = [SlotSteps(tuple((n, ms) for n, ms in f["batch_ms"]), f["decode_ms"]) if f else None for f in found]
         pred = predict(Work(counts.tokens, counts.batches, counts.draft_decodes),
                        for_slots(costs, w["parallel"], 17, *steps))
         assert pred is not None and row["predicted_speedup"] == pytest.approx(pred.speedup, rel=2e-3), w

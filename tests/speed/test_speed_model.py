@@ -11,6 +11,7 @@ import pytest
 from paircheck.speed.model import (
     MIN_GAIN,
     Costs,
+    SlotSteps,
     Work,
     assumed_costs,
     best_assumed,
@@ -56,7 +57,7 @@ def test_two_slots_are_priced_by_their_measured_steps_else_as_one_longer_batch()
                   draft_batch_ms=((1, 4.0), (9, 12.0)), round_ms=2.0, round_token_ms=0.5)
     # measured steps of two slots (b tokens each): dearer than one sequence of 2b, as at a deep
     # context, where each slot reads its own cache
-    target_steps, draft_steps = ((1, 30.0), (5, 60.0)), ((1, 7.0), (5, 15.0))
+    target_steps, draft_steps = SlotSteps(((1, 30.0), (5, 60.0))), SlotSteps(((1, 7.0), (5, 15.0)))
     two = for_slots(costs, 2, 5, target_steps, draft_steps)
     # the target alone: the step of two slots of one token each, as measured
     assert two.target_decode_ms == pytest.approx(30.0)
@@ -65,6 +66,13 @@ def test_two_slots_are_priced_by_their_measured_steps_else_as_one_longer_batch()
     assert two.draft_batch(3) == pytest.approx(11.0)  # between the measured steps
     assert two.draft_decode_ms == pytest.approx(7.0)  # a drafting step: one token a slot
     assert (two.round_ms, two.round_token_ms) == (4.0, 1.0)  # per slot
+    # the two slots generating together, timed: a token's step at that cost (a prompt's one-token
+    # step carries the request's launch), and 5 tokens a slot what the curve adds from 1 to 5
+    timed = for_slots(costs, 2, 5, SlotSteps(target_steps.points, 26.0), SlotSteps(draft_steps.points, 6.0))
+    assert timed.target_decode_ms == pytest.approx(26.0)
+    assert timed.target_batch(5) == pytest.approx(26.0 + (60.0 - 30.0))
+    assert timed.draft_decode_ms == pytest.approx(6.0)
+    assert timed.draft_batch(3) == pytest.approx(11.0)  # the draft's re-evaluation: the curve as timed
     # unmeasured: one sequence of 2b tokens on the one-slot curve
     modelled = for_slots(costs, 2, 5)
     assert modelled.target_decode_ms == pytest.approx(costs.target_batch(2))  # 20 + (21 - 18)

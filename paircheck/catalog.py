@@ -22,8 +22,9 @@ def rule_groups() -> list[tuple[str, list[Rule]]]:
     from paircheck.preflight.codes import RULES as PREFLIGHT_RULES
     from paircheck.speed.estimate import RULES as ESTIMATE_RULES
 
-    sets: list[tuple[str, list[Rule]]] = [*[(f"Engine: {name}", list(engine.rules)) for name, engine in engines().items()],
-            ("The pair's sizes", list(SIZE_RULES)), ("Chat templates", list(TEMPLATE_RULES)),
+    engine_sets = [(f"Engine: {name}", list(engine.rules)) for name, engine in engines().items()]
+    sets: list[tuple[str, list[Rule]]] = [
+            *engine_sets, ("The pair's sizes", list(SIZE_RULES)), ("Chat templates", list(TEMPLATE_RULES)),
             ("The registry of documented pairs", list(REGISTRY_RULES)), ("The registry's lint", list(LINT_RULES)),
             ("Pre-flight lint of launch commands", list(PREFLIGHT_RULES)), ("estimate", list(ESTIMATE_RULES)),
             ("bench results", list(BENCH_RULES))]

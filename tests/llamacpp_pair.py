@@ -54,8 +54,8 @@ from typing import Any
 from oracle import llama_pieces, llama_values
 
 from paircheck._engine import llamacpp as paircheck_llamacpp
-from paircheck.api import check_pair
 from paircheck.findings import Report
+from paircheck.pipeline import check_pair
 from paircheck.textshow import show
 
 HOST = "127.0.0.1"

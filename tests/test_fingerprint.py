@@ -20,9 +20,9 @@ from oracle import llama_values, require_oracle
 
 from paircheck import fingerprint as F
 from paircheck._registry.load import fingerprint_matches
-from paircheck.api import check_descriptions, describe
 from paircheck.cli import main
 from paircheck.model import LlamaVocab
+from paircheck.pipeline import check_descriptions, describe
 
 
 def _fps(path: Path) -> F.Fingerprints:

@@ -134,7 +134,7 @@ def test_an_installed_sglang_picks_its_release_rules(tmp_path: Path, real_vocab)
 def test_a_release_newer_than_every_table_says_so(tmp_path: Path, real_vocab) -> None:
     """An installed version past the newest read gets the newest rules and the line that says
     they were not read for it (versions.read_note)."""
-    from paircheck.api import check_descriptions, describe
+    from paircheck.pipeline import check_descriptions, describe
 
     folder = build_qwen2_folder(real_vocab("qwen2"), tmp_path / "Qwen2.5-0.5B-Instruct", 151936)
     desc = describe(str(folder))

@@ -13,7 +13,7 @@ from pathlib import Path
 import ggufgen
 import pytest
 
-from paircheck import api, outcome
+from paircheck import outcome, pipeline
 from paircheck._engine import llamacpp
 from paircheck.constants import ABORTS, ACCEPTED, REFUSED, UNKNOWN
 from paircheck.findings import FAIL, INFO, PASS, RUNS, SKIP, STOPS, WARN, Finding, Report, Rule
@@ -26,7 +26,7 @@ RULE = Rule("TX001", "thing", "A thing", "Why it matters.", "Do this.", effect="
 
 @pytest.fixture(scope="module")
 def desc() -> ModelDescription:
-    return api.describe(str(EXAMPLE))
+    return pipeline.describe(str(EXAMPLE))
 
 
 def passed() -> Finding:
@@ -162,7 +162,7 @@ def test_engine_all_an_abort_wins_over_a_warning(desc: ModelDescription) -> None
 
 
 def _vocab(tmp_path: Path, name: str, tokens: list[str]) -> ModelDescription:
-    return api.describe(str(ggufgen.write_vocab_gguf(tmp_path / name, tokens=tokens)))
+    return pipeline.describe(str(ggufgen.write_vocab_gguf(tmp_path / name, tokens=tokens)))
 
 
 @pytest.mark.parametrize("extra", [127, 128])

@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from paircheck import __version__
 from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
 from paircheck.findings import ABORTS, ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.outcome import DEFAULT_FAIL_ON, matrix_exit, report_exit
+from paircheck.version import __version__
 
 # The other kinds of result are imported by the functions that need them: a pair check
 # loads no registry, bench, fit, pre-flight or scan code to print its report.

@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from paircheck import __version__
 from paircheck._format._unsupported import PartialFormat
 from paircheck._format.interface import RenderOptions
 from paircheck._format.lint_places import LEVELS, placed_findings
+from paircheck.version import __version__
 
 if TYPE_CHECKING:
     from paircheck.findings import Rule

@@ -31,7 +31,6 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from paircheck import __version__
 from paircheck import constants as K
 from paircheck.atomic import write_bytes_atomic
 from paircheck.model import (
@@ -44,6 +43,7 @@ from paircheck.model import (
     TensorInfo,
     TensorSectionError,
 )
+from paircheck.version import __version__
 
 # 1: metadata, vocabulary (its texts kept once when they are the tokens) and identity of
 # paircheck 0.1.0's model classes. 2: TensorSectionError gained header_only.

@@ -42,12 +42,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from paircheck import __version__
 from paircheck.errors import InputError
 from paircheck.llama_server.http import machine_info, request_json
 from paircheck.llama_server.prompts import BUILTIN_PROMPTS, Prompt
 from paircheck.llama_server.tokens import apply_template, token_counter
 from paircheck.result_file import now, read_json, recording, write_json
+from paircheck.version import __version__
 from paircheck.workload import fill_to_depth
 
 SCHEMA_VERSION = 1

@@ -280,7 +280,7 @@ def run_pair(
     None: sized for the grid (``ctx_size_for``)."""
     report = None
     if check:
-        from paircheck.api import check_pair
+        from paircheck.pipeline import check_pair
 
         report = check_pair(target, draft, registry=False, fingerprint=False)
         if not report.compatible or report.run_time_aborts:

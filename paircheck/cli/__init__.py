@@ -17,9 +17,9 @@ from typing import Any
 import click
 from click.shell_completion import CompletionItem
 
-from paircheck import __version__
 from paircheck.cli.options import EXIT_ERROR
 from paircheck.errors import InputError
+from paircheck.version import __version__
 
 # Subcommands in their own modules, imported only when used: a pair check must not pay
 # for the registry, the llama.cpp option table or the pre-flight parsers at start-up.

@@ -464,7 +464,7 @@ def estimate(
 ) -> None:
     """PREDICT tokens/s of TARGET alone and with DRAFT on a device (--gpu, --bandwidth, or the GPU found
     here), or say what the speedup depends on when there is none."""
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
     from paircheck.speed.acceptance import RATE, Acceptance
     from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
     from paircheck.workload import parse_grid

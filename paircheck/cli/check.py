@@ -8,16 +8,6 @@ import sys
 import click
 
 from paircheck._format import format_named
-from paircheck.api import (
-    DEFAULT_ENGINE,
-    check_all_engines,
-    check_pair,
-    describe,
-    find_engine,
-    needs_draft,
-    read_cache,
-    readable_target,
-)
 from paircheck.cli.options import (
     ENGINE,
     METHOD,
@@ -30,6 +20,16 @@ from paircheck.cli.progress import terminal_progress
 from paircheck.constants import LLAMACPP, RULE_ENGINES
 from paircheck.installed import Installed, detect, enabled
 from paircheck.outcome import matrix_exit, report_exit
+from paircheck.pipeline import (
+    DEFAULT_ENGINE,
+    check_all_engines,
+    check_pair,
+    describe,
+    find_engine,
+    needs_draft,
+    read_cache,
+    readable_target,
+)
 from paircheck.vocab import parse_override
 
 EPILOG = """\b

@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 from click.shell_completion import CompletionItem
 
-from paircheck.catalog import all_rules, find_rule
+from paircheck.api import explain as explain_rule
+from paircheck.api import rules as all_rules
 from paircheck.cli.options import terminal_width
-from paircheck.errors import InputError
 
 
 def _complete_code(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
@@ -33,9 +33,7 @@ def explain(code: str | None) -> None:
         rows = [(r.code, r.name, r.kind, cell(r.title, room)) for r in rules]
         click.echo(tabulate(rows, headers=("code", "name", "kind", "title"), tablefmt="simple"))
         return
-    rule = find_rule(code)
-    if rule is None:
-        raise InputError(code, "no such rule; `paircheck explain` lists them")
+    rule = explain_rule(code)
     click.echo(click.wrap_text(f"{rule.code} {rule.name}: {rule.title}", width, subsequent_indent="  ") + "\n")
     paragraphs = [rule.explanation, f"Fix: {rule.fix}"]
     if rule.source:

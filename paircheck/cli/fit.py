@@ -110,7 +110,7 @@ def fit_cmd(
     as_json: bool,
 ) -> None:
     """Memory of TARGET (and DRAFT) at a context, against a VRAM budget, as llama.cpp allocates it."""
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
 
     if ctx <= 0:
         raise InputError("--ctx", f"must be positive, got {ctx}")

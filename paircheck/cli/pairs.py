@@ -7,12 +7,7 @@ from pathlib import Path
 import click
 
 from paircheck._format import format_named
-from paircheck._registry.consult import family_of, target_matches, vocabulary_note
-from paircheck._registry.entry import RegistryEntry
-from paircheck._registry.identity import ModelIdentity
-from paircheck._registry.load import load_registry
 from paircheck._registry.schema import ENGINES, EVIDENCE, STATUSES
-from paircheck.api import identities_for
 from paircheck.atomic import write_text_atomic
 from paircheck.cli.options import METHOD, render_options
 from paircheck.constants import canonical_engine
@@ -79,31 +74,14 @@ def pairs(
     registry_path: Path | None,
 ) -> None:
     """List documented target/draft pairs, or the drafts documented for one target."""
-    registry = load_registry(registry_path)
-    if family and not any(f == family or f.startswith(family) for f in registry.families()):
-        raise InputError("--family", f"{family!r} matches no family (known: {', '.join(registry.families())})")
-    chosen = registry.filter(family=family, method=method, engine=engine, status=status, search=search,
-                             evidence=evidence)
-    query: ModelIdentity | None = None
-    entries: list[RegistryEntry] = list(chosen)
-    if for_target is not None:
-        if not for_target.strip():
-            raise InputError("--for", "TARGET is empty")
-        found, fp = identities_for(for_target)
-        if (fp is None and not _repo_id_shaped(for_target) and not Path(for_target).expanduser().exists()
-                and family_of(registry, found) is None):
-            # Neither a file, a Hub repo id, nor a name of any family the registry documents:
-            # most likely a mistyped path, which every other command refuses; "no documented
-            # drafts" with exit 0 would read as an answer about a model.
-            raise InputError("--for", f"{for_target}: no such file, and no model of that name in the registry")
-        query = found[0]
-        allowed = {e.id for e in chosen}
-        matches = [(e, how) for e, how in target_matches(registry, found, fp) if e.id in allowed]
-        entries = [e for e, _ in matches]
-        note = vocabulary_note(matches, fp)
-        if note:
-            # On stderr so --format json/csv stay parseable; the list is the entries of that vocabulary.
-            click.echo(f"note: {note}", err=True)
+    from paircheck.api import pairs as documented
+
+    found = documented(for_target, family=family, method=method, engine=engine, status=status, evidence=evidence,
+                       search=search, registry_path=registry_path)
+    entries, query = found.entries, found.query
+    if found.note:
+        # On stderr so --format json/csv stay parseable; the list is the entries of that vocabulary.
+        click.echo(f"note: {found.note}", err=True)
     name = FORMAT_NAMES[fmt.casefold()]
     if not entries and name in ("json", "csv"):
         # Machine formats stay parseable (empty list / header only); the note goes to stderr.
@@ -115,15 +93,6 @@ def pairs(
         return
     write_output(output, text + "\n")
     click.echo(f"{output}: {len(entries)} pair{'s' if len(entries) != 1 else ''} written ({name})", err=True)
-
-
-def _repo_id_shaped(spec: str) -> bool:
-    """``org/name`` (a tag after ``:`` allowed) or ``org/name/file.gguf``, as the check reads
-    them from the Hub; ``models/x.gguf`` is a path, not a repo."""
-    parts = spec.split("/")
-    if len(parts) == 2:
-        return all(parts) and not parts[1].casefold().endswith(".gguf")
-    return len(parts) == 3 and all(parts) and parts[2].casefold().endswith(".gguf")
 
 
 def write_output(path: Path, text: str) -> None:

@@ -58,7 +58,7 @@ def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, no_cache: bool, 
     renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
     if missing and not launcher_of(program):
         raise InputError(program[0], "command not found")  # no launcher paircheck reads: nothing to check
-    from paircheck.api import read_cache
+    from paircheck.pipeline import read_cache
 
     # The pair is checked even when the program is not here: the machine without
     # llama-server is often the one preparing the launch, and the pair is the question.
@@ -157,7 +157,7 @@ def lint_files_cmd(fmt: str, as_json: bool, quiet: bool, no_check: bool, allow_e
                    fail_on: str | None, strict: bool, paths: tuple[str, ...]) -> None:
     """Find and lint the launch commands in compose files, systemd units, Kubernetes manifests, shell
     scripts, Dockerfiles, Modelfiles and Python files (PATH: files or folders)."""
-    from paircheck.api import read_cache
+    from paircheck.pipeline import read_cache
     from paircheck.preflight.lint_files import lint_paths
 
     level = resolve_fail_on(fail_on, strict)

@@ -9,7 +9,6 @@ from typing import TextIO
 import click
 
 from paircheck._format import format_named
-from paircheck.api import DEFAULT_ENGINE
 from paircheck.cli.options import (
     ENGINE,
     EXIT_INCOMPATIBLE,
@@ -22,6 +21,7 @@ from paircheck.cli.options import (
 )
 from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.outcome import EXIT_UNCHECKED
+from paircheck.pipeline import DEFAULT_ENGINE
 from paircheck.scan import DEFAULT_CALLS, DEFAULT_READS, ScanResult
 
 EPILOG = """\b

@@ -18,11 +18,11 @@ from paircheck.preflight.lint import Describe, LintResult
 from paircheck.preflight.ollama import lint_modelfile
 
 if TYPE_CHECKING:
-    from paircheck.api import ReadCache
+    from paircheck.pipeline import ReadCache
 
 
 def describer(overrides: list[str], cache: ReadCache | None = None) -> Describe:
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
     from paircheck.vocab import parse_override
 
     parsed = dict(parse_override(item) for item in overrides)

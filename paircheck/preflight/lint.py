@@ -205,7 +205,7 @@ def lint_llama(cmd: LlamaCommand, describe: Describe | None) -> LintResult:
     out.guessed = list(cmd.guesses) if out.corrected else []
 
     if target_desc is not None:
-        from paircheck.api import check_descriptions
+        from paircheck.pipeline import check_descriptions
 
         for t in types:
             if t.startswith("ngram") or t == "none":

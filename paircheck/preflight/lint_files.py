@@ -26,7 +26,7 @@ from paircheck.preflight.lint import ABORTS, FAIL, OK, UNCHECKED, WARNED, Descri
 from paircheck.preflight.llama_server import options_for
 
 if TYPE_CHECKING:
-    from paircheck.api import ReadCache
+    from paircheck.pipeline import ReadCache
 
 # The worst outcome first: a run over many commands is as bad as its worst one.
 SEVERITY = (FAIL, ABORTS, UNCHECKED, WARNED, OK)

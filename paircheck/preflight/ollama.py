@@ -109,7 +109,7 @@ def lint_modelfile(text: str, base_dir: str, describe: Describe | None) -> LintR
                      "rejects DRAFT: 'DRAFT cannot be used with remote models')"))
             continue
         if describe is not None and os.path.isfile(path):
-            from paircheck.api import check_descriptions
+            from paircheck.pipeline import check_descriptions
 
             try:
                 out.reports.append(check_descriptions(describe(from_path), describe(path), "ollama"))

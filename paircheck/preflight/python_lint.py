@@ -312,7 +312,7 @@ class _Linter:
             self.add(emit(C.PY011, INFO, "the target or the assistant model is not loaded from a literal name in this "
                           "file (X.from_pretrained(\"...\")): the pair was not checked"), call.lineno)
             return
-        from paircheck.api import check_descriptions
+        from paircheck.pipeline import check_descriptions
 
         try:
             t, d = self.describe(target), self.describe(draft)

@@ -167,8 +167,8 @@ def lint_speculative_config(config: dict[str, object], target: str | None, descr
     if not target or not isinstance(model, str):
         add(emit(C.VS011, INFO, "pair not checked: the target or the draft is not given as a name"))
         return
-    from paircheck.api import check_descriptions
     from paircheck.errors import InputError
+    from paircheck.pipeline import check_descriptions
 
     try:
         t, d = describe(target), describe(model)

@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from paircheck import __version__
 from paircheck.errors import InputError
 from paircheck.llama_server.http import machine_info, request_json
 from paircheck.llama_server.process import RunningServer, crash_hint, llama_server, server_args
@@ -38,6 +37,7 @@ from paircheck.probe.result import (
 from paircheck.probe.summary import DEFAULT_P_MIN, K_MAX, DraftSummary, accept_probabilities, summarize
 from paircheck.result_file import now, recording
 from paircheck.speed.model import Costs, Work, assumed_costs, for_slots
+from paircheck.version import __version__
 from paircheck.workload import Workload, fill_to_depth
 
 # How long a failed request waits for the server process to be seen exiting, to tell a
@@ -123,7 +123,7 @@ def check_drafts(target: str, drafts: Sequence[str]) -> tuple[ModelDescription, 
 
     A refused pair raises InputError with the check's reason: nothing has been loaded yet.
     """
-    from paircheck.api import check_descriptions, describe
+    from paircheck.pipeline import check_descriptions, describe
 
     target_desc = describe(target)
     pairs: list[Pair] = []

@@ -15,12 +15,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from paircheck.api import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe, readable_target
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
 from paircheck.findings import ABORTS, ACCEPTED, FAIL, REFUSED, Report
 from paircheck.fingerprint import fingerprints
 from paircheck.model import ModelDescription
+from paircheck.pipeline import DEFAULT_ENGINE, check_all_engines, check_descriptions, describe, readable_target
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, Place, Unlisted, discover
 from paircheck.weights import WeightBytes, description_weight_bytes, parameter_count
@@ -591,7 +591,7 @@ def scan(
     """Rank every model found in ``dirs`` (and the default stores) as a draft for ``target``;
     ``use_cache``: reuse the summaries of unchanged files (see paircheck.scan.cache); ``jobs``:
     files read at a time (None: ``default_jobs()``)."""
-    from paircheck.api import read_cache
+    from paircheck.pipeline import read_cache
     from paircheck.scan.discover import places
 
     env = os.environ if env is None else env

@@ -21,9 +21,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from paircheck import __version__
 from paircheck.atomic import write_bytes_atomic
 from paircheck.cache_home import cache_home
+from paircheck.version import __version__
 
 # 2: a pair predicted to abort at run time is no longer "usable" (summaries of 1 said unknown).
 CACHE_FORMAT = 2

@@ -29,11 +29,11 @@ from typing import TYPE_CHECKING
 
 from paircheck._source.hub_settings import DEFAULT_ENDPOINT
 from paircheck._source.split_name import all_shards
-from paircheck.api import DEFAULT_ENGINE
 from paircheck.constants import DRAFT_SIMPLE, canonical_method
 from paircheck.errors import InputError
 from paircheck.findings import UNKNOWN
 from paircheck.model import ModelDescription
+from paircheck.pipeline import DEFAULT_ENGINE
 from paircheck.scan import (
     DEFAULT_CALLS,
     DEFAULT_READS,

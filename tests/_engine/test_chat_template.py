@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from hf_build import build_qwen2_folder
 
-from paircheck.api import check_pair
 from paircheck.catalog import find_rule
+from paircheck.pipeline import check_pair
 
 # Shortened from the templates the families publish (tokenizer_config.json on the Hub).
 CHATML = ("{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + "

@@ -64,14 +64,14 @@ _desc_cache: dict[str, Any] = {}
 
 
 def pc_describe(path: Path) -> Any:
-    """``paircheck.api.describe(path)``, or the ``InputError`` it raised.
+    """``paircheck.pipeline.describe(path)``, or the ``InputError`` it raised.
 
     Cached per path for the real files (the 361 pairs reuse 19 descriptions, exactly as
     ``check_pair`` = ``describe`` x2 + ``check_descriptions``); mutated files are written
     under fresh names and dropped from the cache by :func:`pc_forget`.
     """
-    from paircheck.api import describe
     from paircheck.errors import InputError
+    from paircheck.pipeline import describe
 
     key = str(path)
     if key not in _desc_cache:
@@ -119,7 +119,7 @@ def pc_verdict(target: Path, draft: Path) -> tuple[bool, str | None]:
     ``(False, "InputError")``; it only counts as agreement when llama.cpp refuses to load
     that side too (see :func:`same_verdict`).
     """
-    from paircheck.api import check_descriptions
+    from paircheck.pipeline import check_descriptions
 
     dt, dd = pc_describe(target), pc_describe(draft)
     if isinstance(dt, Exception) or isinstance(dd, Exception):
@@ -200,7 +200,7 @@ def test_real_file_eot_eog(real: dict[str, Path], oracle_real: dict[str, dict[st
     ora = oracle_real[short]
     pc = pc_values(real[short])
     assert pc["eog"] == ora["eog"]
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
 
     vocab = describe(str(real[short])).vocab
     if vocab.eot_ambiguous:

@@ -16,7 +16,6 @@ from click.testing import CliRunner
 from gguf_mutate import rewrite_gguf, set_tokens, token_texts
 from hf_build import build_qwen2_folder
 
-from paircheck.api import check_all_engines, check_descriptions, describe
 from paircheck.catalog import find_rule
 from paircheck.cli import cli, main
 from paircheck.errors import InputError
@@ -32,6 +31,7 @@ from paircheck.findings import (
     Report,
 )
 from paircheck.model import ModelDescription
+from paircheck.pipeline import check_all_engines, check_descriptions, describe
 
 pytestmark = pytest.mark.corpus
 

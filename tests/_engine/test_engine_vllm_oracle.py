@@ -30,8 +30,8 @@ import pytest
 from hf_build import build_llama_spm_folder, build_qwen2_folder
 
 from paircheck._engine import vllm as rules
-from paircheck.api import check_descriptions, describe
 from paircheck.findings import RUNS_USELESS, Report
+from paircheck.pipeline import check_descriptions, describe
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # runs vLLM
 

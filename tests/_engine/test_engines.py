@@ -11,11 +11,11 @@ from click.testing import CliRunner
 from test_methods import write_model
 
 from paircheck._engine import engines
-from paircheck.api import check_all_engines, check_descriptions, describe
 from paircheck.catalog import find_rule
 from paircheck.cli import cli
 from paircheck.findings import FAIL, PASS
 from paircheck.model import HFFacts
+from paircheck.pipeline import check_all_engines, check_descriptions, describe
 
 
 def _with_rows(path: Path, src: Path, rows: int) -> Path:

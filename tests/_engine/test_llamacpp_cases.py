@@ -28,7 +28,7 @@ from llamacpp_pair import disagreements, paircheck_report, run_pair
 from oracle import llama_values, oracle_compatible, require_oracle
 from tiny_model import TinyShape, write_tiny_llama
 
-from paircheck.api import check_pair, describe
+from paircheck.pipeline import check_pair, describe
 
 T: dict[str, Any] = {}
 
@@ -298,7 +298,7 @@ def test_gguf_v2_reads_like_v3(gguf_factory) -> None:
 
 
 def test_bos_override_is_suggested_only_when_it_makes_the_pair_pass(gguf_factory) -> None:
-    from paircheck.api import check_pair
+    from paircheck.pipeline import check_pair
 
     # Only the add_bos flag differs: the override with the value that works is named...
     t, d = gguf_factory(add_bos=True), gguf_factory(add_bos=False)

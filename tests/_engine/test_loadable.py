@@ -79,7 +79,7 @@ def test_cut_download_fails_loadable_with_reason_and_fix(whole: Path, tmp_path: 
 def test_a_target_that_does_not_load_gets_no_launch_line(whole: Path, tmp_path: Path) -> None:
     """No method runs on a cut target: the way forward is the download, and llama-server
     fails on the main model (loaded first), not on the draft."""
-    from paircheck.api import check_pair
+    from paircheck.pipeline import check_pair
 
     cut = cut_copy(whole, tmp_path / "cut.gguf", 3_000_000)
     target_cut = check_pair(str(cut), str(whole))
@@ -91,7 +91,7 @@ def test_a_target_that_does_not_load_gets_no_launch_line(whole: Path, tmp_path: 
 
 
 def test_cut_in_the_tensor_list_and_in_the_padding(whole: Path, tmp_path: Path) -> None:
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
 
     meta = describe(str(whole)).metadata
     assert meta.tensor_error is None and meta.data_end == whole.stat().st_size
@@ -178,7 +178,7 @@ def _split(real_vocab: Callable[[str], Path], folder: Path) -> list[Path]:
 def test_each_shard_of_a_split_model_is_checked_against_its_own_size(real_vocab, tmp_path: Path) -> None:
     from oracle import clear_cache, llama_values, require_oracle
 
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
 
     first, second = _split(real_vocab, tmp_path)
     assert describe(str(first)).metadata.tensor_error is None
@@ -245,8 +245,8 @@ def test_split_mutations_agree_with_llamacpp(real_vocab, tmp_path: Path, mutatio
     from oracle import clear_cache, llama_values, require_oracle
 
     from paircheck._engine.llamacpp import check_loadable
-    from paircheck.api import describe
     from paircheck.findings import PASS
+    from paircheck.pipeline import describe
 
     require_oracle()
     meta = read_kvs(real_vocab("llama-spm"))

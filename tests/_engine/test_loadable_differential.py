@@ -55,8 +55,8 @@ class Case:
 def paircheck_loadable(path: Path) -> tuple[bool, str | None, Any]:
     """(loads, tensor-section error text or None, the description or InputError)."""
     from paircheck._engine.llamacpp import check_loadable
-    from paircheck.api import describe
     from paircheck.errors import InputError
+    from paircheck.pipeline import describe
 
     try:
         desc = describe(str(path))

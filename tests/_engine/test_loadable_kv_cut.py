@@ -17,8 +17,8 @@ from gguf_mutate import TensorSpec, build_with_tensors, read_kvs
 from httpserver import TestServer
 from oracle import llama_values, require_oracle
 
-from paircheck.api import check_pair, describe
 from paircheck.findings import FAIL, SKIP
+from paircheck.pipeline import check_pair, describe
 
 TENSORS = [TensorSpec(b"token_embd.weight", [64, 64], 0)]
 # The header: magic (4), version (4), tensor count (8), kv count (8).

@@ -11,8 +11,8 @@ import gguf
 import numpy as np
 import pytest
 
-from paircheck.api import check_descriptions, describe
 from paircheck.findings import FAIL, PASS, SKIP
+from paircheck.pipeline import check_descriptions, describe
 
 
 def write_model(path: Path, arch: str, kv: dict[str, Any], tensors: dict[str, tuple[int, int]] | None = None,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hf_build import build_qwen2_folder
 
-from paircheck.api import check_pair
+from paircheck.pipeline import check_pair
 from paircheck.weights import config_parameters, label_parameters
 
 # Published hyperparameters (config.json of Qwen/Qwen2.5-0.5B-Instruct and Qwen2.5-14B-Instruct).

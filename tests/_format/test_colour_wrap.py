@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from paircheck._format import RenderOptions, formats
-from paircheck.api import check_all_engines, check_pair, describe
+from paircheck.pipeline import check_all_engines, check_pair, describe
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "examples"
 SPM, PHI3, BAICHUAN = (EXAMPLES / f"ggml-vocab-{n}.gguf" for n in ("llama-spm", "phi-3", "baichuan"))

@@ -98,7 +98,7 @@ def test_pairs_table_cuts_long_names_and_every_row_names_its_pair() -> None:
 
 
 def test_engine_all_cells_are_short_and_each_engine_error_is_printed_whole_below() -> None:
-    from paircheck.api import check_all_engines, describe
+    from paircheck.pipeline import check_all_engines, describe
 
     reports = check_all_engines(describe(str(SPM)), describe(str(PHI3)))
     says = {r.engine: r.engine_says for r in reports if r.first_failure is not None and r.engine_says}

@@ -33,9 +33,9 @@ from paircheck._registry.launch import (
     pairs_command,
 )
 from paircheck._registry.load import Registry, load_registry
-from paircheck.api import identities_for
 from paircheck.cli import cli
 from paircheck.cli.registry_readme import page_path, render_page
+from paircheck.pipeline import identities_for
 from paircheck.preflight.codes import ERROR, WARNING
 from paircheck.preflight.entry import lint_argv
 from paircheck.preflight.python_lint import lint_python

@@ -8,9 +8,9 @@ from pathlib import Path
 from paircheck._registry import consult as RC
 from paircheck._registry.identity import identity_from_string
 from paircheck._registry.load import default_registry, load_registry
-from paircheck.api import check_all_engines, check_descriptions, check_pair, describe
 from paircheck.cli import main
 from paircheck.fingerprint import fingerprint, fingerprints
+from paircheck.pipeline import check_all_engines, check_descriptions, check_pair, describe
 
 LMSTUDIO_DOCS = "https://lmstudio.ai/docs/advanced/speculative-decoding"
 

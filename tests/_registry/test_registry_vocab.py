@@ -27,7 +27,7 @@ from paircheck._registry.load import (
     load_registry,  # noqa: E402
     validate,  # noqa: E402
 )
-from paircheck.api import check_pair, describe  # noqa: E402
+from paircheck.pipeline import check_pair, describe  # noqa: E402
 
 NAME_KEYS = ("general.name", "general.basename", "general.size_label", "general.finetune", "general.repo_url")
 

@@ -28,8 +28,8 @@ if str(_TESTS) not in sys.path:
 import corpus  # noqa: E402
 import hf_build  # noqa: E402
 
-from paircheck.api import describe  # noqa: E402
 from paircheck.fingerprint import Fingerprints, fingerprints  # noqa: E402
+from paircheck.pipeline import describe  # noqa: E402
 
 #: The artifact string the registry uses for files of the corpus, and where in it they are.
 CORPUS_ARTIFACT = f"pypi:{corpus.SDIST_PROJECT}=={corpus.SDIST_VERSION} sdist (sha256 {corpus.SDIST_SHA256})"

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hf_build import build_llama_spm_folder, build_qwen2_folder
 
-from paircheck.api import describe
+from paircheck.pipeline import describe
 
 
 def _set_arch(folder: Path, arch: str) -> Path:

@@ -42,8 +42,8 @@ from hf_build import (
     write_config,
 )
 
-from paircheck.api import check_descriptions, describe
 from paircheck.model import ModelDescription
+from paircheck.pipeline import check_descriptions, describe
 
 pytestmark = [pytest.mark.corpus, pytest.mark.slow]  # runs llama.cpp's converter (torch)
 

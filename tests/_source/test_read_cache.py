@@ -19,9 +19,9 @@ import fit_shapes
 import pytest
 
 from paircheck._source.read_cache import MAGIC, SETTLE_NS, SUFFIX, ReadCache, file_stamp
-from paircheck.api import check_pair, describe
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
+from paircheck.pipeline import check_pair, describe
 
 REAL = ("qwen2", "llama-spm", "gemma-4", "bert-bge", "command-r")
 

@@ -28,9 +28,9 @@ from safetensors import safe_open
 from safetensors.numpy import save_file
 
 from paircheck._source.safetensors_header import INDEX_NAME, MAX_HEADER_SIZE, PREFIX, check_local_file
-from paircheck.api import check_pair, describe
 from paircheck.cli import cli
 from paircheck.findings import FAIL, PASS
+from paircheck.pipeline import check_pair, describe
 
 
 def oracle(path: Path) -> tuple[bool, str | None]:

@@ -9,8 +9,8 @@ import pytest
 from gguf_mutate import read_kvs, set_tokens, token_texts, write_kvs
 from hf_build import build_qwen2_folder
 
-from paircheck.api import check_pair, describe
 from paircheck.errors import InputError
+from paircheck.pipeline import check_pair, describe
 
 
 def _padded_gguf(src: Path, dst: Path, n: int) -> Path:

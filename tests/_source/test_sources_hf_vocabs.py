@@ -28,7 +28,7 @@ from hf_build import (
 
 from paircheck._source import hf_folder
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
-from paircheck.api import check_pair, describe
+from paircheck.pipeline import check_pair, describe
 
 SAME = ("tokenizer_model", "vocab_type", "n_tokens", "bos_id", "eos_id", "add_bos", "add_eos", "eog_ids")
 

@@ -22,9 +22,9 @@ from httpserver import TestServer
 
 from paircheck._source.remote import RANGE_CHUNK
 from paircheck._source.tensors import model_tensors
-from paircheck.api import describe
 from paircheck.errors import InputError
 from paircheck.model import TensorInfo
+from paircheck.pipeline import describe
 
 Row = tuple[str, tuple[int, ...], int]
 

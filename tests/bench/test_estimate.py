@@ -13,8 +13,8 @@ from ggufgen import write_vocab_gguf
 from tiny_model import write_tiny_llama
 
 from paircheck._engine.pair_size import SIZE_CODE, size_finding, size_warning
-from paircheck.api import describe
 from paircheck.errors import InputError
+from paircheck.pipeline import describe
 from paircheck.speed.acceptance import RATE, per_token
 from paircheck.speed.estimate import (
     best_draft_max,

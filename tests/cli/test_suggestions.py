@@ -12,8 +12,8 @@ from pathlib import Path
 
 from paircheck._registry.consult import consult
 from paircheck._registry.load import default_registry
-from paircheck.api import check_pair, describe
 from paircheck.fingerprint import fingerprints
+from paircheck.pipeline import check_pair, describe
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "fixtures" / "examples"

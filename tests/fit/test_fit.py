@@ -17,11 +17,11 @@ import pytest
 from httpserver import TestServer
 
 from paircheck._source.remote import RANGE_CHUNK
-from paircheck.api import describe
 from paircheck.errors import InputError
 from paircheck.fit import DraftOptions, FitOptions, fit, model_memory, parse_size, with_tensor_infos
 from paircheck.fit.ggml_types import tensor_bytes
 from paircheck.fit.result import FIT_MARGIN
+from paircheck.pipeline import describe
 
 MiB = 1 << 20
 

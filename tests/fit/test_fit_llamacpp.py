@@ -30,9 +30,9 @@ import fit_shapes
 import llamacpp_build
 import pytest
 
-from paircheck.api import describe
 from paircheck.fit import DraftOptions, FitOptions, fit, model_memory, with_tensor_infos
 from paircheck.fit.compute import COMPUTE_BOUND_ABS, COMPUTE_BOUND_REL
+from paircheck.pipeline import describe
 
 pytestmark = pytest.mark.slow  # runs the pinned llama-fit-params
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from paircheck.api import describe
 from paircheck.errors import InputError
 from paircheck.fit import DraftOptions, FitOptions, fit, with_tensor_infos
 from paircheck.fit.ggml_types import tensor_bytes
+from paircheck.pipeline import describe
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "fixtures" / "examples"

@@ -108,7 +108,7 @@ def test_a_mixture_of_experts_pays_for_the_experts_a_batch_uses(models: dict[str
         return {p["draft_max"]: p["speedup"] for p in pred["by_draft_max"]}
 
     moe, dense = costs(models["qwen3-30b-a3b"]), costs(models["qwen2.5-7b"])
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
     from paircheck.speed.on_gpu import shapes
 
     shape, _ = shapes(describe(str(models["qwen3-30b-a3b"])), describe(str(models["qwen2.5-0.5b"])), None, None)

@@ -10,7 +10,7 @@ import pytest
 from hf_build import build_qwen2_folder
 from test_preflight_guides import paircheck
 
-from paircheck.api import check_descriptions, describe
+from paircheck.pipeline import check_descriptions, describe
 from paircheck.preflight.launchers import lint_argv
 from paircheck.preflight.python_lint import lint_python
 

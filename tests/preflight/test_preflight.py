@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_methods import write_model
 
-from paircheck.api import describe
+from paircheck.pipeline import describe
 from paircheck.preflight.lint import lint_llama
 from paircheck.preflight.llama_server import parse
 from paircheck.preflight.ollama import lint_modelfile

@@ -207,9 +207,9 @@ def test_estimate_on_a_gpu_prices_the_probes_measured_counts(probe_file: Path, p
                                                              smol: dict[str, Path]) -> None:
     """Issue 33: `estimate --from probe.json --gpu NAME`: the work the probe replayed (exact for
     greedy decoding), priced by the roofline for the named GPU instead of the probe machine."""
-    from paircheck.api import describe
     from paircheck.hardware.pick import pick
     from paircheck.hardware.table import load_gpus
+    from paircheck.pipeline import describe
     from paircheck.speed.model import Work, predict
     from paircheck.speed.on_gpu import DEFAULT_CONTEXT, shapes
     from paircheck.speed.roofline import roofline_costs

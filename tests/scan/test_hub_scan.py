@@ -24,7 +24,7 @@ import pytest
 from httpserver import TestServer
 from hub_standin import TOKEN, Standin, build
 
-from paircheck import api
+from paircheck import pipeline
 from paircheck._source.hub import choose_gguf
 from paircheck.findings import ACCEPTED, REFUSED
 
@@ -102,7 +102,8 @@ def _expected(standin: Standin, row: dict[str, Any], target: Path, tmp: Path, me
         local = standin.local(row["repo"], row["file"])
     else:
         local = _local_folder(standin, row["repo"], tmp / "local" / row["repo"].replace("/", "--"))
-    return api.check_descriptions(api.describe(str(target)), api.describe(str(local)), method=method, registry=False)
+    return pipeline.check_descriptions(pipeline.describe(str(target)), pipeline.describe(str(local)), method=method,
+                                       registry=False)
 
 
 def _sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -309,8 +310,8 @@ def test_engine_all_on_the_differently_padded_sibling(standin: Standin, hub: Tes
     doc, _ = _scan(hub, tmp_path, TARGET, "--engine", "all", "--hub-reads", "2")
     row = next(r for r in doc["candidates"] if r["repo"] == "Qwen/Qwen2.5-0.5B-Instruct-GGUF")
     target = standin.local(TARGET_REPO, TARGET_FILE)
-    local = api.check_all_engines(api.describe(str(target)), api.describe(str(standin.local(row["repo"], row["file"]))),
-                                  registry=False)
+    draft = pipeline.describe(str(standin.local(row["repo"], row["file"])))
+    local = pipeline.check_all_engines(pipeline.describe(str(target)), draft, registry=False)
     assert row["engines"] == {r.engine: r.verdict for r in local}
     assert row["engines"]["llama.cpp"] == ACCEPTED and REFUSED in row["engines"].values()
 
@@ -462,7 +463,7 @@ def test_scan_hub_on_a_named_gpu_ranks_by_predicted_tokens_per_s(standin: Standi
     assert picked is not None and picked.hardware is not None
     for r in rated[:3]:
         local = standin.local(r["repo"], r["file"])
-        est = estimate_pair(api.describe(str(target)), api.describe(str(local)), REFERENCE_ACCEPTANCE,
+        est = estimate_pair(pipeline.describe(str(target)), pipeline.describe(str(local)), REFERENCE_ACCEPTANCE,
                             hardware=picked.hardware, hardware_basis="table")
         assert est.predicted is not None
         assert r["gpu_tokens_per_s"] == pytest.approx(est.predicted.pair_tokens_per_s, rel=1e-3)

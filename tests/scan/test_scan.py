@@ -21,7 +21,7 @@ from gguf import GGUFValueType
 from gguf_mutate import make_kv, rewrite_gguf
 from oracle import llama_values, oracle_compatible, require_oracle
 
-from paircheck import api
+from paircheck import pipeline
 from paircheck._format.scan_render import launch_line
 from paircheck.findings import ACCEPTED
 from paircheck.scan import ScanResult, compare, scan
@@ -340,9 +340,9 @@ def test_engine_all_usable_when_one_engine_accepts(fake_home: FakeHome) -> None:
     fh = fake_home
     result = scan(str(fh.target), [str(fh.given)], engine="all", env=fh.env, use_cache=False)
     assert len(result.candidates) == len(fh.placed)
-    t = api.describe(str(fh.target))
+    t = pipeline.describe(str(fh.target))
     for c in result.candidates:
-        reports = api.check_all_engines(t, api.describe(c.location), registry=False)
+        reports = pipeline.check_all_engines(t, pipeline.describe(c.location), registry=False)
         assert c.engines == {r.engine: r.verdict for r in reports}
         assert c.usable == any(r.verdict == ACCEPTED for r in reports)
     # The launch line only ever names a draft llama.cpp itself accepts.
@@ -384,9 +384,9 @@ def test_documented_and_size_warning_agree_with_the_pair_check(fake_home: FakeHo
     must still be what `paircheck T D` reports for that pair."""
     fh = fake_home
     result = scan(str(fh.target), [str(fh.given)], env=fh.env, use_cache=False)
-    t = api.describe(str(fh.target))
+    t = pipeline.describe(str(fh.target))
     for c in result.candidates:
-        report = api.check_descriptions(t, api.describe(c.location))
+        report = pipeline.check_descriptions(t, pipeline.describe(c.location))
         assert c.documented == (report.finding("RG001") is not None)
         size = report.finding("PW001")
         assert c.size_warning == (size.message if size else None)
@@ -405,8 +405,8 @@ def test_documented_pair_ranks_first_among_usable(tmp_path: Path, real_vocab: Ca
                                 real_vocab("qwen35"))
     plain = _copy(real_vocab("qwen35"), tmp_path / "a-models" / "aaa-draft.gguf")  # sorts first by path
     result = compare(str(target), [str(plain), str(documented)])
-    t = api.describe(str(target))
-    report = api.check_descriptions(t, api.describe(str(documented)))
+    t = pipeline.describe(str(target))
+    report = pipeline.check_descriptions(t, pipeline.describe(str(documented)))
     assert report.finding("RG001") is not None and report.verdict == ACCEPTED
     # The plain copy has the Qwen vocabulary, so it is documented too, but only by vocabulary:
     # a pair documented by name ranks before it.
@@ -440,7 +440,7 @@ def test_modelled_speedup_and_memory_where_tensor_infos_exist(
     k = best_draft_max(REFERENCE_ACCEPTANCE, c.cost_ratio)
     assert c.modelled_draft_max == k
     assert c.modelled_speedup == round(modelled_speedup(REFERENCE_ACCEPTANCE, k, c.cost_ratio), 3) > 1
-    t, d = api.describe(str(target)), api.describe(str(draft))
+    t, d = pipeline.describe(str(target)), pipeline.describe(str(draft))
     expected = fit(t.metadata, d.metadata, FitOptions(ctx=32768), DraftOptions(), None, ("t", "d"))
     assert c.memory_bytes == expected.total_device_bytes + expected.total_host_bytes > 0
     assert (v.modelled_speedup, v.memory_bytes) == (None, None)
@@ -541,7 +541,7 @@ def test_documented_by_vocabulary_agrees_with_the_check(tmp_path: Path, real_voc
     assert (by[str(small)].documented, by[str(small)].documented_by) == (True, "vocabulary")
     assert (by[str(other)].documented, by[str(other)].documented_by) == (False, None)  # no 3B draft documented
     assert result.candidates[0].location == str(small)  # documented ranks first among usable
-    t = api.describe(str(target))
+    t = pipeline.describe(str(target))
     for c in result.candidates:
-        report = api.check_descriptions(t, api.describe(c.location))
+        report = pipeline.check_descriptions(t, pipeline.describe(c.location))
         assert c.documented == (report.finding("RG001") is not None)

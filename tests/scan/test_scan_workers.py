@@ -139,7 +139,7 @@ _RANK_IN_WORKERS = """
 import json, os, sys
 sys.path.insert(0, {repo!r})
 from dataclasses import asdict
-from paircheck.api import describe
+from paircheck.pipeline import describe
 from paircheck.scan import rank
 from paircheck.scan.discover import discover
 
@@ -185,7 +185,7 @@ def test_a_scan_in_workers_ranks_as_one_in_this_process(models: tuple[Path, Path
 
 def test_few_files_are_read_in_this_process(models: tuple[Path, Path], tmp_path: Path) -> None:
     target, folder = models
-    from paircheck.api import describe
+    from paircheck.pipeline import describe
 
     pids: list[int] = []
 

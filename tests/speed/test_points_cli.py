@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from paircheck._registry.speed_points import SpeedPoint, load_points
-from paircheck.api import describe
 from paircheck.cli import main
 from paircheck.hardware.table import load_gpus
+from paircheck.pipeline import describe
 from paircheck.speed.architectures import ARCHS, Arch, arch_shape, file_type, mix_of, typed_tensors
 from paircheck.speed.model_bytes import read_weight_bytes
 from paircheck.speed.on_gpu import shape_of

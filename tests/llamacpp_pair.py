@@ -56,7 +56,7 @@ from oracle import llama_pieces, llama_values
 from paircheck._engine import llamacpp as paircheck_llamacpp
 from paircheck.findings import Report
 from paircheck.pipeline import check_pair
-from paircheck.textshow import show
+from paircheck.token_display import show
 
 HOST = "127.0.0.1"
 LOAD_TIMEOUT_S = 120.0

@@ -47,9 +47,9 @@ FACE_REEXPORT = ("paircheck", "paircheck.api")
 
 
 # Modules of a folder that import nothing of paircheck and only name things, so that any
-# layer may use them: split-model file names are parsed in _source/ alone, and the
-# registry's name matching drops the same suffix with the same code.
-PURE_NAMING = frozenset({"paircheck._source.split_name"})
+# layer may use them: split-model file names and quantization tags are parsed in _source/
+# alone, and the registry's name matching reads them with the same code.
+PURE_NAMING = frozenset({"paircheck._source.split_name", "paircheck._source.quant_name"})
 
 
 def layer_of(module: str) -> str:
@@ -60,7 +60,7 @@ def layer_of(module: str) -> str:
         return "base"
     parts = module.split(".")[1:]  # drop "paircheck"
     head = parts[0] if parts else "__init__"
-    if head in ("__init__", "version", "constants", "model", "errors", "llamacpp_tables", "textshow", "findings",
+    if head in ("__init__", "version", "constants", "model", "errors", "llamacpp_tables", "token_display", "findings",
                 "atomic", "cache_home", "result_file", "outcome", "installed", "workload"):
         return "base"
     if head in ("vocab", "fingerprint", "weights"):

@@ -12,7 +12,7 @@ from typing import Any
 
 from paircheck.findings import FAIL, Finding, Rule
 from paircheck.model import ModelDescription
-from paircheck.textshow import show
+from paircheck.token_display import show
 
 
 def result(rule: Rule, status: str, message: str, **details: object) -> Finding:

@@ -19,7 +19,7 @@ from paircheck._engine.common import finding, llama_server_line, result, shell_p
 from paircheck._engine.versions import VersionRange, parse_version
 from paircheck.findings import FAIL, PASS, SKIP, Finding, Report, Rule
 from paircheck.model import LlamaVocab, ModelDescription, TensorSectionError
-from paircheck.textshow import show
+from paircheck.token_display import show
 
 ENGINE = "llama.cpp"
 METHOD = "draft-simple"

@@ -24,7 +24,7 @@ from paircheck.findings import (
     Report,
 )
 from paircheck.model import ModelDescription
-from paircheck.textshow import show
+from paircheck.token_display import show
 
 # The verdict words, by Report.verdict, with their colour.
 VERDICT_WORDS = {

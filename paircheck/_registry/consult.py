@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from paircheck._registry.entry import RegistryEntry, VocabPrint, evidence_text
-from paircheck._registry.identity import ModelIdentity, ModelRef, identity_from_string
+from paircheck._registry.identity import ModelIdentity, ModelRef, identity_from_string, size_billions
 from paircheck._registry.load import Registry, fingerprint_matches, match_model
 from paircheck.constants import canonical_method
 from paircheck.findings import INFO, Finding, Rule
@@ -146,17 +146,6 @@ def _hf_cache_identity(path: str | None) -> ModelIdentity | None:
     return None
 
 
-def _size_billions(label: str | None) -> float | None:
-    """``"14B"`` -> 14.0, ``"135M"`` -> 0.135; None for labels that are not one size (8x7B, A3B, E2B)."""
-    if not label:
-        return None
-    m = re.fullmatch(r"(\d+(?:\.\d+)?)([BM])", label.strip().upper())
-    if not m:
-        return None
-    value = float(m.group(1))
-    return value if m.group(2) == "B" else value / 1000
-
-
 # Two sizes are "the same model size" within this relative distance: a label rounds
 # (Qwen2.5-7B has 7.6B parameters) and a parameter count includes the embeddings.
 SIZE_TOLERANCE = 0.2
@@ -183,8 +172,8 @@ def file_vocab(desc: ModelDescription, fps: Fingerprints | None = None) -> FileV
     got = fps if fps is not None else fingerprints(desc.vocab)
     size_b, size_from = None, None
     label = desc.identity.size_label
-    if _size_billions(label) is not None:
-        size_b, size_from = _size_billions(label), f"general.size_label {label}"
+    if size_billions(label) is not None:
+        size_b, size_from = size_billions(label), f"general.size_label {label}"
     elif desc.metadata.tensors:
         count = desc.metadata.get("split.count")
         if not (isinstance(count, int) and count > 1):  # the first shard holds only part
@@ -228,7 +217,7 @@ def _side_match(
     assert fv is not None
     # The vocabulary is shared by a whole family: a size narrows it to this side, a
     # different size rules this side out, no size leaves "a model with this vocabulary".
-    documented = _size_billions(identity_from_string(ref.name).size_label)
+    documented = size_billions(identity_from_string(ref.name).size_label)
     if fv.size_b is None or documented is None:
         return "vocabulary"
     if abs(fv.size_b - documented) <= SIZE_TOLERANCE * documented:

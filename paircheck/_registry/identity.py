@@ -195,6 +195,28 @@ def _file_stem(s: str) -> str:
     return strip_suffix(_FILE_EXT_RE.sub("", s))
 
 
+_PLAIN_SIZE = re.compile(r"(\d+(?:\.\d+)?)([bm])")
+
+
+def size_billions(label: str | None) -> float | None:
+    """The one reading of a size label: ``"14B"`` -> 14.0, ``"135M"`` -> 0.135; None for labels
+    that are not one size (8x7B, A3B, E2B) or none at all."""
+    m = _PLAIN_SIZE.fullmatch(label.strip().casefold()) if label else None
+    if not m:
+        return None
+    value = float(m.group(1))
+    return value if m.group(2) == "b" else value / 1000
+
+
+def size_from_name(text: str) -> float | None:
+    """Billions of parameters from the first size token of a name (``Qwen2.5-0.5B``, ``135M``)."""
+    for tok in re.split(r"[-_\s:/]+", text.casefold()):
+        value = size_billions(tok)
+        if value is not None:
+            return value
+    return None
+
+
 def _size_label(text: str) -> str | None:
     for tok in re.split(r"[-_\s:/]+", text.casefold()):
         if _SIZE_RE.match(tok):

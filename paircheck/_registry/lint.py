@@ -27,6 +27,7 @@ from paircheck._registry.entry import Caveat, RegistryEntry
 from paircheck._registry.identity import ModelRef, normalise_name
 from paircheck._registry.load import Registry, load_registry
 from paircheck._registry.schema import FAILS_EVIDENCE, RegistryError
+from paircheck._source.quant_name import is_quant_tag
 from paircheck.findings import Rule
 
 # --------------------------------------------------------------------------- rules
@@ -243,7 +244,7 @@ _WEIGHT_MARKER = re.compile(
 )
 # A quantization type of one file in a GGUF or EXL2 repo: a setting, not a checkpoint, unless
 # the repo itself is that one file (ggml-org/Qwen2.5-Coder-7B-Q8_0-GGUF).
-_FILE_QUANT = re.compile(r"^(?:i?q\d+(?:_[a-z0-9]+)*|bf16|f16|f32|\d+(?:\.\d+)?bpw)$", re.IGNORECASE)
+_EXL2_BITS = re.compile(r"^\d+(?:\.\d+)?bpw$", re.IGNORECASE)
 # Words that may trail a variant's name without making it another model.
 _VARIANT_TRAILERS = frozenset({"dynamic"})
 
@@ -258,7 +259,8 @@ def weight_markers(name: str) -> frozenset[str]:
 
 
 def quant_markers(name: str) -> frozenset[str]:
-    return frozenset(t.casefold() for t in _raw_tokens(name) if _WEIGHT_MARKER.match(t) or _FILE_QUANT.match(t))
+    return frozenset(t.casefold() for t in _raw_tokens(name)
+                     if _WEIGHT_MARKER.match(t) or is_quant_tag(t) or _EXL2_BITS.match(t))
 
 
 def _mentions(text: str) -> Iterator[str]:

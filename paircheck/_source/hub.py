@@ -38,6 +38,7 @@ from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
 from paircheck._source.hf_tensors import folder_tensors, tensor_infos
 from paircheck._source.hub_settings import HubSettings
 from paircheck._source.interface import ReadOptions
+from paircheck._source.quant_name import selector_tags
 from paircheck._source.remote import (
     HttpClient,
     _Response,
@@ -261,10 +262,6 @@ def _local_gguf(path: Path, spec: str, ref: HubRef, options: ReadOptions, files:
     return desc
 
 
-# A quant tag in a GGUF's name, as llama.cpp's -hf selector takes it ("-Q4_K_M." "-bf16-").
-_QUANT = re.compile(r"(?<![A-Za-z0-9])(I?Q\d[A-Za-z0-9_]*?|BF16|F16|F32)(?=[.-])", re.I)
-
-
 def hf_ref(ref: HubRef, chosen: str, files: list[str]) -> str | None:
     """The chosen GGUF as llama-server's -hf / -hfd name it: ``org/name`` or ``org/name:TAG``,
     whichever picks exactly that file among ``files`` by llama.cpp's own choice
@@ -272,7 +269,7 @@ def hf_ref(ref: HubRef, chosen: str, files: list[str]) -> str | None:
     always reads main)."""
     if ref.revision != "main":
         return None
-    tags = [ref.tag] if ref.tag else [None, *(m.group(1).upper() for m in _QUANT.finditer(chosen))]
+    tags = [ref.tag] if ref.tag else [None, *selector_tags(chosen)]
     for tag in tags:
         if choose_gguf(files, tag) == chosen:
             return f"{ref.repo_id}:{tag}" if tag else ref.repo_id

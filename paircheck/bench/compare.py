@@ -422,7 +422,7 @@ def nothing_comparable(baseline: dict[str, Any], draft: dict[str, Any]) -> str |
 
 
 def compare(baseline: dict[str, Any], draft: dict[str, Any]) -> Comparison:
-    """Compare two bench results (as loaded by ``client.load_result``)."""
+    """Compare two bench results (as loaded by ``client.load_bench_result``)."""
     warnings = _setting_warnings(baseline, draft)
     b_groups, d_groups = _by_prompt(baseline), _by_prompt(draft)
     common = [pid for pid in b_groups if pid in d_groups]

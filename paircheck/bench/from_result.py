@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paircheck.bench.compare import draft_counts
-from paircheck.bench.measure import load_result
+from paircheck.bench.measure import load_bench_result
 from paircheck.errors import InputError
 from paircheck.findings import Finding, Rule
 from paircheck.model import ModelDescription
@@ -54,7 +54,7 @@ def _flag_value(command: list[Any], flags: tuple[str, ...]) -> str | None:
 def acceptance_from(path: str) -> BenchAcceptance:
     """Acceptance rate of a bench result (draft_n_accepted / draft_n), its --spec-draft-n-max
     if set, and the models llama-server was started with."""
-    result = load_result(path)
+    result = load_bench_result(path)
     drafted, accepted, _, seen = draft_counts(result["requests"])
     if not seen or not drafted:
         raise InputError(path, "has no draft_n: not a run with speculative decoding")

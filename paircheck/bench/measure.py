@@ -401,7 +401,7 @@ def run_bench(
     return session.result
 
 
-def load_result(path: str) -> dict[str, Any]:
+def load_bench_result(path: str) -> dict[str, Any]:
     """Read a bench result file and check the fields ``compare`` relies on."""
     data = read_json(path, KIND, SCHEMA_VERSION, "bench result")
     requests = data.get("requests")

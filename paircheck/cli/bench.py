@@ -16,7 +16,7 @@ import click
 from paircheck._format import format_named
 from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
-from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_result, run_bench
+from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_bench_result, run_bench
 from paircheck.cli.options import gpu_options, pick_device, render_options
 from paircheck.errors import InputError
 from paircheck.outcome import EXIT_ABORTS
@@ -156,7 +156,7 @@ def _attach_prediction(comp: Comparison, probe_file: str | None, draft: str | No
     measurement (the file is read even if it then has nothing for the draft: a bad file is an error)."""
     if probe_file is None:
         return
-    from paircheck.probe.result import load_result as load_probe
+    from paircheck.probe.result import load_probe_result as load_probe
     from paircheck.probe.result import prediction_for
 
     data = load_probe(probe_file)
@@ -195,7 +195,7 @@ def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, a
     """Compare two bench results: speedup on equal work, acceptance, equal outputs."""
     from paircheck.bench.compare import compare, nothing_comparable
 
-    draft_result, baseline_result = load_result(draft), load_result(baseline)
+    draft_result, baseline_result = load_bench_result(draft), load_bench_result(baseline)
     why = nothing_comparable(baseline_result, draft_result)
     if why is not None:
         # Not a comparison that found nothing (exit 0, "0 baseline runs"): the input is unusable.
@@ -296,7 +296,7 @@ def bench_run(
         # the probe's own prompts, template and length, and its fastest setting for this draft
         # unless given: the measurement then confirms (or not) exactly what was predicted
         from paircheck.llama_server.prompts import Prompt
-        from paircheck.probe.result import load_result as load_probe
+        from paircheck.probe.result import load_probe_result as load_probe
         from paircheck.probe.result import prediction_for
         from paircheck.workload import Workload
 
@@ -501,7 +501,7 @@ def estimate(
     basis = picked.basis if picked is not None else "table"
     source = None
     if from_file is not None and _is_probe(from_file):
-        from paircheck.probe.estimate import estimate_from_probe
+        from paircheck.probe.estimate_from import estimate_from_probe
 
         result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio,
                                      hardware, basis, grid[0].context_tokens)

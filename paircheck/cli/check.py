@@ -139,9 +139,9 @@ def check(
 
         report.memory = pair_memory(report.target, report.draft, ctx, vram)
     if probe_file is not None and draft is not None:
-        from paircheck.probe.result import advice_for, load_result, with_draft_length, without_draft
+        from paircheck.probe.result import advice_for, load_probe_result, with_draft_length, without_draft
 
-        data = load_result(probe_file)  # read even when the pair is refused: a bad file is an error
+        data = load_probe_result(probe_file)  # read even when the pair is refused: a bad file is an error
         advice = advice_for(data, draft, probe_file)
         if advice is not None and report.compatible:
             steps = (without_draft(report.next_steps) if advice.draft_max is None

@@ -154,7 +154,7 @@ def scan_cmd(
                         tuple(ctx.meta.get("server_args", ())), not (as_json or quiet) and sys.stderr.isatty())
     picked = pick_device(gpu, bandwidth, vram)
     if picked is not None and picked.hardware is not None:
-        from paircheck.scan.on_gpu import predict_candidates
+        from paircheck.scan.gpu_ranking import predict_candidates
         from paircheck.workload import Workload
 
         result = predict_candidates(result, picked.hardware, picked.basis, picked.note,

@@ -24,7 +24,7 @@ from paircheck.installed import help_flags, llama_server, run_capped
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, emit
 from paircheck.preflight.lint import LintResult
-from paircheck.preflight.llama_server import LlamaCommand, Option, options_for
+from paircheck.preflight.llama_command import LlamaCommand, Option, options_for
 
 _NUMBER = re.compile(r"-?\d")
 _ERROR_LINE = re.compile(r"^(?:error\b|.*invalid argument|.*has been removed|.*is deprecated).*$",

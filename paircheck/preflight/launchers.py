@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, emit
 from paircheck.preflight.lint import Describe, LintResult, lint_llama
-from paircheck.preflight.llama_server import PROGRAM_EXAMPLES, SPECULATING
-from paircheck.preflight.llama_server import parse as parse_llama
+from paircheck.preflight.llama_command import PROGRAM_EXAMPLES, SPECULATING
+from paircheck.preflight.llama_command import parse as parse_llama
 from paircheck.preflight.vllm import lint_vllm
 
 if TYPE_CHECKING:

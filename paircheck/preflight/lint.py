@@ -28,7 +28,7 @@ from paircheck.outcome import (
 )
 from paircheck.preflight import codes as C
 from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
-from paircheck.preflight.llama_server import LlamaCommand
+from paircheck.preflight.llama_command import LlamaCommand
 
 __all__ = [
     "ABORTS",
@@ -251,7 +251,7 @@ def _corrected(cmd: LlamaCommand, out: LintResult) -> list[str] | None:
     words = list(cmd.corrected if cmd.corrected is not None else cmd.argv)
     if needs_type:
         words += ["--spec-type", "draft-simple"]
-    from paircheck.preflight.llama_server import parse
+    from paircheck.preflight.llama_command import parse
 
     again = parse(words, {})
     return words if not again.errors else None  # only a line this llama.cpp accepts

@@ -23,7 +23,7 @@ from paircheck.preflight.codes import LintFinding
 from paircheck.preflight.files.found import FoundCommand
 from paircheck.preflight.files.words import Pos
 from paircheck.preflight.lint import ABORTS, FAIL, OK, UNCHECKED, WARNED, Describe, LintResult
-from paircheck.preflight.llama_server import options_for
+from paircheck.preflight.llama_command import options_for
 
 if TYPE_CHECKING:
     from paircheck.pipeline import ReadCache

@@ -90,8 +90,26 @@ def add_batches(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, ...]
     return tuple((a[i] if i < len(a) else 0) + (b[i] if i < len(b) else 0) for i in range(n))
 
 
+class AcceptanceFigures:
+    """The two figures users read of drafting, for anything that counts ``accepted``,
+    ``drafted`` and ``passes`` (a replay's Counts, a summary's Row): one formula each."""
+
+    accepted: float
+    drafted: float
+    passes: float
+
+    @property
+    def accepted_per_pass(self) -> float:
+        return self.accepted / self.passes if self.passes else 0.0
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """Accepted over drafted, as llama-server's log prints it; None when nothing was drafted."""
+        return self.accepted / self.drafted if self.drafted else None
+
+
 @dataclass(frozen=True)
-class Counts:
+class Counts(AcceptanceFigures):
     """What llama-server would report for one generation (or a sum of them), and the work
     behind it: how many target batches of each size, how many one-token draft decodes (what
     the speed model prices, ``paircheck.speed``)."""
@@ -116,15 +134,6 @@ class Counts:
             tuple(int(x) for x in add_batches(self.batches, other.batches)),
             self.draft_decodes + other.draft_decodes,
         )
-
-    @property
-    def accepted_per_pass(self) -> float:
-        return self.accepted / self.passes if self.passes else 0.0
-
-    @property
-    def acceptance_rate(self) -> float | None:
-        """Accepted over drafted, as llama-server's log prints it; None when nothing was drafted."""
-        return self.accepted / self.drafted if self.drafted else None
 
 
 class TailTooShort(ValueError):

@@ -236,7 +236,7 @@ def write_result(path: Path, data: dict[str, Any]) -> None:
     write_json(path, data)
 
 
-def load_result(path: str) -> dict[str, Any]:
+def load_probe_result(path: str) -> dict[str, Any]:
     """Read a probe result and check the fields other commands rely on."""
     data = read_json(path, KIND, SCHEMA_VERSION, "probe result")
     drafts = data.get("drafts")

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from paircheck.probe.replay import (
+    AcceptanceFigures,
     Counts,
     PromptTrace,
     add_batches,
@@ -28,7 +29,7 @@ DEFAULT_P_MIN: tuple[float, ...] = (0.0, 0.5, 0.75, 0.9)
 
 
 @dataclass(frozen=True)
-class Row:
+class Row(AcceptanceFigures):
     """One draft length and p_min: what llama-server would count (expected values when
     sampling), the work behind it, and the speed predicted for it (None without costs)."""
 
@@ -47,14 +48,6 @@ class Row:
     # prefix, several slots in one batch), which can swap a near tie, and one swap costs a
     # whole rejected draft (replay.replay_outcomes). None: no near tie moves the figure.
     near_tie_speedups: tuple[float, float] | None = None
-
-    @property
-    def accepted_per_pass(self) -> float:
-        return self.accepted / self.passes if self.passes else 0.0
-
-    @property
-    def acceptance_rate(self) -> float | None:
-        return self.accepted / self.drafted if self.drafted else None
 
     @property
     def work(self) -> Work:

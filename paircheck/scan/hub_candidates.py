@@ -35,10 +35,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from paircheck._registry.identity import ModelIdentity, normalise_name
+from paircheck._registry.identity import ModelIdentity, normalise_name, size_billions, size_from_name
 from paircheck._source import split_name
 from paircheck._source.hub import _is_model_gguf, choose_gguf
 from paircheck._source.hub_api import CallBudgetSpent, HubApi, Listing, valid_repo_id
+from paircheck._source.quant_name import quant_tags
 from paircheck.constants import (
     DRAFT_DFLASH,
     DRAFT_DSPARK,
@@ -79,8 +80,6 @@ HEAD_WORDS: dict[str, tuple[str, ...]] = {
 ALL_HEAD_WORDS = ("eagle", "medusa", "speculator", "dflash", "dspark", "mtp")
 # llama.cpp's head files beside a model's GGUFs (common/download.cpp find_best_eagle3 & co).
 SIDECAR_PREFIX = {DRAFT_EAGLE3: "eagle3-", DRAFT_MTP: "mtp-", DRAFT_DFLASH: "dflash-", DRAFT_DSPARK: "dspark-"}
-_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([bm])$")
-_QUANT = re.compile(r"(?i)(?:^|[-_.])((?:i?q\d+(?:_[a-z0-9]+)*)|bf16|f16|fp16|f32|fp32)(?=[-_.])")
 SIZE_MARGIN = 0.8  # a draft is at most this fraction of the target's size (same-size models are not drafts)
 
 
@@ -156,18 +155,8 @@ def quant_label(filename: str) -> str | None:
     base = filename.rsplit("/", 1)[-1]
     split = split_name.parse(base)
     name = split.prefix + split_name.EXTENSION if split is not None else base
-    found = _QUANT.findall(name)
-    return found[-1].upper() if found else None
-
-
-def size_from_name(text: str) -> float | None:
-    """Billions of parameters from a size token of a name (``0.5B``, ``135M``)."""
-    for tok in re.split(r"[-_\s:/]+", text.casefold()):
-        m = _SIZE.match(tok)
-        if m:
-            value = float(m.group(1))
-            return value if m.group(2) == "b" else value / 1000
-    return None
+    found = quant_tags(name)
+    return found[-1] if found else None
 
 
 def size_of(info: ModelInfo) -> float | None:
@@ -184,7 +173,7 @@ def family_stem(name: str) -> str | None:
     base = name.rsplit("/", 1)[-1]
     parts = re.split(r"([-_ ])", base)
     for i in range(0, len(parts), 2):
-        if _SIZE.match(parts[i].casefold()):
+        if size_billions(parts[i]) is not None:
             stem = "".join(parts[: max(0, i - 1)])
             return stem or None
     return None
@@ -445,7 +434,7 @@ def _variant_rank(repo: str, target_keys: set[frozenset[str]], family: str | Non
     fixed = normalise_name(family) if family else frozenset()
 
     def extra(key: frozenset[str]) -> frozenset[str]:
-        return frozenset(t for t in key if t not in fixed and not _SIZE.match(t))
+        return frozenset(t for t in key if t not in fixed and size_billions(t) is None)
 
     mine = extra(normalise_name(repo))
     wanted = [extra(k) for k in target_keys]

@@ -56,7 +56,7 @@ def gpu_in_text(text: str | None, gpus: Sequence[Gpu]) -> Gpu | None:
 def at_quant(shape: Shape, params: float, quant: str | None) -> Shape:
     """``shape`` as the same model stored at ``quant`` (its bytes scaled by the bits per
     weight of each way of storing it); unchanged when ``quant`` names no size."""
-    from paircheck.speed.points import bits_per_weight, weights_kind
+    from paircheck.speed.points import bits_per_weight, weights_kind_of_quant
 
     if not quant or params <= 0:
         return shape
@@ -65,7 +65,7 @@ def at_quant(shape: Shape, params: float, quant: str | None) -> Shape:
         return shape
     scale = bpw / (shape.stored_bytes * 8 / params)
     return replace(shape, dense_bytes=shape.dense_bytes * scale, expert_bytes=shape.expert_bytes * scale,
-                   stored_bytes=shape.stored_bytes * scale, weights=weights_kind(quant))
+                   stored_bytes=shape.stored_bytes * scale, weights=weights_kind_of_quant(quant))
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ _LEGACY_FTYPES = {2, 3, 7, 8, 9}  # MOSTLY_Q4_0, Q4_1, Q8_0, Q5_0, Q5_1
 _LOW_BIT_FTYPES = {10, 11, 12, 13, 19, 20, 21, 22, 23, 24, 26, 27, 28, 29, 31}
 
 
-def weights_kind(desc: ModelDescription) -> str:
+def weights_kind_of_model(desc: ModelDescription) -> str:
     """``Shape.weights`` from a GGUF's general.file_type; a Hugging Face folder's safetensors
     are floats (F16/BF16); anything else counts as a K-quant mix."""
     if desc.hf is not None:
@@ -90,7 +90,7 @@ def shape_of(desc: ModelDescription, wb: WeightBytes) -> Shape:
     routed_per_token = wb.expert_bytes * used / experts if experts else 0.0
     return Shape(dense_bytes=wb.per_token - routed_per_token, expert_bytes=float(wb.expert_bytes),
                  experts=experts, experts_used=used, kv_bytes_per_token=kv_bytes_per_token(desc),
-                 stored_bytes=float(wb.total), weights=weights_kind(desc),
+                 stored_bytes=float(wb.total), weights=weights_kind_of_model(desc),
                  bits_per_weight=8.0 * wb.per_token / wb.per_token_elements if wb.per_token_elements else 0.0)
 
 

@@ -59,7 +59,7 @@ def bits_per_weight(quant: str) -> float | None:
     return None
 
 
-def weights_kind(quant: str) -> str:
+def weights_kind_of_quant(quant: str) -> str:
     """``Shape.weights`` for a quantization as a point names it."""
     q = quant.upper().replace("-", "_")
     if re.match(r"(F16|BF16|F32|FP16|FP32)\b", q):
@@ -83,7 +83,7 @@ def side_shape(side: Side) -> Shape | None:
     if bpw is None and not side.file_gib:
         return None
     total = side.file_gib * GIB if side.file_gib else side.params_b * 1e9 * (bpw or 0.0) / 8
-    kind = weights_kind(side.quant)
+    kind = weights_kind_of_quant(side.quant)
     bits = total * 8 / (side.params_b * 1e9)
     if not side.moe:
         return Shape(dense_bytes=total, stored_bytes=total, weights=kind, bits_per_weight=bits)

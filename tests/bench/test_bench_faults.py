@@ -25,7 +25,7 @@ import interrupt
 import pytest
 from cli_exit import exit_code
 
-from paircheck.bench.measure import load_result
+from paircheck.bench.measure import load_bench_result
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,7 +125,7 @@ def test_server_down_mid_run_keeps_partial_results(standin: StandIn, tmp_path: P
     assert _cli(_bench_args(standin.url, out)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("paircheck: error: ") and "partial results kept" in err
-    result = load_result(str(out))
+    result = load_bench_result(str(out))
     # 3 warm-up requests, then one measured; the 5th request found the server gone.
     assert result["complete"] is False and result["error"]
     assert [(r["prompt_id"], r["run"]) for r in result["requests"]] == [("code", 0)]
@@ -137,7 +137,7 @@ def test_503_while_loading(standin: StandIn, tmp_path: Path, capsys: pytest.Capt
     assert _cli(_bench_args(standin.url, out)) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "503" in err and "Loading model" in err
-    result = load_result(str(out))
+    result = load_bench_result(str(out))
     assert result["complete"] is False and result["requests"] == []
 
 
@@ -158,7 +158,7 @@ def test_slow_answer_is_bounded_by_the_timeout(standin: StandIn, tmp_path: Path,
     assert time.monotonic() - start < 10
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no answer within 1 s" in err
-    assert len(load_result(str(out))["requests"]) == 3
+    assert len(load_bench_result(str(out))["requests"]) == 3
 
 
 def test_nothing_listening(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -185,7 +185,7 @@ def test_ctrl_c_keeps_what_was_measured(standin: StandIn, tmp_path: Path) -> Non
     _, err = proc.communicate(timeout=90)  # generous: a loaded CI machine is slow
     assert proc.returncode == 2
     assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
-    result = load_result(str(out))
+    result = load_bench_result(str(out))
     assert result["complete"] is False and result["error"] == "interrupted"
     assert len(result["requests"]) == 1
 
@@ -212,7 +212,7 @@ def test_server_down_with_two_clients_is_one_line_and_keeps_what_was_measured(
     assert time.monotonic() - start < 30
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("paircheck: error: ") and "partial results kept" in err
-    result = load_result(str(out))
+    result = load_bench_result(str(out))
     assert result["complete"] is False and result["error"]
     assert 0 < len(result["requests"]) < 2 * 3 * 2  # 6 warm-up requests, then some of the measured ones
     assert {r["client"] for r in result["requests"]} <= {0, 1}
@@ -233,6 +233,6 @@ def test_ctrl_c_with_two_clients_keeps_what_was_measured(standin: StandIn, tmp_p
     _, err = proc.communicate(timeout=90)
     assert proc.returncode == 2
     assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
-    result = load_result(str(out))
+    result = load_bench_result(str(out))
     assert result["complete"] is False and result["error"] == "interrupted"
     assert len(result["requests"]) == 2

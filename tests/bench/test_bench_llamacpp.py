@@ -20,7 +20,7 @@ import pytest
 from cli_exit import exit_code
 from tiny_model import TinyShape, write_tiny_llama
 
-from paircheck.bench.measure import BenchSettings, load_result, run_bench
+from paircheck.bench.measure import BenchSettings, load_bench_result, run_bench
 from paircheck.errors import InputError
 from paircheck.llama_server.process import llama_server, server_args
 
@@ -85,7 +85,7 @@ def self_draft_files(
 
 
 def test_result_file_has_the_documented_names(self_draft_files: tuple[Path, Path], models: dict[str, Path]) -> None:
-    base = load_result(str(self_draft_files[0]))
+    base = load_bench_result(str(self_draft_files[0]))
     assert base["schema_version"] == 1 and base["label"] == "baseline" and base["complete"] is True
     assert Path(base["server"]["model_path"]).name == models["target"].name  # what /props said
     assert base["health"] == {"status": "ok"}
@@ -107,7 +107,7 @@ def test_self_draft_is_accepted_and_equal(
     self_draft_files: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
     base, draft = self_draft_files
-    d = load_result(str(draft))
+    d = load_bench_result(str(draft))
     assert all(isinstance(r["timings"].get("draft_n"), int) for r in d["requests"])
     assert _cli(["bench", "compare", str(base), str(draft), "--json"]) == 0
     comp = json.loads(capsys.readouterr().out)
@@ -176,7 +176,7 @@ def test_different_outputs_are_not_a_speedup(
 ) -> None:
     # Equal-work check on real outputs: one prompt's text changed in the draft file.
     base, draft = self_draft_files
-    data = load_result(str(draft))
+    data = load_bench_result(str(draft))
     for r in data["requests"]:
         if r["prompt_id"] == "prose":
             r["content"] = r["content"][:5] + "#" + r["content"][6:]
@@ -218,7 +218,7 @@ def test_bench_run_one_command(
     assert code == 0
     comp = json.loads(capsys.readouterr().out)
     assert comp["acceptance_rate"] > 0.9 and comp["outputs_equal"] is True and comp["speedup"] is not None
-    base, draft = load_result(comp["files"]["baseline"]), load_result(comp["files"]["draft"])
+    base, draft = load_bench_result(comp["files"]["baseline"]), load_bench_result(comp["files"]["draft"])
     assert base["complete"] and draft["complete"]
     # The servers really differed only in speculation, and got the passed-through flags.
     assert "--spec-type" in base["server_command"] and "none" in base["server_command"]
@@ -298,7 +298,7 @@ def test_user_prompts_and_chat_template(llama_server_bin: str, models: dict[str,
     assert raw["short"]["predicted_n"] == 5 and raw["p2"]["predicted_n"] == 10  # per-prompt n_predict
     # The server's chat template wraps the prompt: more prompt tokens than sent raw.
     assert chat["short"]["prompt_n"] > raw["short"]["prompt_n"] + 5
-    assert load_result(str(tmp_path / "chat.json"))["settings"]["chat_template"] is True
+    assert load_bench_result(str(tmp_path / "chat.json"))["settings"]["chat_template"] is True
 
 
 def _load(path: Path) -> list:
@@ -350,17 +350,17 @@ def test_ctrl_c_during_bench_run_keeps_results_and_stops_the_server(
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         with contextlib.suppress(InputError):  # not written yet (writes are atomic: never half a file)
-            if load_result(str(baseline))["requests"]:
+            if load_bench_result(str(baseline))["requests"]:
                 break
         time.sleep(0.1)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=150)  # generous: a loaded CI machine stops slowly
     assert proc.returncode == 2
     assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
-    result = load_result(str(baseline))
+    result = load_bench_result(str(baseline))
     assert result["complete"] is False and result["error"] == "interrupted" and result["requests"]
     # the two servers run interleaved: the draft's file is there, interrupted too, with what it measured
-    draft = load_result(str(out / "draft.json"))
+    draft = load_bench_result(str(out / "draft.json"))
     assert draft["complete"] is False and draft["error"] == "interrupted" and draft["interleaved"] is True
     # Both servers were stopped: nothing listens on their ports any more.
     logs = list(out.glob("llama-server-*.log"))

@@ -22,7 +22,7 @@ import smollm
 from cli_exit import exit_code
 
 from paircheck.bench.compare import busy_ms
-from paircheck.bench.measure import load_result
+from paircheck.bench.measure import load_bench_result
 from paircheck.llama_server.http import request_json
 from paircheck.llama_server.process import RunningServer, llama_server, server_args
 
@@ -61,7 +61,7 @@ def two_slots(binary: str, target: Path, tmp_path_factory: pytest.TempPathFactor
 
 def _bench(url: str, out: Path, *extra: str) -> dict[str, Any]:
     assert _cli(["bench", "--url", url, "--label", "x", "--output", str(out), *extra]) == 0
-    return load_result(str(out))
+    return load_bench_result(str(out))
 
 
 def test_parallel_2_really_has_two_requests_in_flight(two_slots: RunningServer, tmp_path: Path) -> None:
@@ -195,7 +195,7 @@ def test_bench_run_over_a_grid(binary: str, target: Path, tmp_path: Path, capsys
         for side in ("baseline", "draft"):
             agg = p[side]["aggregate_tokens_per_s"]
             assert agg["n"] == 1 and agg["median"] > 0
-            result = load_result(p["files"][side])
+            result = load_bench_result(p["files"][side])
             command = result["server_command"]
             assert command[command.index("--parallel") + 1] == str(w["parallel"])
             assert command[command.index("--ctx-size") + 1] == str(p["ctx_size"])
@@ -210,7 +210,7 @@ def test_bench_run_over_a_grid(binary: str, target: Path, tmp_path: Path, capsys
     from paircheck._format.text_bench_grid import render_grid
     from paircheck.bench.compare import compare
 
-    comps = [compare(load_result(p["files"]["baseline"]), load_result(p["files"]["draft"])) for p in points]
+    comps = [compare(load_bench_result(p["files"]["baseline"]), load_bench_result(p["files"]["draft"])) for p in points]
     text = render_grid(comps, [p["ctx_size"] for p in points], width=80)
     heads = [line for line in text.splitlines() if line.startswith("MEASURED")]
     assert len(heads) == 4

@@ -24,7 +24,7 @@ from paircheck.cli import cli
 from paircheck.installed import help_flags
 from paircheck.preflight.build_help import read_build
 from paircheck.preflight.entry import lint_argv
-from paircheck.preflight.llama_server import options_for
+from paircheck.preflight.llama_command import options_for
 
 REPO = Path(__file__).resolve().parents[2]
 SPM = str(REPO / "fixtures" / "examples" / "ggml-vocab-llama-spm.gguf")

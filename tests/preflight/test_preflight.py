@@ -14,7 +14,7 @@ from test_methods import write_model
 
 from paircheck.pipeline import describe
 from paircheck.preflight.lint import lint_llama
-from paircheck.preflight.llama_server import parse
+from paircheck.preflight.llama_command import parse
 from paircheck.preflight.ollama import lint_modelfile
 from paircheck.preflight.vllm import detect_method, lint_vllm
 

@@ -21,7 +21,7 @@ import pytest
 from paircheck.preflight import gen_llama_args
 from paircheck.preflight.launchers import LEGACY, lint_argv
 from paircheck.preflight.llama_args import OPTIONS
-from paircheck.preflight.llama_server import PROGRAM_EXAMPLES, nearest_options, options_for, parse
+from paircheck.preflight.llama_command import PROGRAM_EXAMPLES, nearest_options, options_for, parse
 
 REPO = Path(__file__).resolve().parents[2]
 GUIDE_MAIN = ('./main -m qwen3.5-32b-Q4_K_M.gguf --draft-model qwen3.5-0.5b-Q4_K_M.gguf '

@@ -17,7 +17,7 @@ from paircheck.catalog import find_rule
 from paircheck.findings import Finding
 from paircheck.preflight import codes as C
 from paircheck.preflight.lint import FAIL, OK, UNCHECKED, LintResult, lint_llama
-from paircheck.preflight.llama_server import parse
+from paircheck.preflight.llama_command import parse
 
 PACKAGE = Path(__file__).resolve().parents[2] / "paircheck"
 

@@ -45,11 +45,11 @@ def test_a_batch_grows_by_the_weights_count_and_by_backend() -> None:
 
 def test_the_two_and_three_bit_mixes_are_a_storage_kind_of_their_own() -> None:
     from paircheck.speed.on_gpu import weights_kind_of_file_type
-    from paircheck.speed.points import weights_kind
+    from paircheck.speed.points import weights_kind_of_quant
 
     assert [weights_kind_of_file_type(t) for t in (1, 7, 15, 18, 10, 12, 30)] == [
         "float", "legacy", "k", "k", "k-low", "k-low", "k"]
-    assert [weights_kind(q) for q in ("Q3_K_M", "UD-Q2_K_XL", "IQ3_XXS", "Q4_K_M", "IQ4_XS")] == [
+    assert [weights_kind_of_quant(q) for q in ("Q3_K_M", "UD-Q2_K_XL", "IQ3_XXS", "Q4_K_M", "IQ4_XS")] == [
         "k-low", "k-low", "k-low", "k", "k"]
     # Without a factor of its own a 2- or 3-bit mix is read as a K-quant.
     c = Constants(efficiency={"default": 0.8}, weights={"k": 0.9, "legacy": 1.0})

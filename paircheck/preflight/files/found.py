@@ -11,7 +11,7 @@ from paircheck.preflight.codes import ERROR, INFO, WARNING, LintFinding, emit
 from paircheck.preflight.files.words import Expansion, Pos, Token
 from paircheck.preflight.launchers import LEGACY, launcher_of, program_name, strip_wrappers
 from paircheck.preflight.lint import UnreachablePath
-from paircheck.preflight.llama_server import SPECULATING
+from paircheck.preflight.llama_command import SPECULATING
 
 # Model files by their name, as opposed to Hub repo ids (Qwen/Qwen3-8B), which are not paths.
 MODEL_SUFFIXES = (".gguf", ".bin", ".safetensors")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from paircheck.errors import InputError
 from paircheck.model import ModelDescription
-from paircheck.probe.result import costs_in, find_draft, load_result
+from paircheck.probe.result import costs_in, find_draft, load_probe_result
 from paircheck.speed.estimate import Estimate, MeasuredPoint, add_size_warning, cost_of
 from paircheck.speed.model import Costs, Prediction, Work, assumed_costs, predict
 from paircheck.speed.model_bytes import GIVE_COST_RATIO, ON_GPU
@@ -50,7 +50,7 @@ def estimate_from_probe(
     and p-min it replayed; the single-point fields are at ``draft_max`` (default: the fastest).
     With ``hardware``, ``predicted`` prices the same counts (p-min 0) at the roofline's costs
     for that device instead of the probe machine's."""
-    data = load_result(path)
+    data = load_probe_result(path)
     entry = find_draft(data, draft.location, path)
     costs = None if cost_ratio is not None else costs_in(data, data["drafts"].index(entry))
     t_bytes = d_bytes = None

@@ -59,8 +59,7 @@ def check_every_engine(target: str, draft: str, *, method: str | None = None) ->
     llama.cpp first."""
     from paircheck.pipeline import check_all_engines, readable_target
 
-    from_target = readable_target(describe(target))
-    return check_all_engines(from_target, describe(draft), method)
+    return check_all_engines(readable_target(describe(target)), describe(draft), method)
 
 
 def scan_drafts(target: str, folders: Sequence[str] = (), *, default_folders: bool = True, engine: str = DEFAULT_ENGINE,

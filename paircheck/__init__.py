@@ -17,7 +17,7 @@ from typing import Any
 from paircheck.version import __version__ as __version__
 
 # the public face (paircheck.api.__all__), named here so that `dir(paircheck)` and editors see it
-FACE = ("DEFAULT_ENGINE", "Pairs", "check", "check_every_engine", "describe", "estimate", "explain", "fit_pair",
+FACE = ("DEFAULT_ENGINE", "check", "check_every_engine", "describe", "estimate", "explain", "fit_pair",
         "lint_command", "pairs", "rules", "scan_drafts")
 
 

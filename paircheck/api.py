@@ -17,7 +17,6 @@ parses options, calls these and picks a format.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,9 +24,8 @@ from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
 
 if TYPE_CHECKING:
-    from paircheck._registry.entry import RegistryEntry
-    from paircheck._registry.identity import ModelIdentity
-    from paircheck.findings import Report, Rule
+    from paircheck._registry.consult import Pairs
+    from paircheck.findings import EveryEngine, Report, Rule
     from paircheck.fit import FitResult
     from paircheck.model import ModelDescription, Override
     from paircheck.preflight.lint import LintResult
@@ -54,12 +52,13 @@ def check(target: str, draft: str | None, *, engine: str = DEFAULT_ENGINE, metho
     return check_pair(target, draft, engine=engine, method=method, overrides=overrides, registry=registry)
 
 
-def check_every_engine(target: str, draft: str, *, method: str | None = None) -> list[Report]:
+def check_every_engine(target: str, draft: str, *, method: str | None = None) -> EveryEngine:
     """``paircheck --engine all TARGET DRAFT``: one report per engine that has ``method``,
     llama.cpp first."""
+    from paircheck.findings import EveryEngine
     from paircheck.pipeline import check_all_engines, readable_target
 
-    return check_all_engines(readable_target(describe(target)), describe(draft), method)
+    return EveryEngine(check_all_engines(readable_target(describe(target)), describe(draft), method))
 
 
 def scan_drafts(target: str, folders: Sequence[str] = (), *, default_folders: bool = True, engine: str = DEFAULT_ENGINE,
@@ -91,23 +90,13 @@ def estimate(target: str, draft: str, *, acceptance: float | None = None, draft_
     return estimate_pair(describe(target), describe(draft), acceptance, draft_max or DEFAULT_DRAFT_MAX)
 
 
-@dataclass(frozen=True)
-class Pairs:
-    """``paircheck pairs``' answer: the documented pairs chosen, the model asked about (with
-    ``--for``), and what the registry says of that model's vocabulary."""
-
-    entries: list[RegistryEntry]
-    query: ModelIdentity | None = None
-    note: str | None = None
-
-
 def pairs(for_target: str | None = None, *, family: str | None = None, method: str | None = None,
           engine: str | None = None, status: str | None = None, evidence: str | None = None,
           search: str | None = None, registry_path: Path | None = None) -> Pairs:
     """``paircheck pairs``: the registry's documented pairs that match every filter given, or
     (``for_target``: a file, folder, Hub repo id or model name) the drafts documented for one
     target."""
-    from paircheck._registry.consult import family_of, target_matches, vocabulary_note
+    from paircheck._registry.consult import Pairs, family_of, target_matches, vocabulary_note
     from paircheck._registry.load import load_registry
     from paircheck.pipeline import identities_for
 
@@ -168,7 +157,6 @@ def rules() -> list[Rule]:
 
 __all__ = [
     "DEFAULT_ENGINE",
-    "Pairs",
     "check",
     "check_every_engine",
     "describe",

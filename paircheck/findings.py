@@ -162,3 +162,10 @@ class Report:
             if item.code == code:
                 return item
         return None
+
+
+@dataclass(frozen=True)
+class EveryEngine:
+    """``paircheck --engine all``: one report per engine that has the method, llama.cpp first."""
+
+    reports: list[Report]

@@ -24,7 +24,7 @@ def test_check_gives_the_report_the_command_renders() -> None:
 
 
 def test_check_every_engine_puts_llama_cpp_first() -> None:
-    reports = paircheck.check_every_engine(SPM, PHI3)
+    reports = paircheck.check_every_engine(SPM, PHI3).reports
     assert reports[0].engine == "llama.cpp" and len({r.engine for r in reports}) == len(reports) > 3
 
 

@@ -6,10 +6,8 @@ import csv
 import io
 from collections.abc import Sequence
 
-from paircheck._format._unsupported import PartialFormat
-from paircheck._format.interface import RenderOptions
+from paircheck._format.interface import Format
 from paircheck._registry.entry import RegistryEntry
-from paircheck._registry.identity import ModelIdentity
 
 CSV_FIELDS = (
     "id", "family", "target_name", "target_repo", "draft_name", "draft_repo", "draft_builtin", "method",
@@ -58,8 +56,4 @@ def render_csv(entries: Sequence[RegistryEntry]) -> str:
     return buf.getvalue().rstrip("\n")
 
 
-class CSVFormat(PartialFormat):
-    name = "csv"
-
-    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
-        return render_csv(entries)
+FORMAT = Format("csv", {"Pairs": lambda result, options: render_csv(result.entries)})

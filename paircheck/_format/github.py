@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paircheck._format._unsupported import PartialFormat
-from paircheck._format.interface import RenderOptions
+from paircheck._format.interface import Format
 from paircheck._format.lint_places import placed_findings
 from paircheck.findings import FAIL, WARN
 
@@ -43,8 +42,7 @@ def workflow_commands(result: FilesLintResult, pair_check: bool, fail_on: str) -
     return lines + [files_headline(result, pair_check, fail_on)]
 
 
-class GithubFormat(PartialFormat):
-    name = "github"
-
-    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
-        return "\n".join(workflow_commands(result, pair_check, options.fail_on))
+FORMAT = Format("github", {
+    "FilesLintResult": lambda result, options: "\n".join(
+        workflow_commands(result, options.pair_check, options.fail_on)),
+})

@@ -20,8 +20,7 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from paircheck._format._unsupported import PartialFormat
-from paircheck._format.interface import RenderOptions
+from paircheck._format.interface import Format
 from paircheck._registry.entry import EVIDENCE_SHORT, RegistryEntry, VocabPrint, evidence_phrases
 from paircheck._registry.identity import ModelIdentity, ModelRef
 from paircheck._registry.launch import PROVENANCE, engines_without_line, launch_lines, pairs_command
@@ -389,11 +388,7 @@ def render_html(entries: Sequence[RegistryEntry], query: ModelIdentity | None = 
     return page
 
 
-class HTMLFormat(PartialFormat):
-    name = "html"
-
-    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
-        return render_html(entries, query)
+FORMAT = Format("html", {"Pairs": lambda result, options: render_html(result.entries, result.query)})
 
 
-__all__ = ["HTMLFormat", "render_html"]
+__all__ = ["FORMAT", "render_html"]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from paircheck._format.interface import RenderOptions
+from paircheck._format.interface import Format, RenderOptions
 from paircheck._format.json_side import describe_side
 from paircheck.findings import ABORTS, ACCEPTED, UNKNOWN, Finding, Report
 from paircheck.outcome import DEFAULT_FAIL_ON, matrix_exit, report_exit
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from paircheck._registry.entry import RegistryEntry
     from paircheck._registry.identity import ModelIdentity
     from paircheck.bench.compare import Comparison
-    from paircheck.fit.result import FitResult
     from paircheck.preflight.lint import LintResult
     from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
@@ -246,37 +245,25 @@ def dumps(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-class JSONFormat:
-    name = "json"
+def _probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
+    return dumps(outcome.data)
 
-    def probe(self, outcome: ProbeOutcome, options: RenderOptions) -> str:
-        return dumps(outcome.data)
 
-    def report(self, report: Report, options: RenderOptions) -> str:
-        return dumps(report_to_dict(report, options.fail_on))
+def _scan(result: ScanResult, options: RenderOptions) -> str:
+    from paircheck._format.scan_render import scan_to_dict
 
-    def matrix(self, reports: list[Report], options: RenderOptions) -> str:
-        return dumps(matrix_to_dict(reports, options.fail_on))
+    return dumps(scan_to_dict(result))
 
-    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
-        return dumps(pairs_to_dict(entries, query))
 
-    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
-        return dumps(comparison_to_dict(comp))
-
-    def lint(self, result: LintResult, pair_check: bool, options: RenderOptions) -> str:
-        return dumps(lint_to_dict(result, pair_check, options.fail_on))
-
-    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
-        return dumps(lint_files_to_dict(result, pair_check, options.fail_on))
-
-    def fit(self, result: FitResult, options: RenderOptions) -> str:
-        return dumps(result.to_json())
-
-    def scan(self, result: ScanResult, options: RenderOptions) -> str:
-        from paircheck._format.scan_render import scan_to_dict
-
-        return dumps(scan_to_dict(result))
-
-    def estimate(self, est: Estimate, options: RenderOptions) -> str:
-        return dumps(estimate_to_dict(est))
+FORMAT = Format("json", {
+    "Report": lambda report, options: dumps(report_to_dict(report, options.fail_on)),
+    "EveryEngine": lambda result, options: dumps(matrix_to_dict(result.reports, options.fail_on)),
+    "Pairs": lambda result, options: dumps(pairs_to_dict(result.entries, result.query)),
+    "Comparison": lambda comp, options: dumps(comparison_to_dict(comp)),
+    "LintResult": lambda result, options: dumps(lint_to_dict(result, options.pair_check, options.fail_on)),
+    "FilesLintResult": lambda result, options: dumps(lint_files_to_dict(result, options.pair_check, options.fail_on)),
+    "FitResult": lambda result, options: dumps(result.to_json()),
+    "ScanResult": _scan,
+    "Estimate": lambda est, options: dumps(estimate_to_dict(est)),
+    "ProbeOutcome": _probe,
+})

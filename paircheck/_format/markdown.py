@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from paircheck._format._unsupported import PartialFormat
-from paircheck._format.interface import RenderOptions
+from paircheck._format.interface import Format, RenderOptions
 from paircheck._format.text_bench import render_comparison
 from paircheck._format.text_pairs import SOURCE_KIND_SHORT
 from paircheck._registry.entry import RegistryEntry, engines_label, evidence_label
-from paircheck._registry.identity import ModelIdentity
-from paircheck.bench.compare import Comparison
+
+if TYPE_CHECKING:
+    from paircheck._registry.consult import Pairs
 
 
 def _md(text: str) -> str:
@@ -129,13 +130,14 @@ def render_markdown_summary(entries: Sequence[RegistryEntry], width: int = 100) 
     return "\n".join(lines)
 
 
-class MarkdownFormat(PartialFormat):
-    name = "markdown"
+def _pairs(result: Pairs, options: RenderOptions) -> str:
+    if not result.entries:
+        return (f"no documented drafts for {result.query.display()}" if result.query
+                else "no documented pairs match the filters")
+    return render_markdown(result.entries)
 
-    def pairs(self, entries: Sequence[RegistryEntry], query: ModelIdentity | None, options: RenderOptions) -> str:
-        if not entries:
-            return f"no documented drafts for {query.display()}" if query else "no documented pairs match the filters"
-        return render_markdown(entries)
 
-    def comparison(self, comp: Comparison, options: RenderOptions) -> str:
-        return render_comparison(comp, markdown=True)
+FORMAT = Format("markdown", {
+    "Pairs": _pairs,
+    "Comparison": lambda comp, options: render_comparison(comp, markdown=True),
+})

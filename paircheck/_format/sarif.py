@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from paircheck._format._unsupported import PartialFormat
-from paircheck._format.interface import RenderOptions
+from paircheck._format.interface import Format
 from paircheck._format.lint_places import LEVELS, placed_findings
 from paircheck.version import __version__
 
@@ -78,8 +77,7 @@ def sarif_log(result: FilesLintResult, pair_check: bool, fail_on: str) -> dict[s
     }
 
 
-class SarifFormat(PartialFormat):
-    name = "sarif"
-
-    def lint_files(self, result: FilesLintResult, pair_check: bool, options: RenderOptions) -> str:
-        return json.dumps(sarif_log(result, pair_check, options.fail_on), indent=2, ensure_ascii=False)
+FORMAT = Format("sarif", {
+    "FilesLintResult": lambda result, options: json.dumps(sarif_log(result, options.pair_check, options.fail_on),
+                                                          indent=2, ensure_ascii=False),
+})

@@ -103,6 +103,16 @@ _STRENGTH = {"repo": 0, "name": 1, "vocabulary+size": 2, "vocabulary": 3}
 # --------------------------------------------------------------------------- identity
 
 
+@dataclass(frozen=True)
+class Pairs:
+    """``paircheck pairs``' answer: the documented pairs chosen, the model asked about (with
+    ``--for``), and what the registry says of that model's vocabulary."""
+
+    entries: list[RegistryEntry]
+    query: ModelIdentity | None = None
+    note: str | None = None
+
+
 def identities(desc: ModelDescription) -> tuple[ModelIdentity, ...]:
     """Every identity a description offers, most specific first, without duplicates."""
     ident = desc.identity

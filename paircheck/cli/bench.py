@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from paircheck._format import format_named
+from paircheck._format import render
 from paircheck._format.text_bench import render_bench_result
 from paircheck.bench.compare import FORMATS, Comparison
 from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_bench_result, run_bench
@@ -64,7 +64,7 @@ TOGETHER_HELP = ("With --parallel N: send each pass's N requests as one request 
 
 
 def _render(comp: Comparison, fmt: str) -> str:
-    return format_named(FORMAT_NAMES[fmt]).comparison(comp, render_options())
+    return render(FORMAT_NAMES[fmt], comp, render_options())
 
 
 BENCH_EXIT = (
@@ -331,7 +331,7 @@ def bench_run(
         raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
     if done.comparison is None:
         assert done.check is not None
-        click.echo(format_named("text").report(done.check, render_options()), err=fmt == "json")
+        click.echo(render("text", done.check, render_options()), err=fmt == "json")
         if done.check.compatible:  # accepted at load: the server would die during the measurement
             click.echo("not measured: paircheck predicts llama-server aborts with this pair at run time", err=True)
             sys.exit(EXIT_ABORTS)
@@ -506,7 +506,7 @@ def estimate(
         result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio,
                                      hardware, basis, grid[0].context_tokens)
         result.device_note = picked.note if picked is not None else None
-        click.echo(format_named("json" if as_json else "text").estimate(result, render_options()))
+        click.echo(render("json" if as_json else "text", result, render_options()))
         return
     borrowed = None
     if from_file is not None:
@@ -530,6 +530,6 @@ def estimate(
         result.warnings.insert(0, borrowed)  # whose number it is comes before what is made of it
     result.device_note = picked.note if picked is not None else None
     if as_json:
-        click.echo(format_named("json").estimate(result, render_options()))
+        click.echo(render("json", result, render_options()))
     else:
-        click.echo(format_named("text").estimate(result, render_options()))
+        click.echo(render("text", result, render_options()))

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from paircheck._format import format_named
+from paircheck._format import render
 from paircheck.cli.options import (
     ENGINE,
     METHOD,
@@ -18,6 +18,7 @@ from paircheck.cli.options import (
 )
 from paircheck.cli.progress import terminal_progress
 from paircheck.constants import LLAMACPP, RULE_ENGINES
+from paircheck.findings import EveryEngine
 from paircheck.installed import Installed, detect, enabled
 from paircheck.outcome import matrix_exit, report_exit
 from paircheck.pipeline import (
@@ -128,7 +129,7 @@ def check(
                       if (hit := _installed(name, shown, llama_server)) is not None}
         reports = check_all_engines(target_desc, draft_desc, method, installed=on_machine, **extras)
         if not quiet:
-            click.echo(format_named("json" if as_json else "text").matrix(reports, options))
+            click.echo(render("json" if as_json else "text", EveryEngine(reports), options))
         sys.exit(matrix_exit(reports, level))
     chosen, asked = find_engine(engine)
     installed = None if asked else _installed(chosen.name, shown, llama_server)
@@ -148,7 +149,7 @@ def check(
                      else with_draft_length(report.next_steps, advice.draft_max, advice.p_min))
             report.next_steps = [*steps, advice.note]
     if not quiet:  # -q prints nothing: no format is loaded
-        click.echo(format_named("json" if as_json else "text").report(report, options))
+        click.echo(render("json" if as_json else "text", report, options))
     sys.exit(report_exit(report, level))
 
 

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from paircheck._format import format_named
+from paircheck._format import render
 from paircheck.cli.options import pick_device, render_options
 from paircheck.errors import InputError
 from paircheck.fit import DraftOptions, FitOptions, fit, parse_size, sized
@@ -146,5 +146,5 @@ def fit_cmd(
         (t_desc.display_name, d_desc.display_name if d_desc else ""),
     )
     result.device = device
-    click.echo(format_named("json" if as_json else "text").fit(result, render_options()))
+    click.echo(render("json" if as_json else "text", result, render_options()))
     sys.exit(EXIT_DOES_NOT_FIT if result.fits is False else EXIT_OK)

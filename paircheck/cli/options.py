@@ -84,8 +84,9 @@ def wants_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 
 
-def render_options(verbose: bool = False, fail_on: str = DEFAULT_FAIL_ON) -> RenderOptions:
-    return RenderOptions(width=terminal_width(), verbose=verbose, color=wants_color(), fail_on=fail_on)
+def render_options(verbose: bool = False, fail_on: str = DEFAULT_FAIL_ON, pair_check: bool = True) -> RenderOptions:
+    return RenderOptions(width=terminal_width(), verbose=verbose, color=wants_color(), fail_on=fail_on,
+                         pair_check=pair_check)
 
 
 def _fail_on(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from paircheck._format import format_named
+from paircheck._format import render
 from paircheck._registry.schema import ENGINES, EVIDENCE, STATUSES
 from paircheck.atomic import write_text_atomic
 from paircheck.cli.options import METHOD, render_options
@@ -87,7 +87,7 @@ def pairs(
         # Machine formats stay parseable (empty list / header only); the note goes to stderr.
         click.echo("no documented pairs match" if query is None else f"no documented drafts for {query.display()}",
                    err=True)
-    text = format_named(name).pairs(entries, query, render_options())
+    text = render(name, found, render_options())
     if output is None:
         click.echo(text)
         return

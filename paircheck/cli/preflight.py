@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from paircheck._format import format_named
+from paircheck._format import render
 from paircheck.cli.options import fail_on_options, render_options, resolve_fail_on
 from paircheck.errors import InputError
 from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
@@ -25,8 +25,8 @@ from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 def _emit(result: LintResult, as_json: bool, quiet: bool, fail_on: str, pair_check: bool = True) -> None:
     if not quiet or as_json:
-        fmt = format_named("json" if as_json else "text")
-        click.echo(fmt.lint(result, pair_check, render_options(fail_on=fail_on)))
+        options = render_options(fail_on=fail_on, pair_check=pair_check)
+        click.echo(render("json" if as_json else "text", result, options))
 
 
 EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and passes), 1 NOT OK (an error "
@@ -164,8 +164,7 @@ def lint_files_cmd(fmt: str, as_json: bool, quiet: bool, no_check: bool, allow_e
     result = lint_paths(list(paths), check=not no_check, cache=None if no_cache else read_cache(os.environ))
     result.allow_empty = allow_empty
     if not quiet:
-        click.echo(format_named("json" if as_json else fmt).lint_files(result, not no_check,
-                                                                        render_options(fail_on=level)))
+        click.echo(render("json" if as_json else fmt, result, render_options(fail_on=level, pair_check=not no_check)))
     sys.exit(EXIT_FOR[result.status(not no_check, level)])
 
 

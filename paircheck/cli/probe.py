@@ -146,7 +146,7 @@ def probe(
       paircheck probe target.gguf draft.gguf --context-tokens 0,8k --parallel 1,4
       paircheck estimate target.gguf draft.gguf --from probe.json
     """
-    from paircheck._format import format_named
+    from paircheck._format import render
     from paircheck.llama_server.process import find_llama_server
     from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, check_drafts, probe_drafts
     from paircheck.workload import parse_grid, read_document
@@ -190,5 +190,5 @@ def probe(
     if as_json:
         click.echo(json.dumps(outcome.data, indent=1, ensure_ascii=False))
     else:
-        click.echo(format_named("text").probe(outcome, render_options()))
+        click.echo(render("text", outcome, render_options()))
         click.echo(f"results: {path}")

@@ -8,7 +8,7 @@ from typing import TextIO
 
 import click
 
-from paircheck._format import format_named
+from paircheck._format import render
 from paircheck.cli.options import (
     ENGINE,
     EXIT_INCOMPATIBLE,
@@ -62,7 +62,7 @@ def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
     """Print a scan's ranking and exit: 0 when at least one draft is usable; 3 when none is
     but some were not checked (not "none usable": unknown); else 1."""
     if not quiet:
-        click.echo(format_named("json" if as_json else "text").scan(result, render_options()))
+        click.echo(render("json" if as_json else "text", result, render_options()))
     sys.exit(EXIT_OK if result.usable else EXIT_UNCHECKED if result.unchecked else EXIT_INCOMPATIBLE)
 
 

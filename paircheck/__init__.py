@@ -17,8 +17,11 @@ from typing import Any
 from paircheck.version import __version__ as __version__
 
 # the public face (paircheck.api.__all__), named here so that `dir(paircheck)` and editors see it
-FACE = ("DEFAULT_ENGINE", "check", "check_every_engine", "describe", "estimate", "explain", "fit_pair",
-        "lint_command", "pairs", "rules", "scan_drafts")
+FACE = ("DEFAULT_ENGINE", "DraftOptions", "FitOptions", "Measure", "RunPlan", "bench_compare", "bench_run",
+        "bench_server", "check", "check_every_engine", "compare_drafts", "describe", "estimate", "explain",
+        "fit_memory", "fit_pair", "gpus", "lint_command", "lint_exit", "lint_files", "lint_modelfile", "lint_python",
+        "lint_words", "needs_draft", "pairs", "parse_override", "pick_device", "plan_run", "probe_drafts",
+        "registry_choices", "rule_groups", "rules", "scan_drafts")
 
 
 def __getattr__(name: str) -> Any:

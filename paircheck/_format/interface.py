@@ -35,6 +35,7 @@ KINDS: dict[str, str] = {
     "FitResult": "fit",
     "ScanResult": "scan",
     "ProbeOutcome": "probe",
+    "GpuTable": "the GPU table",
 }
 
 

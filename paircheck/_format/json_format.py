@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from paircheck._registry.entry import RegistryEntry
     from paircheck._registry.identity import ModelIdentity
     from paircheck.bench.compare import Comparison
+    from paircheck.hardware.table import GpuTable
     from paircheck.preflight.lint import LintResult
     from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
@@ -245,6 +246,18 @@ def dumps(data: object) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
+def gpus_to_dict(table: GpuTable) -> dict[str, object]:
+    """``paircheck gpus --json`` (its own schema_version 1)."""
+    doc: dict[str, object] = {"schema_version": 1, "gpus": [
+        {**g.to_dict(), "aliases": list(g.aliases), "quote": g.quote, "note": g.note} for g in table.rows]}
+    if table.detected is not None:
+        found = table.detected
+        doc["detected"] = {"command": found.command, "problems": list(found.problems),
+                           "devices": [{"name": d.name, "total_bytes": d.total_bytes, "free_bytes": d.free_bytes}
+                                       for d in found.devices]}
+    return doc
+
+
 def _probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     return dumps(outcome.data)
 
@@ -266,4 +279,5 @@ FORMAT = Format("json", {
     "ScanResult": _scan,
     "Estimate": lambda est, options: dumps(estimate_to_dict(est)),
     "ProbeOutcome": _probe,
+    "GpuTable": lambda table, options: json.dumps(gpus_to_dict(table), indent=2),
 })

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from paircheck.bench.compare import Comparison
     from paircheck.findings import EveryEngine, Report
     from paircheck.fit.result import FitResult
+    from paircheck.hardware.table import GpuTable
     from paircheck.preflight.lint import LintResult
     from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
@@ -83,8 +84,14 @@ def _probe(outcome: ProbeOutcome, options: RenderOptions) -> str:
     return render_probe(outcome, options)
 
 
+def _gpus(table: GpuTable, options: RenderOptions) -> str:
+    from paircheck._format.text_gpus import render_gpus
+
+    return render_gpus(table.rows, table.detected, options.width, full=table.one)
+
+
 FORMAT = Format("text", {
     "Report": _report, "EveryEngine": _every_engine, "Pairs": _pairs, "Comparison": _comparison,
     "Estimate": _estimate, "LintResult": _lint, "FilesLintResult": _lint_files, "FitResult": _fit,
-    "ScanResult": _scan, "ProbeOutcome": _probe,
+    "ScanResult": _scan, "ProbeOutcome": _probe, "GpuTable": _gpus,
 })

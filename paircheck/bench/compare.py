@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 COMPARE_SCHEMA_VERSION = 3  # 3: the workload fields (workload, aggregates, equal_work); nothing of 2 removed
-FORMATS = ("table", "markdown", "json")
 # A side's runs are stable when their decode tokens/s lie within this share of their median
 # (max - min over median), after leaving out the one run farthest from it when there are
 # STABLE_MIN_RUNS or more (one hiccup of the machine is not a trend).

@@ -1,54 +1,29 @@
 """``paircheck bench`` (measure a llama-server), ``bench compare``, ``bench run``, and ``estimate``.
 
-The commands parse options and pick a format; the work is in ``paircheck.bench``.
+The commands parse options and pick a format; the work is the face's (``paircheck.api``:
+bench_server, bench_compare, bench_run, estimate).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
-from pathlib import Path
-from typing import Any
 
 import click
 
 from paircheck._format import render
 from paircheck._format.text_bench import render_bench_result
-from paircheck.bench.compare import FORMATS, Comparison
-from paircheck.bench.measure import DEFAULT_URL, BenchSettings, load_bench_result, run_bench
-from paircheck.cli.options import gpu_options, pick_device, render_options
+from paircheck.api import Measure
+from paircheck.api._bench import DEFAULT_URL
+from paircheck.cli.options import gpu_options, render_options
 from paircheck.errors import InputError
 from paircheck.outcome import EXIT_ABORTS
 
 EXIT_OK, EXIT_INCOMPATIBLE = 0, 1
-# This command's --format names: "table" is the text format.
-FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json"}
 
 
 def _progress(as_json: bool) -> bool:
     return not as_json and sys.stderr.isatty()
-
-
-def _prompts(path: str | None) -> Any:
-    if path is None:
-        return None
-    from paircheck.llama_server.prompts import load_prompts
-
-    return load_prompts(path, allow_messages=True)
-
-
-def _document(path: str | None) -> tuple[str | None, str]:
-    """``--context-file``: the text to fill a context depth with, and how results name it."""
-    if path is None:
-        return None, "built-in"
-    from paircheck.workload import read_document
-
-    try:
-        text = read_document(path)
-    except InputError as exc:  # the same reading as probe's, the option named
-        raise InputError(path, f"{exc.message} (--context-file)") from None
-    return text, path
 
 
 PROMPTS_HELP = ('JSON lines: {"id", "prompt", "n_predict"} (sent raw unless --chat-template), or chat logs '
@@ -63,8 +38,8 @@ TOGETHER_HELP = ("With --parallel N: send each pass's N requests as one request 
                  "with short replies the slots started later run their last rounds alone.")
 
 
-def _render(comp: Comparison, fmt: str) -> str:
-    return render(FORMAT_NAMES[fmt], comp, render_options())
+# This command's --format names: "table" is the text format.
+FORMAT_NAMES = {"table": "text", "markdown": "markdown", "json": "json"}
 
 
 BENCH_EXIT = (
@@ -122,64 +97,19 @@ def bench(
     """
     if ctx.invoked_subcommand is not None:
         return
-    from paircheck.workload import parse_grid
+    from paircheck.api import bench_server
 
-    grid = parse_grid(context_tokens, n_predict, parallel)
-    if len(grid) > 1:
-        raise InputError("--context-tokens/--n-predict/--parallel", "one value each here: bench measures one "
-                         "server configuration into one file (bench run TARGET DRAFT takes lists)")
     if not label or not output:
         raise InputError("bench", "--label and --output are needed to measure (or use `bench compare` / `bench run`)")
-    prompts = _prompts(prompts_file)
-    document, source = _document(context_file)
-    w = grid[0]
-    settings = BenchSettings(url, runs, warmup, w.n_predict, seed, chat_template, timeout, w.context_tokens,
-                             w.parallel, together)
-    path = Path(output)
-    try:
-        result = run_bench(settings, label, path, prompts, _progress(as_json), document=document,
-                           context_source=source)
-    except InputError as exc:
-        raise InputError(exc.where, f"{exc.message} (partial results kept in {path}, complete: false)") from None
-    except KeyboardInterrupt:
-        raise InputError(str(path), "interrupted; partial results kept (complete: false)") from None
+    measure = Measure(runs, warmup, n_predict, context_tokens, parallel, together, context_file, seed, prompts_file,
+                      chat_template, timeout)
+    result = bench_server(url, label, output, measure, _progress(as_json))
+    path = output
     if as_json:
         click.echo(json.dumps(result, indent=1, ensure_ascii=False))
     else:
         click.echo(f"MEASURED {label}: {len(result['requests'])} requests against {url}, written to {path}")
         click.echo(render_bench_result(result, render_options().width))
-
-
-def _attach_prediction(comp: Comparison, probe_file: str | None, draft: str | None, draft_max: int | None,
-                       p_min: float) -> None:
-    """``--probe FILE``: what that probe predicted for this draft and setting, shown beside the
-    measurement (the file is read even if it then has nothing for the draft: a bad file is an error)."""
-    if probe_file is None:
-        return
-    from paircheck.probe.result import load_probe_result as load_probe
-    from paircheck.probe.result import prediction_for
-
-    data = load_probe(probe_file)
-    if draft is None:
-        raise InputError("--probe", "the draft's file is not known from these bench results (no server_command)")
-    comp.predicted = prediction_for(data, draft, probe_file, draft_max, p_min)
-
-
-def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, float]:
-    """The draft file, --spec-draft-n-max and --spec-draft-p-min of a bench result's server command."""
-    command = [str(w) for w in result.get("server_command") or []]
-
-    def value(*flags: str) -> str | None:
-        for i, w in enumerate(command[:-1]):
-            if w in flags:
-                return command[i + 1]
-        return None
-
-    k, p = value("--spec-draft-n-max", "--draft-max", "--draft"), value("--spec-draft-p-min", "--draft-p-min")
-    try:
-        return value("-md", "--model-draft"), int(k) if k else None, float(p) if p else 0.0
-    except ValueError:
-        return value("-md", "--model-draft"), None, 0.0
 
 
 @bench.command("compare", epilog="Exit codes: 0 compared, 2 a result file could not be read or the two have "
@@ -189,21 +119,14 @@ def _server_setting(result: dict[str, Any]) -> tuple[str | None, int | None, flo
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
               help="A `paircheck probe` result: print what it predicted for this draft and setting beside the "
                    "measurement.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(tuple(FORMAT_NAMES)), default="table", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, as_json: bool) -> None:
     """Compare two bench results: speedup on equal work, acceptance, equal outputs."""
-    from paircheck.bench.compare import compare, nothing_comparable
+    from paircheck.api import bench_compare as compare_results
 
-    draft_result, baseline_result = load_bench_result(draft), load_bench_result(baseline)
-    why = nothing_comparable(baseline_result, draft_result)
-    if why is not None:
-        # Not a comparison that found nothing (exit 0, "0 baseline runs"): the input is unusable.
-        raise InputError(f"{baseline} and {draft}", f"nothing to compare: {why}")
-    comp = compare(baseline_result, draft_result)
-    path, k, p = _server_setting(draft_result)
-    _attach_prediction(comp, probe_file, path, k if k is not None else 3, p)
-    click.echo(_render(comp, "json" if as_json else fmt))
+    click.echo(render(FORMAT_NAMES["json" if as_json else fmt], compare_results(baseline, draft, probe_file),
+                      render_options()))
 
 
 @bench.command("run", context_settings={"ignore_unknown_options": False})
@@ -244,7 +167,7 @@ def bench_compare(baseline: str, draft: str, probe_file: str | None, fmt: str, a
 @click.option("--probe", "probe_file", default=None, metavar="FILE",
               help="A `paircheck probe` result: measure its prompts (template, --n-predict) at its fastest setting "
                    "for DRAFT (unless --draft-max is given) and print what it predicted beside the measurement.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(tuple(FORMAT_NAMES)), default="table", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 def bench_run(
     target: str,
@@ -280,55 +203,14 @@ def bench_run(
     `--` go to both servers unchanged (e.g. `-- -ngl 99 -t 8`). With lists of --context-tokens,
     --n-predict and --parallel, every combination is measured: one verdict line each.
     """
-    from paircheck.bench.runner import check_ctx_size, run_pair
-    from paircheck.llama_server.process import find_llama_server
-    from paircheck.workload import parse_grid
+    from paircheck.api import bench_run as measure_pair
 
     fmt = "json" if as_json else fmt
-    # Every input is read before anything is started: bad input costs no server start.
-    grid = parse_grid(context_tokens, n_predict, parallel)
-    if runs < 1 or warmup < 0:
-        raise InputError("bench run", "--runs must be >= 1 and --warmup >= 0")
-    prompts = _prompts(prompts_file)
-    document, source = _document(context_file)
-    out = Path(output_dir) if output_dir else Path(f"paircheck-bench-{datetime.now():%Y%m%d-%H%M%S}")
-    if probe_file is not None:
-        # the probe's own prompts, template and length, and its fastest setting for this draft
-        # unless given: the measurement then confirms (or not) exactly what was predicted
-        from paircheck.llama_server.prompts import Prompt
-        from paircheck.probe.result import load_probe_result as load_probe
-        from paircheck.probe.result import prediction_for
-        from paircheck.workload import Workload
-
-        probed = load_probe(probe_file)  # a bad file is named before anything is started
-        if prompts is None:
-            prompts = [Prompt(str(p["id"]), str(p["text"]), str(p.get("kind") or "user"))
-                       for p in probed.get("prompts", []) if isinstance(p, dict) and "id" in p and "text" in p]
-            chat_template = probed.get("template") == "applied"
-            probe_n = int(probed.get("n_predict") or 0)
-            if probe_n > 0:
-                grid = list(dict.fromkeys(Workload(w.context_tokens, probe_n, w.parallel) for w in grid))
-        if draft_max is None:
-            best = prediction_for(probed, draft, probe_file)
-            if best is not None:
-                draft_max, p_min = best["draft_max"], p_min if p_min is not None else (best["p_min"] or None)
-    if ctx_size is not None:
-        check_ctx_size(ctx_size, grid, prompts)
-    binary = find_llama_server(llama_server)
-    first = grid[0]
-    settings = BenchSettings(DEFAULT_URL, runs, warmup, first.n_predict, seed, chat_template, timeout,
-                             first.context_tokens, first.parallel, together)
-    draft_args = ([] if draft_max is None else ["--spec-draft-n-max", str(draft_max)]) + (
-        [] if p_min is None else ["--spec-draft-p-min", f"{p_min:g}"])
-    try:
-        done = run_pair(target, draft, binary, out, settings, prompts, ctx_size, extra,
-                        _progress(fmt == "json"), ready_timeout=ready_timeout, max_runs=max_runs,
-                        sequential=sequential, draft_args=draft_args, grid=grid, document=document,
-                        context_source=source)
-    except KeyboardInterrupt:
-        raise InputError(str(out), "interrupted; partial results kept there (complete: false)") from None
-    except InputError as exc:
-        raise InputError(exc.where, f"{exc.message} (results so far in {out})") from None
+    measure = Measure(runs, warmup, n_predict, context_tokens, parallel, together, context_file, seed, prompts_file,
+                      chat_template, timeout)
+    done = measure_pair(target, draft, measure, extra=extra, llama_server=llama_server, output_dir=output_dir,
+                        ctx_size=ctx_size, ready_timeout=ready_timeout, max_runs=max_runs, sequential=sequential,
+                        draft_max=draft_max, p_min=p_min, probe_file=probe_file, progress=_progress(fmt == "json"))
     if done.comparison is None:
         assert done.check is not None
         click.echo(render("text", done.check, render_options()), err=fmt == "json")
@@ -337,7 +219,6 @@ def bench_run(
             sys.exit(EXIT_ABORTS)
         click.echo("not measured: the check refuses this pair (llama.cpp would not start with it)", err=True)
         sys.exit(EXIT_INCOMPATIBLE)
-    _attach_prediction(done.comparison, probe_file, draft, draft_max or 3, p_min or 0.0)
     if fmt == "json":
         from paircheck._format.json_format import bench_run_to_dict
 
@@ -346,7 +227,7 @@ def bench_run(
     from paircheck._format.text_bench_grid import render_grid, workload_line
 
     if len(done.points) == 1:
-        click.echo(_render(done.comparison, fmt))
+        click.echo(render(FORMAT_NAMES[fmt], done.comparison, render_options()))
         click.echo(workload_line(done.comparison, done.points[0].ctx_size, render_options().width))
     else:
         comps = [p.comparison for p in done.points if p.comparison is not None]
@@ -354,17 +235,8 @@ def bench_run(
         click.echo(render_grid(comps, [p.ctx_size for p in done.points], machine, fmt == "markdown",
                                render_options().width))
     click.echo(f"results: {done.baseline_file}, {done.draft_file}" if len(done.points) == 1
-               else f"results: {out}/<workload>/baseline.json, draft.json (one folder per workload)")
-
-
-def _is_probe(path: str) -> bool:
-    """A probe result (paircheck probe) rather than a bench result: read its kind."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False  # the bench reader says what is wrong with the file
-    return b'"kind": "paircheck-probe"' in head
+               else f"results: {done.points[0].folder.parent}/<workload>/baseline.json, draft.json (one folder per "
+                    "workload)")
 
 
 ACCEPTANCE_RATE_HELP = (
@@ -377,21 +249,6 @@ PER_TOKEN_HELP = ("The per-token acceptance a (0..1): the chance that each draft
 OLD_ACCEPTANCE = ("no longer taken (it read as the per-token rate): give --acceptance-rate R (accepted / drafted, "
                   "as llama-server prints it, with the --draft-max and --p-min it ran at) or "
                   "--per-token-acceptance A")
-
-
-def _bench_p_min(path: str) -> float:
-    """The --spec-draft-p-min a bench result's server ran with (0, the pinned default, when not set)."""
-    try:
-        command = [str(w) for w in json.loads(Path(path).read_text(encoding="utf-8")).get("server_command") or []]
-    except (OSError, ValueError, AttributeError):
-        return 0.0
-    for flag in ("--spec-draft-p-min", "--draft-p-min"):
-        if flag in command[:-1]:
-            try:
-                return float(command[command.index(flag) + 1])
-            except ValueError:
-                return 0.0
-    return 0.0
 
 
 def _old_acceptance(_ctx: click.Context, _param: click.Parameter, value: float | None) -> None:
@@ -464,72 +321,11 @@ def estimate(
 ) -> None:
     """PREDICT tokens/s of TARGET alone and with DRAFT on a device (--gpu, --bandwidth, or the GPU found
     here), or say what the speedup depends on when there is none."""
-    from paircheck.pipeline import describe
-    from paircheck.speed.acceptance import RATE, Acceptance
-    from paircheck.speed.estimate import DEFAULT_DRAFT_MAX, estimate_pair
-    from paircheck.workload import parse_grid
+    from paircheck.api import estimate as predict
 
-    if draft_max is not None and draft_max < 1:
-        # Checked here, before any default can stand in for it (0 used to become 3).
-        raise InputError("--draft-max", f"must be >= 1, got {draft_max}")
-    if p_min is not None and not 0.0 <= p_min < 1.0:
-        raise InputError("--p-min", f"must be at least 0 and below 1, got {p_min:g}")
-    given = [o for o, v in (("--acceptance-rate", acceptance_rate), ("--per-token-acceptance", per_token_acceptance),
-                            ("--from", from_file)) if v is not None]
-    if len(given) > 1:
-        raise InputError(given[1], f"give one of {', '.join(given)}, not several")
-    reported = None
-    if acceptance_rate is not None:
-        if not 0.0 < acceptance_rate <= 1.0:
-            raise InputError("--acceptance-rate", f"must be above 0 and at most 1, got {acceptance_rate:g}")
-        if draft_max is None:
-            raise InputError("--acceptance-rate", "needs --draft-max K: the --spec-draft-n-max it was measured at "
-                             "(accepted / drafted depends on it)")
-        reported = Acceptance(acceptance_rate, RATE, draft_max, p_min or 0.0, draft_min or 0, "given")
-        p_min = p_min or 0.0
-    if per_token_acceptance is not None:
-        if not 0.0 <= per_token_acceptance <= 1.0:
-            raise InputError("--per-token-acceptance", f"must be between 0 and 1, got {per_token_acceptance:g}")
-        reported = Acceptance(per_token_acceptance, basis="given")
-    grid = parse_grid(context_tokens, n_predict, parallel)
-    picked = pick_device(gpu, bandwidth, vram)
-    hardware = picked.hardware if picked is not None else None
-    if hardware is not None and backend is not None:
-        from dataclasses import replace
-
-        hardware = replace(hardware, backend_class="rocm/vulkan" if backend in ("rocm", "vulkan") else backend)
-    basis = picked.basis if picked is not None else "table"
-    source = None
-    if from_file is not None and _is_probe(from_file):
-        from paircheck.probe.estimate_from import estimate_from_probe
-
-        result = estimate_from_probe(describe(target), describe(draft), from_file, draft_max, cost_ratio,
-                                     hardware, basis, grid[0].context_tokens)
-        result.device_note = picked.note if picked is not None else None
-        click.echo(render("json" if as_json else "text", result, render_options()))
-        return
-    borrowed = None
-    if from_file is not None:
-        from paircheck.bench.from_result import acceptance_from, other_models_warning
-
-        measured = acceptance_from(from_file)
-        source = f"bench:{from_file}"
-        draft_max = draft_max or measured.draft_max
-        # accepted / drafted at the server's setting (its defaults, the pinned build's, when not set)
-        at_k, at_p = measured.draft_max or DEFAULT_DRAFT_MAX, _bench_p_min(from_file)
-        reported = Acceptance(measured.acceptance, RATE, at_k, at_p, 0, "measured",
-                              f"in {from_file} (draft_n_accepted / draft_n)")
-    target_desc, draft_desc = describe(target), describe(draft)
-    if from_file is not None:
-        borrowed = other_models_warning(measured, from_file, target_desc, draft_desc)
-    result = estimate_pair(target_desc, draft_desc, None, draft_max or DEFAULT_DRAFT_MAX, source,
-                           cost_ratio, verify_growth or 0.0, round_cost, hardware, basis, None, draft_max,
-                           reported=reported, p_min=p_min, workloads=grid, draft_min=draft_min,
-                           costs_given=verify_growth is not None)
-    if borrowed is not None:
-        result.warnings.insert(0, borrowed)  # whose number it is comes before what is made of it
-    result.device_note = picked.note if picked is not None else None
-    if as_json:
-        click.echo(render("json", result, render_options()))
-    else:
-        click.echo(render("text", result, render_options()))
+    result = predict(target, draft, acceptance=per_token_acceptance, acceptance_rate=acceptance_rate,
+                     draft_max=draft_max, p_min=p_min, draft_min=draft_min, from_file=from_file, cost_ratio=cost_ratio,
+                     verify_cost=verify_growth, round_cost=round_cost, gpu=gpu, bandwidth=bandwidth, vram=vram,
+                     backend=backend, context_tokens=context_tokens, n_predict=n_predict, parallel=parallel,
+                     detect=True)
+    click.echo(render("json" if as_json else "text", result, render_options()))

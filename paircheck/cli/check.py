@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
 
 from paircheck._format import render
+from paircheck.api import DEFAULT_ENGINE
 from paircheck.cli.options import (
     ENGINE,
     METHOD,
@@ -17,21 +17,8 @@ from paircheck.cli.options import (
     resolve_fail_on,
 )
 from paircheck.cli.progress import terminal_progress
-from paircheck.constants import LLAMACPP, RULE_ENGINES
-from paircheck.findings import EveryEngine
-from paircheck.installed import Installed, detect, enabled
+from paircheck.constants import LLAMACPP, canonical_engine
 from paircheck.outcome import matrix_exit, report_exit
-from paircheck.pipeline import (
-    DEFAULT_ENGINE,
-    check_all_engines,
-    check_pair,
-    describe,
-    find_engine,
-    needs_draft,
-    read_cache,
-    readable_target,
-)
-from paircheck.vocab import parse_override
 
 EPILOG = """\b
 Examples:
@@ -107,6 +94,9 @@ def check(
     More than one DRAFT: candidates mode, the drafts ranked as `paircheck scan` ranks them
     (usable first; exit code 0 when at least one is usable).
     """
+    from paircheck.api import check as check_pair
+    from paircheck.api import check_every_engine, needs_draft, parse_override
+
     level = resolve_fail_on(fail_on, strict)
     if len(drafts) > 1:
         _candidates(target, list(drafts), engine, method, as_json, quiet)
@@ -117,53 +107,31 @@ def check(
     # -q prints nothing, so it skips what is only printed: fingerprints and the
     # registry look-up (neither changes the verdict or the exit code).
     shown = as_json or not quiet
-    extras = {"registry": shown and not no_registry, "fingerprint": shown}
     # A progress line only for a person watching: never with --json or -q, nor into a pipe.
     progress = terminal_progress if not (quiet or as_json) and sys.stderr.isatty() else None
     options = render_options(verbose, level)
-    cache = None if no_cache else read_cache(os.environ)
+    registry = shown and not no_registry
     if engine == "all":
-        target_desc = readable_target(describe(target, overrides, progress, cache))
-        draft_desc = target_desc if draft is None else describe(draft, overrides, progress, cache)
-        on_machine = {name: hit for name in RULE_ENGINES
-                      if (hit := _installed(name, shown, llama_server)) is not None}
-        reports = check_all_engines(target_desc, draft_desc, method, installed=on_machine, **extras)
+        reports = check_every_engine(target, draft, method=method, overrides=overrides, registry=registry,
+                                     fingerprint=shown, progress=progress, use_cache=not no_cache,
+                                     detect_installed=True, llama_server=llama_server)
         if not quiet:
-            click.echo(render("json" if as_json else "text", EveryEngine(reports), options))
-        sys.exit(matrix_exit(reports, level))
-    chosen, asked = find_engine(engine)
-    installed = None if asked else _installed(chosen.name, shown, llama_server)
-    report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, progress=progress,
-                        cache=cache, installed=installed, **extras)
-    if (ctx is not None or vram is not None) and shown:
-        from paircheck.fit import pair_memory
-
-        report.memory = pair_memory(report.target, report.draft, ctx, vram)
-    if probe_file is not None and draft is not None:
-        from paircheck.probe.result import advice_for, load_probe_result, with_draft_length, without_draft
-
-        data = load_probe_result(probe_file)  # read even when the pair is refused: a bad file is an error
-        advice = advice_for(data, draft, probe_file)
-        if advice is not None and report.compatible:
-            steps = (without_draft(report.next_steps) if advice.draft_max is None
-                     else with_draft_length(report.next_steps, advice.draft_max, advice.p_min))
-            report.next_steps = [*steps, advice.note]
+            click.echo(render("json" if as_json else "text", reports, options))
+        sys.exit(matrix_exit(reports.reports, level))
+    # llama.cpp's one rule set does not depend on its version: it is only asked for to be shown
+    detect = shown or canonical_engine(engine.partition("@")[0]) != LLAMACPP
+    report = check_pair(target, draft, engine=engine, method=method, overrides=overrides, registry=registry,
+                        fingerprint=shown, progress=progress, use_cache=not no_cache, detect_installed=detect,
+                        llama_server=llama_server, ctx=ctx if shown else None, vram=vram if shown else None,
+                        probe_file=probe_file)
     if not quiet:  # -q prints nothing: no format is loaded
         click.echo(render("json" if as_json else "text", report, options))
     sys.exit(report_exit(report, level))
 
 
-def _installed(engine: str, shown: bool, llama_server: str | None) -> Installed | None:
-    """The engine on this machine, unless PAIRCHECK_INSTALLED=off. llama.cpp's one rule set
-    does not depend on it, so it is only asked when something is printed."""
-    if not enabled(os.environ) or (engine == LLAMACPP and not shown):
-        return None
-    return detect(engine, llama_server)
-
-
 def _candidates(target: str, drafts: list[str], engine: str, method: str | None, as_json: bool, quiet: bool) -> None:
     """``paircheck T D1 D2 ...``: the scan's ranking for the given drafts; exits."""
+    from paircheck.api import compare_drafts
     from paircheck.cli.scan import emit
-    from paircheck.scan import compare
 
-    emit(compare(target, drafts, engine, method), as_json, quiet)
+    emit(compare_drafts(target, drafts, engine=engine, method=method), as_json, quiet)

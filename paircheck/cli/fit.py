@@ -7,9 +7,9 @@ import sys
 import click
 
 from paircheck._format import render
-from paircheck.cli.options import pick_device, render_options
+from paircheck.api._fit import DraftOptions, FitOptions, fit_memory
+from paircheck.cli.options import render_options
 from paircheck.errors import InputError
-from paircheck.fit import DraftOptions, FitOptions, fit, parse_size, sized
 
 EXIT_OK, EXIT_DOES_NOT_FIT = 0, 1
 
@@ -110,41 +110,10 @@ def fit_cmd(
     as_json: bool,
 ) -> None:
     """Memory of TARGET (and DRAFT) at a context, against a VRAM budget, as llama.cpp allocates it."""
-    from paircheck.pipeline import describe
-
-    if ctx <= 0:
-        raise InputError("--ctx", f"must be positive, got {ctx}")
-    if ubatch <= 0 or batch <= 0:
-        raise InputError("--ubatch", "batch sizes must be positive")
-    opts = FitOptions(
-        ctx=ctx,
-        ngl=ngl,
-        cache_type_k=cache_type_k,
-        cache_type_v=cache_type_v,
-        parallel=parallel,
-        kv_unified=kv_unified,
-        ubatch=ubatch,
-        batch=batch,
-        flash_attn=_flash_attn(flash_attn),
-        swa_full=swa_full,
-    )
+    opts = FitOptions(ctx=ctx, ngl=ngl, cache_type_k=cache_type_k, cache_type_v=cache_type_v, parallel=parallel,
+                      kv_unified=kv_unified, ubatch=ubatch, batch=batch, flash_attn=_flash_attn(flash_attn),
+                      swa_full=swa_full)
     dopts = DraftOptions(ngl=ngld, ctx=ctx_draft, cache_type_k=cache_type_k_draft, cache_type_v=cache_type_v_draft)
-    budget = parse_size(vram) if vram is not None else None
-    device = None
-    if budget is None:
-        picked = pick_device(gpu, None)
-        if picked is not None and picked.memory_bytes is not None:
-            budget, device = picked.memory_bytes, picked.note
-    t_desc = sized(describe(target))
-    d_desc = sized(describe(draft)) if draft else None
-    result = fit(
-        t_desc.metadata,
-        d_desc.metadata if d_desc else None,
-        opts,
-        dopts,
-        budget,
-        (t_desc.display_name, d_desc.display_name if d_desc else ""),
-    )
-    result.device = device
+    result = fit_memory(target, draft, opts, dopts, vram=vram, gpu=gpu, detect=True)
     click.echo(render("json" if as_json else "text", result, render_options()))
     sys.exit(EXIT_DOES_NOT_FIT if result.fits is False else EXIT_OK)

@@ -119,18 +119,3 @@ def gpu_options(f: Any) -> Any:
     """``--gpu`` and ``--bandwidth`` (``--vram`` is each command's own: fit's is a budget)."""
     f = click.option("--bandwidth", "bandwidth", type=float, default=None, help=BANDWIDTH_HELP)(f)
     return click.option("--gpu", "gpu", default=None, help=GPU_HELP)(f)
-
-
-def pick_device(gpu: str | None, bandwidth: float | None, vram: str | None = None, detect: bool = True) -> Any:
-    """The device the options name, else the one this machine's tools report (``Picked``,
-    or None when there is none)."""
-    from paircheck.hardware.detect import detect as run_detection
-    from paircheck.hardware.pick import pick
-    from paircheck.hardware.table import load_gpus
-    from paircheck.sizes import parse_size
-
-    budget = parse_size(vram) if vram is not None else None
-    detected = run_detection() if detect and gpu is None and bandwidth is None else None
-    # The table only when a row can be asked for: parsing it was a fifth of a warm scan.
-    named = gpu is not None or (detected is not None and detected.first is not None)
-    return pick(load_gpus() if named else (), gpu, bandwidth, budget, detected)

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from paircheck._format import render
-from paircheck._registry.schema import ENGINES, EVIDENCE, STATUSES
+from paircheck.api import registry_choices
 from paircheck.atomic import write_text_atomic
 from paircheck.cli.options import METHOD, render_options
 from paircheck.constants import canonical_engine
@@ -29,6 +29,9 @@ Exit codes: 0 listed (also when nothing matches), 2 bad option, missing
 file or registry."""
 
 
+CHOICES = registry_choices()
+
+
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     return value.strip().casefold() if value else value
 
@@ -38,7 +41,8 @@ def _engine(_ctx: click.Context, param: click.Parameter, value: str | None) -> s
         return None
     canonical = canonical_engine(value)
     if canonical is None:
-        raise click.BadParameter(f"{value!r} is not an engine the registry knows: {', '.join(ENGINES)}", param=param)
+        known = ", ".join(CHOICES["engine"])
+        raise click.BadParameter(f"{value!r} is not an engine the registry knows: {known}", param=param)
     return canonical
 
 
@@ -48,9 +52,10 @@ def _engine(_ctx: click.Context, param: click.Parameter, value: str | None) -> s
 @click.option("--method", type=METHOD, help="Speculative method, any spelling (draft-simple = draft-model).")
 @click.option("--engine", callback=_engine, metavar="ENGINE",
               help="Engine the pair is documented for, working or failing (llama.cpp, vllm, ...).")
-@click.option("--status", type=click.Choice(STATUSES, case_sensitive=False), help="Documented as working or failing.")
-@click.option("--evidence", type=click.Choice(EVIDENCE, case_sensitive=False), metavar="LEVEL",
-              help="Evidence level for at least one engine, or for --engine: " + ", ".join(EVIDENCE)
+@click.option("--status", type=click.Choice(CHOICES["status"], case_sensitive=False),
+              help="Documented as working or failing.")
+@click.option("--evidence", type=click.Choice(CHOICES["evidence"], case_sensitive=False), metavar="LEVEL",
+              help="Evidence level for at least one engine, or for --engine: " + ", ".join(CHOICES["evidence"])
               + " (measured, ran: shown running; recommended, computed: not).")
 @click.option("--search", metavar="TEXT", help="Words that must all occur in names, repos, notes or URLs.")
 @click.option("--for", "for_target", metavar="TARGET",

@@ -9,21 +9,18 @@ starting anything, unless --force.
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
 import sys
+from typing import Any
 
 import click
 
 from paircheck._format import render
+from paircheck.api._lint import lint_exit
 from paircheck.cli.options import fail_on_options, render_options, resolve_fail_on
 from paircheck.errors import InputError
-from paircheck.preflight.entry import lint_argv, lint_modelfile_path, lint_python_file
-from paircheck.preflight.launchers import LEGACY, launcher_of, program_name, strip_wrappers
-from paircheck.preflight.lint import EXIT_FOR, OK, LintResult
 
 
-def _emit(result: LintResult, as_json: bool, quiet: bool, fail_on: str, pair_check: bool = True) -> None:
+def _emit(result: Any, as_json: bool, quiet: bool, fail_on: str, pair_check: bool = True) -> None:
     if not quiet or as_json:
         options = render_options(fail_on=fail_on, pair_check=pair_check)
         click.echo(render("json" if as_json else "text", result, options))
@@ -50,33 +47,24 @@ EXIT_HELP = ("Exit codes: 0 OK (every pair the command names was checked and pas
 def run(dry_run: bool, force: bool, as_json: bool, quiet: bool, no_cache: bool, fail_on: str | None, strict: bool,
         command: tuple[str, ...]) -> None:
     """Check a launch command, then exec it: paircheck run -- llama-server -m T -md D ..."""
+    from paircheck.api import plan_run
+
     level = resolve_fail_on(fail_on, strict)
     argv = list(command)
-    program, _ = strip_wrappers(argv)
-    missing = not dry_run and bool(program) and shutil.which(program[0]) is None
-    name = program_name(program[0]) if program else ""
-    renamed = f" (llama.cpp renamed it {LEGACY[name]})" if name in LEGACY else ""
-    if missing and not launcher_of(program):
-        raise InputError(program[0], "command not found")  # no launcher paircheck reads: nothing to check
-    from paircheck.pipeline import read_cache
-
-    # The pair is checked even when the program is not here: the machine without
-    # llama-server is often the one preparing the launch, and the pair is the question.
-    result = lint_argv(argv, cache=None if no_cache else read_cache(os.environ))
-    status = result.status(fail_on=level)
-    _emit(result, as_json, quiet, level)
+    plan = plan_run(argv, fail_on=level, dry_run=dry_run, use_cache=not no_cache)
+    _emit(plan.result, as_json, quiet, level)
     if dry_run:
-        sys.exit(EXIT_FOR[status])
-    if status != OK and not force:
+        sys.exit(plan.exit_code)
+    if not plan.ok and not force:
         if not quiet and not as_json:
-            absent = f"; {program[0]} is not on this machine either{renamed}" if missing else ""
+            absent = f"; {plan.program} is not on this machine either{plan.renamed}" if plan.missing else ""
             click.echo(f"paircheck: not starting the command (use --force to start it anyway){absent}", err=True)
-        sys.exit(EXIT_FOR[status])
-    if missing:
+        sys.exit(plan.exit_code)
+    if plan.missing:
         # After the verdict, and saying nothing was started: "OK ... checked" alone would read
         # as a launch.
-        checked = "the check above passes, but " if status == OK else ""
-        raise InputError(program[0], f"command not found{renamed}: {checked}nothing was started")
+        checked = "the check above passes, but " if plan.ok else ""
+        raise InputError(plan.program, f"command not found{plan.renamed}: {checked}nothing was started")
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -97,16 +85,11 @@ def lint_cmd(as_json: bool, quiet: bool, no_check: bool, fail_on: str | None, st
              command: tuple[str, ...]) -> None:
     """Lint a launch command given as one string (or as separate words after --), or a Python file."""
     level = resolve_fail_on(fail_on, strict)
-    if len(command) == 1 and command[0].endswith(".py") and os.path.isfile(command[0]):
-        result = lint_python_file(command[0], check=not no_check)
-    else:
-        try:
-            argv = shlex.split(command[0]) if len(command) == 1 else list(command)
-        except ValueError as exc:
-            raise InputError("command", f"cannot split it like a shell: {exc}") from None
-        result = lint_argv(argv, check=not no_check)
+    from paircheck.api import lint_words
+
+    result = lint_words(command, check_models=not no_check)
     _emit(result, as_json, quiet, level, pair_check=not no_check)
-    sys.exit(EXIT_FOR[result.status(not no_check, level)])
+    sys.exit(lint_exit(result, not no_check, level))
 
 
 @click.command("lint-py", epilog=EXIT_HELP)
@@ -119,9 +102,11 @@ def lint_py(as_json: bool, quiet: bool, no_check: bool, fail_on: str | None, str
     """Read a Python file with ast (never run it): vLLM LLM/EngineArgs keywords, speculative_config,
     LLM.generate, transformers generate(assistant_model=...), and vllm serve / llama-server strings."""
     level = resolve_fail_on(fail_on, strict)
-    result = lint_python_file(pyfile, check=not no_check)
+    from paircheck.api import lint_python
+
+    result = lint_python(pyfile, check_models=not no_check)
     _emit(result, as_json, quiet, level, pair_check=not no_check)
-    sys.exit(EXIT_FOR[result.status(not no_check, level)])
+    sys.exit(lint_exit(result, not no_check, level))
 
 
 @click.command("lint-modelfile", epilog=EXIT_HELP)
@@ -132,9 +117,11 @@ def lint_py(as_json: bool, quiet: bool, no_check: bool, fail_on: str | None, str
 def lint_modelfile_cmd(as_json: bool, quiet: bool, fail_on: str | None, strict: bool, modelfile: str) -> None:
     """Lint an Ollama Modelfile's DRAFT and draft parameters, and check the pair."""
     level = resolve_fail_on(fail_on, strict)
-    result = lint_modelfile_path(modelfile)
+    from paircheck.api import lint_modelfile
+
+    result = lint_modelfile(modelfile)
     _emit(result, as_json, quiet, level)
-    sys.exit(EXIT_FOR[result.status(fail_on=level)])
+    sys.exit(lint_exit(result, fail_on=level))
 
 
 LINT_FORMATS = ("text", "json", "sarif", "github")
@@ -157,15 +144,13 @@ def lint_files_cmd(fmt: str, as_json: bool, quiet: bool, no_check: bool, allow_e
                    fail_on: str | None, strict: bool, paths: tuple[str, ...]) -> None:
     """Find and lint the launch commands in compose files, systemd units, Kubernetes manifests, shell
     scripts, Dockerfiles, Modelfiles and Python files (PATH: files or folders)."""
-    from paircheck.pipeline import read_cache
-    from paircheck.preflight.lint_files import lint_paths
+    from paircheck.api import lint_files
 
     level = resolve_fail_on(fail_on, strict)
-    result = lint_paths(list(paths), check=not no_check, cache=None if no_cache else read_cache(os.environ))
-    result.allow_empty = allow_empty
+    result = lint_files(paths, check_models=not no_check, use_cache=not no_cache, allow_empty=allow_empty)
     if not quiet:
         click.echo(render("json" if as_json else fmt, result, render_options(fail_on=level, pair_check=not no_check)))
-    sys.exit(EXIT_FOR[result.status(not no_check, level)])
+    sys.exit(lint_exit(result, not no_check, level))
 
 
 COMMANDS: list[click.Command] = [run, lint_cmd, lint_py, lint_modelfile_cmd, lint_files_cmd]

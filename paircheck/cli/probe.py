@@ -1,20 +1,18 @@
 """``paircheck probe TARGET DRAFT... [-- SERVER FLAGS]``: measure acceptance on llama-server.
 
-The command parses options and picks a format; the work is in ``paircheck.probe``.
+The command parses options and picks a format; the work is the face's (``paircheck.api.probe``).
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
 from paircheck.cli.options import render_options
-from paircheck.errors import InputError
 
 PROBE_EXIT = (
     "Exit codes: 0 measured; 2 an input could not be read, a draft llama.cpp refuses (nothing is "
@@ -32,16 +30,6 @@ class ServerFlagsAfterDashes(click.Command):
             ctx.meta["server_args"] = tuple(args[i + 1:])
             args = args[:i]
         return super().parse_args(ctx, args)
-
-
-def _p_mins(text: str) -> tuple[float, ...]:
-    try:
-        values = tuple(float(v) for v in text.split(",") if v.strip())
-    except ValueError:
-        raise InputError("--p-min", f"expected numbers separated by commas, got {text!r}") from None
-    if 0.0 not in values:
-        values = (0.0, *values)  # the pinned default is always reported
-    return tuple(sorted(set(values)))
 
 
 def progress_bars(enabled: bool) -> Any:
@@ -147,46 +135,15 @@ def probe(
       paircheck estimate target.gguf draft.gguf --from probe.json
     """
     from paircheck._format import render
-    from paircheck.llama_server.process import find_llama_server
-    from paircheck.probe.run import Endpoints, ProbeOutcome, ProbeSettings, check_drafts, probe_drafts
-    from paircheck.workload import parse_grid, read_document
+    from paircheck.api import probe_drafts as measure
 
-    grid = parse_grid(context_tokens, n_predict, parallel)
-    settings = ProbeSettings(
-        n_predict=max(w.n_predict for w in grid), workloads=tuple(grid),
-        context_document=read_document(context_file) if context_file else None,
-        p_min=_p_mins(p_min), temperature=temperature, seed=seed, raw=raw,
-        ctx_size=ctx_size, timeout=timeout, ready_timeout=ready_timeout,
-        server_args=tuple(ctx.meta.get("server_args", ())), port=port, calibrate=not no_calibrate,
-    )
-    if len(draft_urls) > len(drafts):
-        raise InputError("--draft-url", f"{len(draft_urls)} given for {len(drafts)} drafts")
-    settings.validate()
-    prompts = None
-    if prompts_file is not None:
-        from paircheck.llama_server.prompts import load_prompts
-
-        prompts = load_prompts(prompts_file)
-    # The inputs first (a file that cannot be read, a pair that is refused), then the server:
-    # nothing is loaded or written before every pair passes the check.
-    checked = check_drafts(target, list(drafts))
-    needs_binary = target_url is None or len(draft_urls) < len(drafts)
-    endpoints = Endpoints(
-        binary=find_llama_server(llama_server) if needs_binary else None,
-        target_url=target_url,
-        draft_urls=dict(enumerate(draft_urls)),
-    )
-    path = Path(output) if output else Path(f"paircheck-probe-{datetime.now():%Y%m%d-%H%M%S}.json")
-    before = path.stat().st_mtime_ns if path.exists() else None
-    try:
-        outcome: ProbeOutcome = probe_drafts(target, list(drafts), settings, endpoints, path, prompts,
-                                             progress_bars(not as_json and sys.stderr.isatty()), checked)
-    except KeyboardInterrupt:
-        raise InputError(str(path), "interrupted; what was measured is kept there (complete: false)") from None
-    except InputError as exc:
-        if path.exists() and path.stat().st_mtime_ns != before:
-            raise InputError(exc.where, f"{exc.message} (what was measured is kept in {path})") from None
-        raise
+    done = measure(target, drafts, n_predict=n_predict, context_tokens=context_tokens, parallel=parallel,
+                   context_file=context_file, p_min=p_min, temperature=temperature, seed=seed, raw=raw,
+                   ctx_size=ctx_size, timeout=timeout, ready_timeout=ready_timeout,
+                   server_args=tuple(ctx.meta.get("server_args", ())), port=port, calibrate=not no_calibrate,
+                   prompts_file=prompts_file, llama_server=llama_server, target_url=target_url,
+                   draft_urls=draft_urls, output=output, progress=progress_bars(not as_json and sys.stderr.isatty()))
+    outcome, path = done.outcome, done.path
     if as_json:
         click.echo(json.dumps(outcome.data, indent=1, ensure_ascii=False))
     else:

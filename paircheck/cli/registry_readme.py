@@ -15,8 +15,7 @@ from pathlib import Path
 
 from paircheck._format.html import render_html
 from paircheck._format.markdown import render_markdown_summary
-from paircheck._registry.load import load_registry
-from paircheck._registry.schema import EVIDENCE
+from paircheck.api import pairs, registry_choices
 from paircheck.atomic import write_text_atomic
 
 START = "<!-- pairs:start -->"
@@ -37,14 +36,14 @@ def page_path() -> Path:
 
 def render_page(registry_path: Path | None = None) -> str:
     """The page's exact text, as ``paircheck pairs --format html --output FILE`` writes it."""
-    return render_html(list(load_registry(registry_path))) + "\n"
+    return render_html(pairs(registry_path=registry_path).entries) + "\n"
 
 
 def render_readme_table(registry_path: Path | None = None) -> str:
     """The exact text that belongs between the markers (without the markers)."""
-    registry = load_registry(registry_path)
+    registry = pairs(registry_path=registry_path).entries
     counts = Counter(e.best_evidence() for e in registry)
-    shown = ", ".join(f"{counts[level]} {level}" for level in EVIDENCE if counts[level])
+    shown = ", ".join(f"{counts[level]} {level}" for level in registry_choices()["evidence"] if counts[level])
     running = sum(1 for e in registry if e.shown_running())
     paragraphs = (
         (

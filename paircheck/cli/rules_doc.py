@@ -1,7 +1,7 @@
 """Generate docs/rules.md, every rule code paircheck prints, from the rule catalog.
 
 ``python -m paircheck.cli.rules_doc`` rewrites the file; tests/test_rules_doc.py fails when it
-drifts from ``catalog.rule_groups``, so the codes are written once, where each rule is
+drifts from ``api.rule_groups`` (the catalog's), so the codes are written once, where each rule is
 declared, and other docs link here instead of restating them.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from paircheck.api import rule_groups
 from paircheck.atomic import write_text_atomic
-from paircheck.catalog import rule_groups
 from paircheck.findings import Rule
 
 

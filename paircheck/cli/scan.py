@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
 from paircheck._format import render
+from paircheck.api import DEFAULT_ENGINE
+from paircheck.api._scan import DEFAULT_CALLS, DEFAULT_N_PREDICT, DEFAULT_READS
 from paircheck.cli.options import (
     ENGINE,
     EXIT_INCOMPATIBLE,
@@ -16,13 +18,10 @@ from paircheck.cli.options import (
     METHOD,
     MODEL_PATH,
     gpu_options,
-    pick_device,
     render_options,
 )
 from paircheck.cli.probe import ServerFlagsAfterDashes
 from paircheck.outcome import EXIT_UNCHECKED
-from paircheck.pipeline import DEFAULT_ENGINE
-from paircheck.scan import DEFAULT_CALLS, DEFAULT_READS, ScanResult
 
 EPILOG = """\b
 Where it looks (unless --no-default-dirs): the GGUFs beside a local
@@ -58,7 +57,7 @@ checked but some not checked (offline, not read, needs access), 2 TARGET could
 not be read or bad usage."""
 
 
-def emit(result: ScanResult, as_json: bool, quiet: bool) -> None:
+def emit(result: Any, as_json: bool, quiet: bool) -> None:
     """Print a scan's ranking and exit: 0 when at least one draft is usable; 3 when none is
     but some were not checked (not "none usable": unknown); else 1."""
     if not quiet:
@@ -119,7 +118,8 @@ def make_progress(stream: TextIO, as_json: bool, quiet: bool) -> TqdmProgress | 
 @click.option("--llama-server", "llama_server", default=None, help="With --probe: the llama-server binary.")
 @click.option("--probe-output", "probe_output", default=None, type=click.Path(dir_okay=False),
               help="With --probe: the probe's result file (default: ./paircheck-probe-TIME.json).")
-@click.option("--n-predict", "n_predict", default=128, show_default=True, help="With --probe: tokens per prompt.")
+@click.option("--n-predict", "n_predict", default=DEFAULT_N_PREDICT, show_default=True,
+              help="With --probe: tokens per prompt.")
 @gpu_options
 @click.option("--vram", default=None, help="The device's memory, e.g. 24GiB (default: the table's or the detected).")
 @click.option("-c", "--ctx", "context", type=click.IntRange(min=0), default=None,
@@ -133,56 +133,20 @@ def scan_cmd(
     bandwidth: float | None, vram: str | None, context: int | None,
 ) -> None:
     """Rank every model found in DIRs (and where models are usually kept) as a draft for TARGET."""
-    from paircheck.scan import scan
+    from paircheck.api import scan_drafts
+    from paircheck.cli.probe import progress_bars
 
     progress = make_progress(sys.stderr, as_json, quiet)
     try:
-        result: ScanResult
-        if hub:
-            from paircheck.scan.hub_scan import HubOptions, scan_hub
-
-            result = scan_hub(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
-                              use_cache=not no_cache, options=HubOptions(calls=hub_calls, reads=hub_reads), jobs=jobs)
-        else:
-            result = scan(target, list(dirs), not no_default_dirs, engine, method, progress=progress,
-                          use_cache=not no_cache, jobs=jobs)
+        result = scan_drafts(target, dirs, default_folders=not no_default_dirs, engine=engine, method=method,
+                             progress=progress, use_cache=not no_cache, jobs=jobs, hub=hub, hub_calls=hub_calls,
+                             hub_reads=hub_reads, probe=probe_count, llama_server=llama_server,
+                             probe_output=probe_output, n_predict=n_predict,
+                             server_args=tuple(ctx.meta.get("server_args", ())),
+                             probe_progress=progress_bars(not (as_json or quiet) and sys.stderr.isatty()),
+                             gpu=gpu, bandwidth=bandwidth, vram=vram, context=context, detect=True)
     finally:
         if progress is not None:
             progress.close()  # leave=False: the bar is erased before the ranking prints
-    if probe_count:
-        result = _probe(result, probe_count, llama_server, probe_output, n_predict,
-                        tuple(ctx.meta.get("server_args", ())), not (as_json or quiet) and sys.stderr.isatty())
-    picked = pick_device(gpu, bandwidth, vram)
-    if picked is not None and picked.hardware is not None:
-        from paircheck.scan.gpu_ranking import predict_candidates
-        from paircheck.workload import Workload
-
-        result = predict_candidates(result, picked.hardware, picked.basis, picked.note,
-                                    Workload(context_tokens=context or 0, n_predict=n_predict))
     emit(result, as_json, quiet)
 
-
-def _probe(result: ScanResult, count: int, binary: str | None, output: str | None, n_predict: int,
-           server_args: tuple[str, ...], show_progress: bool) -> ScanResult:
-    """``scan --probe N``: the probe's measurement of the N best drafts, folded into the ranking."""
-    from datetime import datetime
-    from pathlib import Path
-
-    from paircheck.cli.probe import progress_bars
-    from paircheck.errors import InputError
-    from paircheck.llama_server.process import find_llama_server
-    from paircheck.probe.run import Endpoints, ProbeSettings, probe_drafts
-    from paircheck.scan import probe_best
-
-    settings = ProbeSettings(n_predict=n_predict, server_args=server_args)
-    endpoints = Endpoints(binary=find_llama_server(binary))
-    path = Path(output) if output else Path(f"paircheck-probe-{datetime.now():%Y%m%d-%H%M%S}.json")
-
-    def run(target: str, drafts: list[str]) -> list[object]:
-        try:
-            return list(probe_drafts(target, drafts, settings, endpoints, path,
-                                     progress=progress_bars(show_progress)).summaries)
-        except KeyboardInterrupt:
-            raise InputError(str(path), "interrupted; what was measured is kept there (complete: false)") from None
-
-    return probe_best(result, count, run, str(path))

@@ -15,9 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from paircheck.errors import InputError
+
+if TYPE_CHECKING:
+    from paircheck.hardware.detect import Detected
 
 SCHEMA_VERSION = 1
 VENDORS = ("nvidia", "amd", "apple", "intel")
@@ -140,3 +143,13 @@ def find_gpu(name: str, gpus: Sequence[Gpu], where: str = "--gpu") -> Gpu:
     # --bandwidth and --vram stand in for --gpu only: `paircheck gpus NAME` has neither.
     other = "; --bandwidth and --vram give the numbers for any other" if where == "--gpu" else ""
     raise InputError(where, f"{name!r} is not in the GPU table{hint} (`paircheck gpus` lists it{other})")
+
+
+@dataclass(frozen=True)
+class GpuTable:
+    """``paircheck gpus``: the rows shown (one when a NAME was given) and, with ``--detect``,
+    what this machine's tools report."""
+
+    rows: tuple[Gpu, ...]
+    detected: Detected | None = None
+    one: bool = False  # a NAME was asked for: its row in full

@@ -89,7 +89,7 @@ def test_estimate_text_says_what_is_predicted_and_what_assumed(models: dict[str,
 @pytest.mark.parametrize(("args", "said"), [
     (["--gpu", "RTX 3095"], "--gpu: 'RTX 3095' is not in the GPU table; did you mean"),
     (["--bandwidth", "0"], "--bandwidth: must be > 0 GB/s"),
-    (["--gpu", "3090", "--draft-max", "0"], "--draft-max: must be >= 1"),
+    (["--gpu", "3090", "--draft-max", "0"], "--draft-max: must be at least 1, got 0"),
 ])
 def test_a_bad_device_is_one_line_and_exit_2(models: dict[str, Path], args: list[str], said: str) -> None:
     out = run("estimate", models["qwen2.5-7b"], models["qwen2.5-0.5b"], *args)

@@ -71,8 +71,8 @@ Q14, Q05 = str(EX / "qwen2.5-14b-instruct.header.gguf"), str(EX / "qwen2.5-0.5b-
 def test_every_command_of_the_command_line_is_a_function_of_the_face() -> None:
     # what the CLI calls (tests/test_architecture.py keeps it from calling anything else)
     for name in ("check", "check_every_engine", "compare_drafts", "scan_drafts", "fit_memory", "estimate",
-                 "probe_drafts", "bench_server", "bench_compare", "bench_run", "lint_words", "lint_python", "lint_modelfile",
-                 "lint_files", "plan_run", "pairs", "gpus", "explain", "rules"):
+                 "probe_drafts", "bench_server", "bench_compare", "bench_run", "lint_words", "lint_python",
+                 "lint_modelfile", "lint_files", "plan_run", "pairs", "gpus", "explain", "rules"):
         assert callable(getattr(paircheck, name)), name
 
 

@@ -174,6 +174,34 @@ class StreamCosts:
                    if self.decode else {})}
 
 
+def points_from(value: Any) -> Points | None:
+    """A ``batch_ms`` curve as ModelCosts.to_dict and StreamCosts.to_dict write it ([[tokens,
+    ms], ...]); None for anything else (a file from elsewhere is checked, not trusted)."""
+    if not isinstance(value, list):
+        return None
+    out = []
+    for item in value:
+        if (not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], int)
+                or not isinstance(item[1], (int, float))):
+            return None
+        out.append((item[0], float(item[1])))
+    return tuple(out)
+
+
+def slot_steps_from(model: dict[str, Any], slots: int) -> SlotSteps | None:
+    """A model's measured steps of ``slots`` slots, as ModelCosts.to_dict writes its
+    ``streams`` (None when not measured for that many; files written before the slots'
+    generation was timed have the curve alone)."""
+    streams = model.get("streams")
+    found = [st for st in streams if isinstance(st, dict) and st.get("parallel") == slots] \
+        if isinstance(streams, list) else []
+    points = points_from(found[0].get("batch_ms")) if found else None
+    if points is None:
+        return None
+    decode = found[0].get("decode_ms")
+    return SlotSteps(points, float(decode) if isinstance(decode, (int, float)) else None)
+
+
 def _curve(batches: Sequence[tuple[int, Measured]], samples: Sequence[tuple[int, float]]) -> Points:
     """The median for one token and a robust line through every sample of 2 or more (see
     ModelCosts); the medians when too few sizes were timed for a line."""
@@ -414,8 +442,12 @@ class PairCalibration:
                      self.fit.round_ms, self.fit.round_token_ms, absolute=True, basis="measured")
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.draft.to_dict(), "round_ms": round(self.fit.round_ms, 4),
-                "round_token_ms": round(self.fit.round_token_ms, 4),
+        """The pair's part of the result file's calibration (beside the draft's own costs, which
+        ModelCosts.to_dict writes per depth): the target's decode as timed between the pair's
+        runs, the fitted cost per round and per token of a round, and the runs themselves."""
+        return {"target_decode_ms": round(self.target.decode.median, 3),
+                "target_decode_ms_range": [round(self.target.decode.low, 3), round(self.target.decode.high, 3)],
+                "round_ms": round(self.fit.round_ms, 4), "round_token_ms": round(self.fit.round_token_ms, 4),
                 "round_fit_residual_ms": [round(r, 3) for r in self.fit.residuals],
                 "spec_runs": [r.to_dict() for r in self.runs]}
 

@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from paircheck.errors import InputError
+from paircheck.probe.calibrate import points_from, slot_steps_from
 from paircheck.probe.replay import PromptTrace
 from paircheck.probe.summary import DraftSummary, Row
 from paircheck.result_file import read_json, write_json
-from paircheck.speed.model import MIN_GAIN, Costs, SlotSteps, for_slots
+from paircheck.speed.model import MIN_GAIN, Costs, for_slots
 from paircheck.workload import Workload
 
 SCHEMA_VERSION = 2
@@ -169,18 +170,6 @@ def workload_to_dict(w: Workload, summaries: Sequence[DraftSummary], aborts: Seq
             "drafts": drafts, "recommendation": rec}
 
 
-def _points(value: Any) -> tuple[tuple[int, float], ...] | None:
-    if not isinstance(value, list):
-        return None
-    out = []
-    for item in value:
-        if (not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], int)
-                or not isinstance(item[1], (int, float))):
-            return None
-        out.append((item[0], float(item[1])))
-    return tuple(out)
-
-
 def costs_in(data: dict[str, Any], index: int, context_tokens: int | None = None, slots: int = 1) -> Costs | None:
     """The costs the probe's calibration measured for its ``index``-th draft with the target
     (None when it measured none, or not the cost per round); at ``context_tokens`` (one of the
@@ -199,7 +188,7 @@ def costs_in(data: dict[str, Any], index: int, context_tokens: int | None = None
     # the target's decode as timed between the pair's runs, else its own generations'
     decode = draft.get("target_decode_ms", target.get("decode_ms"))
     values = [decode, draft.get("decode_ms"), draft.get("round_ms"), draft.get("round_token_ms")]
-    t_batch, d_batch = _points(target.get("batch_ms")), _points(draft.get("batch_ms"))
+    t_batch, d_batch = points_from(target.get("batch_ms")), points_from(draft.get("batch_ms"))
     listed = calib.get("depths")
     depths: list[Any] = listed if isinstance(listed, list) else []
     shallowest = min((d.get("context_tokens", 0) for d in depths if isinstance(d, dict)), default=0)
@@ -210,25 +199,12 @@ def costs_in(data: dict[str, Any], index: int, context_tokens: int | None = None
             return None
         target, draft = at["target"], at["drafts"][index]
         values[:2] = [target.get("decode_ms"), draft.get("decode_ms")]
-        t_batch, d_batch = _points(target.get("batch_ms")), _points(draft.get("batch_ms"))
+        t_batch, d_batch = points_from(target.get("batch_ms")), points_from(draft.get("batch_ms"))
     if not all(isinstance(v, (int, float)) for v in values) or t_batch is None or d_batch is None:
         return None
     t, d, r0, r1 = (float(v) for v in values)  # type: ignore[arg-type]
     return for_slots(Costs(t, d, t_batch, d_batch, r0, r1, absolute=True, basis="measured"), slots,
-                     target_steps=_steps(target, slots), draft_steps=_steps(draft, slots))
-
-
-def _steps(model: dict[str, Any], slots: int) -> SlotSteps | None:
-    """A model's measured steps of ``slots`` slots (calibrate.StreamCosts), if any (files
-    before the slots' generation was timed: the curve alone)."""
-    streams = model.get("streams")
-    found = [s for s in streams if isinstance(s, dict) and s.get("parallel") == slots] \
-        if isinstance(streams, list) else []
-    points = _points(found[0].get("batch_ms")) if found else None
-    if points is None:
-        return None
-    decode = found[0].get("decode_ms")
-    return SlotSteps(points, float(decode) if isinstance(decode, (int, float)) else None)
+                     target_steps=slot_steps_from(target, slots), draft_steps=slot_steps_from(draft, slots))
 
 
 def write_result(path: Path, data: dict[str, Any]) -> None:

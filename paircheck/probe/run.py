@@ -539,11 +539,7 @@ def _calibrate_pair(index: int, target: str, target_url: str, draft: str, pair: 
     interleaved = calibrate.ModelCosts(calibrate.Measured.of(alone), target_costs.batches, target_costs.samples,
                                        target_costs.streams)
     calib = calibrate.calibrate_pair(interleaved, draft_costs, runs)
-    record_.update({"target_decode_ms": round(calib.target.decode.median, 3),
-                    "target_decode_ms_range": [round(calib.target.decode.low, 3), round(calib.target.decode.high, 3)],
-                    "round_ms": round(calib.fit.round_ms, 4), "round_token_ms": round(calib.fit.round_token_ms, 4),
-                    "round_fit_residual_ms": [round(r, 3) for r in calib.fit.residuals],
-                    "spec_runs": [r.to_dict() for r in runs], "round_calibration_ms": calibrate.elapsed_ms(start)})
+    record_.update({**calib.to_dict(), "round_calibration_ms": calibrate.elapsed_ms(start)})
     save()
     return calib
 

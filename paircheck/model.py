@@ -175,6 +175,12 @@ class HFFacts:
     architectures: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def config(self) -> dict[str, Any] | None:
+        """The whole config.json (``extra["config"]``), when it is an object."""
+        config = self.extra.get("config")
+        return config if isinstance(config, dict) else None
+
 
 @dataclass(frozen=True)
 class Download:
@@ -252,6 +258,13 @@ class ModelDescription:
     notes: list[str] = field(default_factory=list)
     # For a remote read: requests made and bytes received (a remote.FetchStats).
     fetch: Any = None
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        """The model's config.json, when its source read one (a Hugging Face folder or repo):
+        what llama.cpp's converter writes the GGUF hyperparameters from. None for a GGUF, whose
+        keys hold them. Capabilities ask this, never which kind of source read the model."""
+        return self.hf.config if self.hf is not None else None
 
     @property
     def display_name(self) -> str:

@@ -108,9 +108,8 @@ def weight_bytes(
 def expert_counts(desc: ModelDescription) -> tuple[int | None, int | None]:
     """``{arch}.expert_count`` and ``{arch}.expert_used_count`` when the model has experts;
     for a Hugging Face folder, the config.json values the converter writes them from."""
-    if desc.hf is not None:
-        config = desc.hf.extra.get("config")
-        return config_expert_counts(config if isinstance(config, dict) else {})
+    if desc.config is not None:
+        return config_expert_counts(desc.config)
     arch = desc.metadata.get("general.architecture")
     if not isinstance(arch, str):
         return None, None
@@ -206,8 +205,8 @@ def parameter_count(desc: ModelDescription) -> tuple[int, str] | None:
     from_label = label_parameters(label)
     if from_label is not None:
         return from_label, f"general.size_label {label}"
-    config = (desc.hf.extra.get("config") if desc.hf is not None else None) or None
-    if isinstance(config, dict):
+    config = desc.config
+    if config:
         estimated = config_parameters(config)
         if estimated is not None:
             return estimated, "config.json, estimated"

@@ -294,6 +294,21 @@ def test_only_the_sources_ask_which_source_read_a_model(path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("path", all_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_capabilities_ask_for_the_config_not_for_hugging_face_facts(path: Path) -> None:
+    """``desc.hf`` is what a Hugging Face folder's source read for the engines' rules (their
+    vocabulary sizes, model types). A capability that tests ``desc.hf is None`` to decide how
+    to size a model asks which kind of source read it; it asks ``desc.config`` (the config.json,
+    when there is one) and ``desc.origin`` instead (issue 49: fit, speed and weights did)."""
+    if layer_of(module_name(path)) in ("source", "engine") or module_name(path) == "paircheck.model":
+        return
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for node in ast.walk(tree)
+           if isinstance(node, ast.Attribute) and node.attr == "hf" and isinstance(node.ctx, ast.Load)]
+    assert not bad, "reads a model's Hugging Face facts outside the sources and engines; ask desc.config or " \
+                    "desc.origin:\n" + "\n".join(bad)
+
+
 # The speed model has one home (paircheck/speed/); the capabilities that print speeds use it and
 # never each other's copies of it: the probe reads nothing of bench/, and speed/ nothing of the
 # capabilities that use it. speed/ reads a model's KV cache width through fit's hyperparameters

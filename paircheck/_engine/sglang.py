@@ -21,7 +21,6 @@ What a draft goes through, in SGLang's order:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from paircheck._engine.common import (
     EAGLE,
@@ -254,8 +253,7 @@ def tokenizer_vocab(desc: ModelDescription) -> Sequence[bytes] | None:
 def _config(desc: ModelDescription) -> tuple[tuple[str, ...], str]:
     if desc.hf is None:
         return (), ""
-    config: Any = desc.hf.extra.get("config")
-    model_type = config.get("model_type") if isinstance(config, dict) else None
+    model_type = (desc.config or {}).get("model_type")
     return tuple(desc.hf.architectures), str(model_type or desc.hf.model_type or "")
 
 

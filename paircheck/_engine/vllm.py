@@ -410,10 +410,7 @@ def method_unset(model_name: str, model_type: str, architectures: Sequence[str],
 
 def hf_config(desc: ModelDescription) -> dict[str, Any] | None:
     """config.json of a Hugging Face folder or repo, or None for a GGUF."""
-    if desc.hf is None:
-        return None
-    config = desc.hf.extra.get("config")
-    return config if isinstance(config, dict) else None
+    return desc.config
 
 
 def _model_name(desc: ModelDescription) -> str:

@@ -9,19 +9,25 @@ import dataclasses
 
 from paircheck._source.tensors import model_tensors
 from paircheck.fit.hf import hf_hparams
-from paircheck.model import ModelDescription
+from paircheck.model import GGUFMetadata, ModelDescription
+
+
+def hparams_metadata(desc: ModelDescription) -> GGUFMetadata:
+    """The model's hyperparameters as GGUF keys: a GGUF's own; for a model read with its
+    config.json, the keys llama.cpp's converter would write from it (a model type the memory
+    model does not size is refused here, an InputError)."""
+    config = desc.config
+    if config is None:
+        return desc.metadata
+    return hf_hparams(config, desc.metadata, desc.location)
 
 
 def with_tensor_infos(desc: ModelDescription) -> ModelDescription:
     """``desc`` with the complete tensor list in its metadata; an InputError where there is
-    none to read or the model would not load."""
-    if desc.hf is None:
-        meta = dataclasses.replace(desc.metadata, tensors=model_tensors(desc))
-    else:
-        # A folder's hyperparameters are in config.json, not in GGUF keys; a model type the
-        # memory model does not size is refused before any header is read.
-        config = desc.hf.extra.get("config")
-        meta = hf_hparams(config if isinstance(config, dict) else {}, desc.metadata, desc.location)
-        meta.tensors = model_tensors(desc)
-        meta.tensor_count = len(meta.tensors)
+    none to read or the model would not load. A folder's hyperparameters are in config.json,
+    not in GGUF keys: they are turned into keys before any header is read."""
+    meta = hparams_metadata(desc)
+    tensors = model_tensors(desc)
+    meta = dataclasses.replace(meta, tensors=tensors, tensor_count=len(tensors) if desc.config is not None
+                               else meta.tensor_count)
     return dataclasses.replace(desc, metadata=meta)

@@ -39,10 +39,10 @@ def kv_bytes_per_token(desc: ModelDescription) -> float:
     """Bytes of f16 K and V that one token of context adds and every decode reads again (the
     attention layers only; 0 when the model's hyperparameters cannot be read)."""
     from paircheck.fit.hparams import read_hparams
-    from paircheck.fit.tensors import with_tensor_infos
+    from paircheck.fit.tensors import hparams_metadata
 
     try:
-        meta = desc.metadata if desc.hf is None else with_tensor_infos(desc).metadata
+        meta = hparams_metadata(desc)
         hp = read_hparams(meta)
     except (InputError, ValueError, TypeError):
         return 0.0
@@ -65,7 +65,7 @@ _LOW_BIT_FTYPES = {10, 11, 12, 13, 19, 20, 21, 22, 23, 24, 26, 27, 28, 29, 31}
 def weights_kind_of_model(desc: ModelDescription) -> str:
     """``Shape.weights`` from a GGUF's general.file_type; a Hugging Face folder's safetensors
     are floats (F16/BF16); anything else counts as a K-quant mix."""
-    if desc.hf is not None:
+    if desc.origin.form != "gguf":  # safetensors, as Hugging Face lays a model out
         return "float"
     ftype = desc.metadata.get("general.file_type")
     return weights_kind_of_file_type(ftype if isinstance(ftype, int) else None)

@@ -1,7 +1,7 @@
 """Differential test: paircheck's HF-folder reading against the pinned converter itself.
 
 paircheck judges a Hugging Face folder as the GGUF that ``convert_hf_to_gguf.py`` of the
-llama.cpp vendored in llama-cpp-python 0.3.36 would write (``paircheck/_source/hf_folder.py``).
+llama.cpp vendored in llama-cpp-python 0.3.36 would write (``paircheck/_source/hf_convert.py``).
 Here that converter runs, with ``--vocab-only``, on folders the tests build from llama.cpp's
 real vocab files (``tests/hf_build.py``), each under ``config.json``s of several architectures,
 because the converter picks the vocabulary path, special tokens and padding per architecture.

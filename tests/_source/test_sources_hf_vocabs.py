@@ -26,7 +26,7 @@ from hf_build import (
     gguf_vocab,
 )
 
-from paircheck._source import hf_folder
+from paircheck._source import hf_convert
 from paircheck._source.convert_pre_hashes import CHECK_TEXT, PRE_BY_HASH
 from paircheck.pipeline import check_pair, describe
 
@@ -206,8 +206,8 @@ def test_check_text_ids_equal_the_full_tokenizer(real_vocab, vocab, pre_tokenize
 
     text = bpe_tokenizer_json(real_vocab(vocab), pre_tokenizer, normalizer)
     data = json.loads(text)
-    base, _ = hf_folder._json_vocab(data, "t")
-    ids = hf_folder._check_text_ids(data, text, base, "t")
+    base, _ = hf_convert._json_vocab(data, "t")
+    ids = hf_convert._check_text_ids(data, text, base, "t")
     assert ids == Tokenizer.from_str(text).encode(CHECK_TEXT, add_special_tokens=True).ids
     assert PRE_BY_HASH.get(hashlib.sha256(str(ids).encode()).hexdigest()) == expected
 

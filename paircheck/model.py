@@ -256,7 +256,7 @@ class ModelDescription:
     hf: HFFacts | None = None
     # Caveats a source wants the user to see (e.g. a converter choice it cannot know).
     notes: list[str] = field(default_factory=list)
-    # For a remote read: requests made and bytes received (a remote.FetchStats).
+    # For a remote read: requests made and bytes received (an http_client.FetchStats).
     fetch: Any = None
 
     @property

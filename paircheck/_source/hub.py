@@ -10,7 +10,7 @@ no network. ``HF_HUB_OFFLINE``, ``HF_TOKEN``, ``HF_ENDPOINT`` and ``HF_HUB_CACHE
 they apply however paircheck is started. Only the small tokenizer/config files of a repo
 are downloaded; a GGUF is read with range requests (``remote.py``), never downloaded.
 
-The Hub's HTTP API is called with ``remote.HttpClient``, not huggingface_hub's client:
+The Hub's HTTP API is called with ``http_client.HttpClient``, not huggingface_hub's client:
 that one retries connection errors five times with backoff and logs each retry on
 stderr (about 30 s and 11 lines on a machine without network), and its timeouts are
 process-wide constants read at import. Ours fails at once on name resolution and
@@ -36,17 +36,11 @@ from urllib.parse import quote
 from paircheck._source.gguf_file import describe_gguf_file, local_gguf_tensors
 from paircheck._source.hf_folder import HF_FILES, describe_hf_folder
 from paircheck._source.hf_tensors import folder_tensors, tensor_infos
+from paircheck._source.http_client import HttpClient, _Response, http_timeout, status_error
 from paircheck._source.hub_settings import HubSettings
 from paircheck._source.interface import ReadOptions
 from paircheck._source.quant_name import selector_tags
-from paircheck._source.remote import (
-    HttpClient,
-    _Response,
-    describe_remote_gguf,
-    http_timeout,
-    remote_gguf_tensors,
-    status_error,
-)
+from paircheck._source.remote import describe_remote_gguf, remote_gguf_tensors
 from paircheck._source.safetensors_header import INDEX_NAME, check_hub_files, folder_files, hub_headers
 from paircheck._source.split_name import is_first_or_whole
 from paircheck.errors import InputError

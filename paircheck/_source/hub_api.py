@@ -9,7 +9,7 @@ The calls, as huggingface_hub 2.4.0 makes them (``hf_api.py``, ``utils/_paginati
 * ``HfApi.model_info(repo_id, expand=[...])``: ``GET {endpoint}/api/models/{repo_id}?expand=..``.
 
 Each answer is parsed by huggingface_hub's own ``ModelInfo``, so a listing reads exactly as
-HfApi would return it. The requests themselves go through ``remote.HttpClient`` rather than
+HfApi would return it. The requests themselves go through ``http_client.HttpClient`` rather than
 HfApi, because HfApi sends through a shared httpx client without a timeout and
 ``http_backoff`` retries 429 and 5xx five times, each time sleeping what the Hub's
 Retry-After or RateLimit header asks plus a second (an hour if it says so) and logging a
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
+from paircheck._source.http_client import HttpClient, http_timeout
 from paircheck._source.hub import MAX_API_BYTES, HubSettings, _read_limited
-from paircheck._source.remote import HttpClient, http_timeout
 from paircheck.errors import InputError
 
 if TYPE_CHECKING:

@@ -298,7 +298,7 @@ def _body(client: Any, resp: Any, skip: int, length: int, location: str) -> byte
     """``length`` bytes of an answer after its first ``skip``, bounded in time and memory."""
     import http.client  # here: a local folder's headers need no HTTP code
 
-    from paircheck._source.remote import body_pieces
+    from paircheck._source.http_client import body_pieces
 
     want = skip + length
     try:
@@ -320,7 +320,7 @@ def _body(client: Any, resp: Any, skip: int, length: int, location: str) -> byte
 
 def remote_reader(client: Any, url: str, location: str) -> Callable[[int, int], bytes]:
     """``read(offset, length)`` over HTTP range requests (never more than asked for)."""
-    from paircheck._source.remote import status_error
+    from paircheck._source.http_client import status_error
 
     def read(offset: int, length: int) -> bytes:
         resp = client.get(url, {"Range": f"bytes={offset}-{offset + length - 1}"})

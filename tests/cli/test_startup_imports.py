@@ -42,7 +42,8 @@ THIRD_PARTY = ("huggingface_hub", "tokenizers", "safetensors", "numpy", "gguf", 
 OTHER_ENGINES = tuple(f"paircheck._engine.{m}" for m in (
     "vllm", "sglang", "transformers", "lmstudio", "koboldcpp", "ollama", "tensorrt_llm"))
 NEVER_FOR_A_GGUF_CHECK = (SCAN, FIT, BENCH, PREFLIGHT, SERVER, HUB, REMOTE, FOLDER, SAFETENSORS,
-                          "paircheck._source.hf_tensors", "paircheck._source.tensors", *OTHER_ENGINES)
+                          "paircheck._source.hf_tensors", "paircheck._source.tensors", "paircheck._source.http_client",
+                          "paircheck._source.hf_convert", *OTHER_ENGINES)
 
 
 def loaded(tmp_path: Path, *args: str | Path, env: dict[str, str] | None = None) -> set[str]:

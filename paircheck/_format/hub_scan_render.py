@@ -17,9 +17,9 @@ from paircheck._format.interface import RenderOptions
 from paircheck._format.text_base import wrap
 from paircheck.constants import LLAMACPP
 from paircheck.findings import ACCEPTED
-from paircheck.scan import CandidateResult
 from paircheck.scan.hub_candidates import GGUF_ENGINES
 from paircheck.scan.hub_scan import HubReport, HubScanResult
+from paircheck.scan.result import CandidateResult
 
 MAX_OTHERS = 4  # other quantizations named in the text (the rest counted)
 

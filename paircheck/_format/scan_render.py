@@ -18,7 +18,7 @@ from paircheck._format.interface import RenderOptions
 from paircheck._format.json_side import describe_side
 from paircheck._format.text_base import row_ranges, simple_table, wrap
 from paircheck._format.text_report import next_lines
-from paircheck.scan import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
+from paircheck.scan.result import NO_TENSORS, REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 from paircheck.sizes import format_size
 
 if TYPE_CHECKING:

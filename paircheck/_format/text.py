@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from paircheck.preflight.lint import LintResult
     from paircheck.preflight.lint_files import FilesLintResult
     from paircheck.probe.run import ProbeOutcome
-    from paircheck.scan import ScanResult
+    from paircheck.scan.result import ScanResult
     from paircheck.speed.estimate import Estimate
 
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from paircheck.constants import LLAMACPP
 from paircheck.errors import InputError
-from paircheck.scan import DEFAULT_CALLS, DEFAULT_READS
+from paircheck.scan.result import DEFAULT_CALLS, DEFAULT_READS
 
 if TYPE_CHECKING:
     from paircheck.api._probe import ProbeProgress
-    from paircheck.scan import ScanResult
+    from paircheck.scan.result import ScanResult
 
 __all__ = ["DEFAULT_CALLS", "DEFAULT_READS", "DEFAULT_N_PREDICT", "compare_drafts", "scan_drafts"]
 

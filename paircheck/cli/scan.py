@@ -72,7 +72,7 @@ class TqdmProgress:
     def __init__(self, stream: TextIO) -> None:
         from tqdm import tqdm  # only on a terminal: never imported for --json, --quiet or a pipe
 
-        # No monitor thread: the scan forks its workers (paircheck.scan._read_all), and a fork
+        # No monitor thread: the scan forks its workers (paircheck.scan.rank._read_all), and a fork
         # of a process with threads may deadlock (Python 3.12 warns of it).
         tqdm.monitor_interval = 0
         self.bar = tqdm(total=None, unit=" files", desc="reading", file=stream, leave=False, dynamic_ncols=True)

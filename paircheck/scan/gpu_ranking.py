@@ -10,7 +10,7 @@ ranks after those that do.
 from __future__ import annotations
 
 from paircheck.hardware.device import Hardware
-from paircheck.scan import REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
+from paircheck.scan.result import REFERENCE_ACCEPTANCE, CandidateResult, ScanResult
 from paircheck.speed.acceptance import Acceptance
 from paircheck.speed.on_gpu import GIB, predict_speed, shape_of
 from paircheck.speed.roofline import Shape

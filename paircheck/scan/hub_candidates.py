@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from huggingface_hub.hf_api import ModelInfo
 
     from paircheck._registry.entry import RegistryEntry
-    from paircheck.scan import TargetFacts
+    from paircheck.scan.summary import TargetFacts
 
 # Engines that load GGUF files; the others load Hugging Face repos.
 GGUF_ENGINES = frozenset({"llama.cpp", "lmstudio", "koboldcpp", "ollama"})

@@ -42,8 +42,6 @@ from paircheck.scan import (
     ScanResult,
     TargetFacts,
     Unreadable,
-    _from_cache,
-    _one_line,
     default_jobs,
     draftless_steps,
     rank,
@@ -53,6 +51,7 @@ from paircheck.scan import (
 from paircheck.scan.cache import ScanCache, cache_path, context_key, file_stamp
 from paircheck.scan.discover import Candidate, discover, places
 from paircheck.scan.hub_candidates import DocumentedDraft, Gathered, HubCandidate, gather, registry_drafts
+from paircheck.scan.rank import _from_cache, _one_line
 
 if TYPE_CHECKING:
     from paircheck._source.hub import HubSettings

@@ -201,13 +201,7 @@ def bench_run(target: str, draft: str, measure: Measure = Measure(), *, extra: t
 def bench_p_min(path: str) -> float:
     """The --spec-draft-p-min a bench result's server ran with (0, the pinned default, when not set)."""
     try:
-        command = [str(w) for w in json.loads(Path(path).read_text(encoding="utf-8")).get("server_command") or []]
-    except (OSError, ValueError, AttributeError):
+        result = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return 0.0
-    for flag in ("--spec-draft-p-min", "--draft-p-min"):
-        if flag in command[:-1]:
-            try:
-                return float(command[command.index(flag) + 1])
-            except ValueError:
-                return 0.0
-    return 0.0
+    return _server_setting(result)[2] if isinstance(result, dict) else 0.0
